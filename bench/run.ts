@@ -1,0 +1,275 @@
+/**
+ * `npm run bench`: plays whole USSD dialogues (electricity purchase, five hops) for 64
+ * concurrent subscribers against the gateway (Redis sessions and jobs, a sandbox purchase
+ * service without artificial delay) and, in the same run, against a bare express handler that
+ * answers a constant screen. Prints hops/s, p50 and p99 hop latency for both and their ratios.
+ *
+ * The gateway, the sandbox and the baseline each run in their own process so the load
+ * generator does not share their event loop.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 64);
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 15000);
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3000);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const METER = '01234567890';
+
+const distRoot = path.resolve(__dirname, '..');
+const agent = new http.Agent({ keepAlive: true, maxSockets: SUBSCRIBERS });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function post(
+  port: number,
+  urlPath: string,
+  form: Record<string, string>,
+): Promise<{ status: number; body: string }> {
+  const body = new URLSearchParams(form).toString();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: urlPath,
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function waitForHealth(port: number, child: ChildProcess, pathName: string): Promise<void> {
+  const deadline = Date.now() + 60000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`process exited with ${child.exitCode} before answering ${pathName}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      http
+        .get({ host: '127.0.0.1', port, path: pathName }, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        })
+        .on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing answered ${pathName} on port ${port}`);
+}
+
+function startProcess(script: string, env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(distRoot, script)], {
+    env: { ...process.env, LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); null elsewhere. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the line (11 and 12 after the command name).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+interface Result {
+  hops: number;
+  /** CPU ms the server process used during the measured window (null when unknown). */
+  serverCpuMs: number | null;
+  errors: number;
+  elapsedMs: number;
+  latencies: number[];
+}
+
+/** Each subscriber plays dialogues back to back; only hops after the warm-up are counted. */
+async function load(port: number, urlPath: string, runId: string, serverPid?: number): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const start = Date.now();
+  const measureFrom = start + WARMUP_MS;
+  const stopAt = measureFrom + DURATION_MS;
+  // The server's CPU time over the measured window: less sensitive to other load than hops/s.
+  let cpuFrom: number | null = null;
+  let cpuTo: number | null = null;
+  const cpuTimers = [
+    setTimeout(() => (cpuFrom = cpuMs(serverPid)), WARMUP_MS),
+    setTimeout(() => (cpuTo = cpuMs(serverPid)), WARMUP_MS + DURATION_MS),
+  ];
+  const steps = ['', '1', `1*${METER}`, `1*${METER}*100`, `1*${METER}*100*1`];
+
+  async function subscriber(index: number): Promise<void> {
+    const phone = `+2677${String(1000000 + index).slice(-7)}`;
+    for (let dialogue = 0; Date.now() < stopAt; dialogue += 1) {
+      const sessionId = `bench-${runId}-${index}-${dialogue}`;
+      for (const text of steps) {
+        const sent = process.hrtime.bigint();
+        const reply = await post(port, urlPath, {
+          sessionId,
+          phoneNumber: phone,
+          serviceCode: '*384*1#',
+          networkCode: '99999',
+          text,
+        });
+        const tookMs = Number(process.hrtime.bigint() - sent) / 1e6;
+        const ok = reply.status === 200 && /^(CON|END) /.test(reply.body);
+        const now = Date.now();
+        if (now >= measureFrom && now < stopAt) {
+          if (ok) latencies.push(tookMs);
+          else errors += 1;
+        }
+        if (!ok || reply.body.startsWith('END')) break;
+      }
+    }
+  }
+
+  await Promise.all(Array.from({ length: SUBSCRIBERS }, (_, i) => subscriber(i)));
+  cpuTimers.forEach(clearTimeout);
+  const serverCpuMs = cpuFrom !== null && cpuTo !== null ? cpuTo - cpuFrom : null;
+  return { hops: latencies.length, serverCpuMs, errors, elapsedMs: DURATION_MS, latencies };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function summary(result: Result): {
+  hopsPerSec: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  cpuUsPerHop: number;
+} {
+  const sorted = [...result.latencies].sort((a, b) => a - b);
+  return {
+    hopsPerSec: result.hops / (result.elapsedMs / 1000),
+    cpuUsPerHop: result.serverCpuMs === null ? NaN : (result.serverCpuMs * 1000) / result.hops,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    errors: result.errors,
+  };
+}
+
+/** The run's sessions, purchases and jobs are test data: leave Redis as it was. */
+async function removeKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function main(): Promise<void> {
+  const [gatewayPort, sandboxPort, barePort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const runId = Date.now().toString(36);
+  const children: ChildProcess[] = [];
+  const stopAll = () => children.forEach((child) => child.kill('SIGTERM'));
+  process.on('exit', stopAll);
+
+  try {
+    const sandbox = startProcess('src/sandbox/main.js', {
+      SANDBOX_PORT: String(sandboxPort),
+      SANDBOX_DELAY_MS: '0',
+    });
+    children.push(sandbox);
+    await waitForHealth(sandboxPort, sandbox, '/sandbox/scenarios');
+
+    // BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway process, written when it exits.
+    // BENCH_NODE_ARGS: extra node flags for the gateway (e.g. GC settings to compare).
+    const profileArgs = [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+    ];
+    const gateway = startProcess(
+      'src/main.js',
+      {
+        PORT: String(gatewayPort),
+        REDIS_URL,
+        REDIS_PREFIX: `bench-${runId}`,
+        PURCHASE_API_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+        PURCHASE_API_CLIENT_ID: 'sandbox-client',
+        PURCHASE_API_CLIENT_SECRET: 'sandbox-secret',
+        PURCHASE_API_USERNAME: 'integration',
+        PURCHASE_API_PASSWORD: 'sandbox-pass',
+        PURCHASE_API_ORG_CODE: 'SANDBOX',
+      },
+      profileArgs,
+    );
+    children.push(gateway);
+    await waitForHealth(gatewayPort, gateway, '/healthz');
+
+    const bare = startProcess('bench/bare-server.js', { PORT: String(barePort) });
+    children.push(bare);
+    await waitForHealth(barePort, bare, '/healthz');
+
+    console.log(
+      `playing electricity dialogues (5 hops) for ${SUBSCRIBERS} subscribers, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured each`,
+    );
+    const baseline = summary(await load(barePort, '/ussd/africastalking', runId, bare.pid));
+    const gatewayResult = summary(await load(gatewayPort, '/ussd/africastalking', runId, gateway.pid));
+
+    const row = (name: string, s: ReturnType<typeof summary>) =>
+      `${name.padEnd(22)} ${s.hopsPerSec.toFixed(0).padStart(8)} ${s.p50.toFixed(2).padStart(9)} ${s.p99.toFixed(2).padStart(9)} ${String(s.errors).padStart(7)} ${s.cpuUsPerHop.toFixed(0).padStart(11)}`;
+    console.log(
+      `${'target'.padEnd(22)} ${'hops/s'.padStart(8)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'errors'.padStart(7)} ${'cpu µs/hop'.padStart(11)}`,
+    );
+    console.log(row('bare express handler', baseline));
+    console.log(row('gateway (Redis)', gatewayResult));
+    console.log(
+      `ratio gateway/bare: throughput ${(gatewayResult.hopsPerSec / baseline.hopsPerSec).toFixed(2)}, ` +
+        `p50 ${(gatewayResult.p50 / baseline.p50).toFixed(2)}x, p99 ${(gatewayResult.p99 / baseline.p99).toFixed(2)}x (target: throughput >= 0.70)`,
+    );
+  } finally {
+    stopAll();
+    await Promise.all(
+      children.map((child) =>
+        child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined,
+      ),
+    );
+    agent.destroy();
+    await removeKeys(`bench-${runId}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,173 @@
+/**
+ * Pure screen builders: context → what the engine renders. Keys are those of locales/*.json;
+ * catalogue names (products, providers, labels, hints) and language names are literal.
+ */
+import type { LocalText, Screen, ScreenOption, TextParams } from '../../src/session/dialogue';
+import { maskMsisdn } from '../../src/phone';
+import { formatMoney } from '../../src/vas/money';
+import type { VasProduct } from '../../src/vas/port';
+import type { UssdContext } from './context';
+
+/** Option ids the machine gives and receives back. */
+export const OPT = {
+  product: (type: string) => `product:${type}`,
+  provider: (code: string) => `provider:${code}`,
+  lang: (code: string) => `lang:${code}`,
+  token: (purchaseId: string) => `token:${purchaseId}`,
+  tokens: 'tokens',
+  language: 'language',
+  self: 'self',
+  other: 'other',
+  buy: 'buy',
+  cancel: 'cancel',
+  retry: 'retry',
+} as const;
+
+const key = (k: string, params?: TextParams): LocalText => (params ? { key: k, params } : { key: k });
+
+function withNotice(ctx: UssdContext, lines: LocalText[]): LocalText[] {
+  return ctx.notice ? [ctx.notice, ...lines] : lines;
+}
+
+/** A screen waiting for the subscriber, with `0 Back` / `00 Home`. */
+function prompt(ctx: UssdContext, body: LocalText[], rest: Partial<Screen>): Screen {
+  return { body: withNotice(ctx, body), back: true, home: true, ...rest };
+}
+
+export function currentProduct(ctx: UssdContext): VasProduct | undefined {
+  return ctx.products.find((p) => p.productType === ctx.productType);
+}
+
+export function menuScreen(ctx: UssdContext): Screen {
+  const options: ScreenOption[] = [
+    ...ctx.products.map((p) => ({ id: OPT.product(p.productType), label: { literal: p.displayName } })),
+    { id: OPT.tokens, label: key('menu.myTokens') },
+    { id: OPT.language, label: key('menu.language') },
+  ];
+  // The main menu has nothing behind it: no back/home lines.
+  return { body: withNotice(ctx, [key('menu.title')]), options };
+}
+
+export function providerScreen(ctx: UssdContext): Screen {
+  const product = currentProduct(ctx);
+  return prompt(ctx, [key('provider.prompt', { product: product?.displayName ?? '' })], {
+    options: (product?.providers ?? []).map((p) => ({
+      id: OPT.provider(p.code),
+      label: { literal: p.name },
+    })),
+  });
+}
+
+export function airtimeForScreen(ctx: UssdContext): Screen {
+  return prompt(ctx, [key('airtime.whoFor')], {
+    options: [
+      { id: OPT.self, label: key('airtime.myNumber') },
+      { id: OPT.other, label: key('airtime.otherNumber') },
+    ],
+  });
+}
+
+export function phoneScreen(ctx: UssdContext): Screen {
+  return prompt(ctx, [key('airtime.otherNumber.prompt')], { expectsText: true });
+}
+
+/** The hint derived from min/max, in the subscriber's language, when the catalogue has none. */
+function derivedHint(min: number | null, max: number | null): LocalText | null {
+  if (min !== null && max !== null) {
+    return min === max ? key('identifier.hintExact', { min }) : key('identifier.hintDerived', { min, max });
+  }
+  if (min !== null) return key('identifier.hintMin', { min });
+  if (max !== null) return key('identifier.hintMax', { max });
+  return null;
+}
+
+/** "Enter <catalogue label> (<catalogue hint>):", the hint derived from min/max when the admin left none. */
+export function identifierScreen(ctx: UssdContext): Screen {
+  const product = currentProduct(ctx);
+  const rule = product?.identifier;
+  const label = rule?.label ?? product?.displayName ?? '';
+  const lines: LocalText[] = [];
+  if (rule?.hint) {
+    lines.push(key('identifier.prompt', { label, hint: rule.hint }));
+  } else {
+    lines.push(key('identifier.promptNoHint', { label }));
+    const hint = rule ? derivedHint(rule.minLength, rule.maxLength) : null;
+    if (hint) lines.push(hint);
+  }
+  return prompt(ctx, lines, { expectsText: true });
+}
+
+export function amountScreen(ctx: UssdContext): Screen {
+  return prompt(ctx, [key('amount.prompt', { currency: ctx.account?.currency ?? '' })], {
+    expectsText: true,
+  });
+}
+
+export function quoteScreen(ctx: UssdContext): Screen {
+  const q = ctx.quote;
+  if (!q) return prompt(ctx, [key('error.serviceUnavailable')], {});
+  const money = {
+    identifier: q.request.subscriberIdentifier,
+    amount: formatMoney(q.amount),
+    charges: formatMoney(q.charge),
+    total: formatMoney(q.total),
+  };
+  const name = q.subscriberDetails;
+  let summary: LocalText;
+  if (q.request.productType === 'AIRTIME') summary = key('quote.summaryAirtime', money);
+  else if (name && q.units) summary = key('quote.summary', { name, units: q.units, ...money });
+  else if (q.units) summary = key('quote.summaryNoName', { units: q.units, ...money });
+  else if (name) summary = key('quote.summaryNoUnits', { name, ...money });
+  else summary = key('quote.summaryBasic', money);
+  return prompt(ctx, [summary], {
+    options: [
+      { id: OPT.buy, label: key('quote.buy') },
+      { id: OPT.cancel, label: key('quote.cancel') },
+    ],
+  });
+}
+
+export function tokensScreen(ctx: UssdContext): Screen {
+  if (ctx.tokens.length === 0) return prompt(ctx, [key('tokens.none')], {});
+  return prompt(ctx, [key('tokens.title')], {
+    options: ctx.tokens.map((t) => ({
+      id: OPT.token(t.purchaseId),
+      label: key('tokens.item', { identifier: t.identifier, amount: formatMoney(t.amount), date: t.date }),
+    })),
+  });
+}
+
+export function languageScreen(
+  ctx: UssdContext,
+  languages: Array<{ code: string; tag: string; name: string }>,
+): Screen {
+  return prompt(ctx, [key('language.title')], {
+    options: languages.map((l) => ({ id: OPT.lang(l.code), label: { literal: l.name } })),
+  });
+}
+
+/**
+ * "This is taking longer than expected": 1 retries the same (safe) invocation. Once an order
+ * may exist, there is no way back to a screen that could start a different purchase.
+ */
+export function stalledScreen(ctx: UssdContext): Screen {
+  const locked = ctx.stalled === 'order' || ctx.stalled === 'catalogue';
+  return {
+    body: withNotice(ctx, [key('error.timeout')]),
+    options: [{ id: OPT.retry, label: key('retry.again') }],
+    back: !locked,
+    home: !locked,
+  };
+}
+
+/** A final screen: one message, END. */
+export function finalScreen(message: LocalText): Screen {
+  return { body: [message], final: true };
+}
+
+export function doneScreen(ctx: UssdContext): Screen {
+  const airtime = ctx.quote?.request.productType === 'AIRTIME';
+  return finalScreen(
+    key(airtime ? 'confirm.doneAirtime' : 'confirm.done', { msisdn: maskMsisdn(ctx.msisdn) }),
+  );
+}

@@ -1,0 +1,25 @@
+// Copies the non-TypeScript files the compiled code reads at run time (Lua scripts next to
+// their modules, the locale catalogues) into dist/, so `node dist/...` finds them where
+// `ts-jest` finds them in the source tree.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+
+function copyMatching(fromDir, toDir, test) {
+  if (!fs.existsSync(fromDir)) return;
+  for (const entry of fs.readdirSync(fromDir, { withFileTypes: true })) {
+    const from = path.join(fromDir, entry.name);
+    const to = path.join(toDir, entry.name);
+    if (entry.isDirectory()) copyMatching(from, to, test);
+    else if (test(entry.name)) {
+      fs.mkdirSync(toDir, { recursive: true });
+      fs.copyFileSync(from, to);
+    }
+  }
+}
+
+copyMatching(path.join(root, 'src'), path.join(root, 'dist', 'src'), (name) => name.endsWith('.lua'));
+copyMatching(path.join(root, 'locales'), path.join(root, 'dist', 'locales'), (name) =>
+  name.endsWith('.json'),
+);

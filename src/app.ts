@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import {
+  createUssdMachine,
+  USSD_MACHINE_VERSION,
+  type DialogueServices,
+} from '../machines/ussd-session.machine';
+import { outboxRouter, type OutboxStore } from './channels/sms/outbound';
+import { africasTalkingAdapter } from './channels/ussd/africastalking/adapter';
+import { ussdRouter } from './channels/ussd/router';
+import { ConfigError, type Config } from './config';
+import { loadLocales } from './i18n';
+import { currentRequestId } from './observability/logger';
+import { requestIdMiddleware } from './observability/request-id';
+import { instrumentHopEngine, Metrics, metricsRouter } from './observability/metrics';
+import { createAdminRouter } from './purchases/admin/router';
+import type { PurchaseDeskHandle } from './purchases/desk';
+import { startPurchasing, type Purchasing } from './purchasing';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox';
+import { createHopEngine, type HopEngine } from './session/engine';
+import { MemorySessionStore, RedisSessionStore } from './session/store';
+import { Catalogue, type Account, type CallContext, type PurchaseService } from './vas';
+
+/** How long the debited account (id, currency) is reused before asking the service again. */
+const ACCOUNT_CACHE_MS = 5 * 60 * 1000;
+
+export interface GatewayOptions {
+  /** Options of the embedded sandbox (tests shorten its delays); ignored with a real service. */
+  sandbox?: SandboxOptions;
+  /** Host to listen on (default all interfaces). */
+  host?: string;
+}
+
+/** A running gateway and everything it started, for `main`, tests and the benchmark. */
+export interface Gateway {
+  url: string;
+  port: number;
+  /** Base URL of the purchase service in use (the embedded sandbox's in the default mode). */
+  purchaseServiceUrl: string;
+  sandbox: RunningSandbox | undefined;
+  desk: PurchaseDeskHandle;
+  engine: HopEngine;
+  outbox: OutboxStore;
+  /** This gateway's metrics (its own registry), served at `GET /metrics`. */
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+/** A call context tied to the hop or job running now (its log context), else a fresh id. */
+function callContext(): CallContext {
+  return { requestId: currentRequestId() ?? `gw-${randomUUID()}` };
+}
+
+/** The debited account: DEBIT_ACCOUNT_ID, else the first CURRENT account the service lists. */
+function debitAccountLookup(
+  service: PurchaseService,
+  configuredId: number | undefined,
+): () => Promise<Account> {
+  let cached: { account: Account; at: number } | null = null;
+  return async () => {
+    if (cached && Date.now() - cached.at < ACCOUNT_CACHE_MS) return cached.account;
+    let account: Account | undefined;
+    if (configuredId !== undefined) account = await service.getAccount(configuredId, callContext());
+    else {
+      const accounts = await service.listAccounts(callContext());
+      account = [...accounts].sort((a, b) => a.rank - b.rank).find((a) => a.category === 'CURRENT');
+    }
+    if (!account)
+      throw new Error('the purchase service lists no CURRENT account to debit; set DEBIT_ACCOUNT_ID');
+    cached = { account, at: Date.now() };
+    return account;
+  };
+}
+
+/** What the dialogue may call: reads, the quote, and idempotent hand-overs to the lifecycle. */
+function dialogueServices(config: Config, purchasing: Purchasing, catalogue: Catalogue): DialogueServices {
+  const { service, desk, locales } = purchasing;
+  const languages = locales.languages().map((code) => {
+    const meta = locales.meta(code);
+    return { code, tag: meta.tag, name: meta.name };
+  });
+  return {
+    products: () => catalogue.products(callContext()),
+    debitAccount: debitAccountLookup(service, config.debitAccountId),
+    quote: (request) => service.validate(request, callContext()),
+    order: (intent, key) => desk.create(intent, key),
+    recentPurchases: (msisdn) => desk.listByMsisdn(msisdn, { state: 'succeeded', limit: 10 }),
+    resend: (purchaseId, requestKey) => desk.resendSms(purchaseId, requestKey),
+    languages: () => languages,
+    defaultRegion: config.defaultRegion,
+  };
+}
+
+function listen(app: express.Express, port: number, host: string | undefined): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    // Express 5 hands a listen error (EADDRINUSE) to this callback instead of throwing.
+    const server = app.listen(port, host ?? '0.0.0.0', (error?: Error) =>
+      error ? reject(error) : resolve(server),
+    );
+  });
+}
+
+/** How long `close()` lets hops in flight finish before cutting their connections. */
+const DRAIN_MS = 5000;
+/** Longest wait for Redis to answer `/healthz`'s ping. */
+const HEALTH_PING_MS = 1000;
+
+/**
+ * Start the gateway: the embedded sandbox when no purchase service is configured, the money
+ * path (`startPurchasing`), the USSD hop engine, and the HTTP routes.
+ */
+export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+  // Checked before anything starts, so a bad value leaves nothing running.
+  const locales = loadLocales();
+  if (!locales.has(config.defaultLanguage))
+    throw new ConfigError(
+      `DEFAULT_LANGUAGE=${config.defaultLanguage} has no catalogue in locales/ (there are: ${locales.languages().join(', ')})`,
+    );
+  const sandbox = config.embeddedSandbox
+    ? await startSandbox({ port: config.sandboxPort, silent: true, ...options.sandbox })
+    : undefined;
+  const purchaseServiceUrl = sandbox?.url ?? config.purchaseApi.baseUrl!;
+  const metrics = new Metrics();
+  const purchasing = await startPurchasing(config, {
+    purchaseServiceUrl,
+    runWorkers: config.gatewayWorkers,
+    metrics,
+    locales,
+  });
+  const { desk, redis } = purchasing;
+  const catalogue = new Catalogue(purchasing.service);
+
+  const sessions = redis ? new RedisSessionStore(redis, config.redisPrefix) : new MemorySessionStore();
+  const hopEngine = createHopEngine({
+    store: sessions,
+    machine: createUssdMachine(dialogueServices(config, purchasing, catalogue)),
+    machineVersion: USSD_MACHINE_VERSION,
+    locales,
+    screenLimit: config.ussd.screenLimit,
+    hopBudgetMs: config.ussd.hopBudgetMs,
+    sessionTtlS: config.ussd.sessionTtlS,
+    resumeWindowS: config.ussd.resumeWindowS,
+    defaultLanguage: locales.meta(config.defaultLanguage).tag,
+  });
+  const engine = instrumentHopEngine(hopEngine, metrics);
+
+  const app = express();
+  app.disable('x-powered-by');
+  // Behind a load balancer, req.ip (the USSD allow-list) must be the aggregator's address.
+  if (config.ussd.trustProxy !== undefined) app.set('trust proxy', config.ussd.trustProxy);
+  app.set('etag', false);
+  // The hot path first: a hop carries its own request id (aggregator-session-hop) into its logs,
+  // so it skips the generic request-id middleware the other routes use.
+  app.use(
+    ussdRouter({
+      engine,
+      adapters: [africasTalkingAdapter],
+      callbackSecret: config.ussd.callbackSecret,
+      allowedIps: config.ussd.allowedIps,
+    }),
+  );
+  app.use(requestIdMiddleware());
+  app.get('/healthz', async (_req, res) => {
+    // A Redis that does not answer must not hang the health check.
+    const redisOk = redis
+      ? await Promise.race([
+          redis.ping().then(
+            () => true,
+            () => false,
+          ),
+          new Promise<boolean>((resolve) => setTimeout(resolve, HEALTH_PING_MS, false).unref()),
+        ])
+      : true;
+    res.status(redisOk ? 200 : 503).json({
+      status: redisOk ? 'ok' : 'degraded',
+      purchaseService: sandbox ? 'embedded sandbox' : 'configured',
+      interface: config.purchaseApi.interface,
+      store: redis ? 'redis' : 'memory',
+      redis: redis ? (redisOk ? 'ok' : 'unreachable') : 'not used',
+      sms: config.sms.driver,
+    });
+  });
+  app.use(metricsRouter(metrics, { token: config.metricsToken }));
+  if (config.devRoutes) app.use(outboxRouter(purchasing.outbox));
+  if (config.adminToken)
+    app.use(createAdminRouter({ desk, adminToken: config.adminToken, notifications: purchasing.sms.store }));
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not found' });
+  });
+
+  const server = await listen(app, config.port, options.host);
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    purchaseServiceUrl,
+    sandbox,
+    desk,
+    engine,
+    outbox: purchasing.outbox,
+    metrics,
+    async close() {
+      // Stop accepting, let hops in flight answer (bounded), then cut what is left.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const drained = await Promise.race([
+        closed.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(resolve, DRAIN_MS, false).unref()),
+      ]);
+      if (!drained) {
+        server.closeAllConnections();
+        await closed;
+      }
+      await sessions.close();
+      await purchasing.close();
+      await sandbox?.close();
+    },
+  };
+}

@@ -1,0 +1,298 @@
+import { z } from 'zod';
+
+/**
+ * The gateway's one typed configuration, read from the environment and validated at start.
+ * With no environment at all it describes the embedded mode: sandbox purchase service,
+ * in-memory sessions and queue, SMS outbox.
+ */
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1' || v === 'yes'));
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+/** Digits only (`PORT=` empty is unset, never port 0; `1e3`, `0x10`, `80.5` are refused). */
+const digits = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const int = (fallback: number, min: number, max: number) =>
+  optionalString.pipe(digits(min, max).optional()).transform((v) => v ?? fallback);
+
+const EnvSchema = z.object({
+  NODE_ENV: optionalString,
+  PORT: int(3000, 0, 65535),
+  LOG_LEVEL: z
+    .enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'])
+    .optional()
+    .default('info'),
+
+  // Purchase service. Unset base URL = start the embedded sandbox and use its credentials.
+  PURCHASE_API_BASE_URL: optionalString.pipe(z.url().optional()),
+  PURCHASE_API_INTERFACE: z.enum(['v1', 'legacy']).optional().default('v1'),
+  PURCHASE_API_CLIENT_ID: optionalString,
+  PURCHASE_API_CLIENT_SECRET: optionalString,
+  PURCHASE_API_USERNAME: optionalString,
+  PURCHASE_API_PASSWORD: optionalString,
+  PURCHASE_API_ORG_CODE: optionalString,
+  PURCHASE_API_TIMEOUT_MS: int(6000, 100, 60000),
+  PURCHASE_API_CONFIRM_TIMEOUT_MS: int(30000, 1000, 180000),
+  DEBIT_ACCOUNT_ID: optionalString.pipe(digits(1, Number.MAX_SAFE_INTEGER).optional()),
+  SANDBOX_PORT: int(4010, 0, 65535),
+
+  // Stores and jobs. Unset = in-memory sessions and an in-process queue.
+  REDIS_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, 'must look like redis://host:6379 (or rediss:// for TLS)')
+      .optional(),
+  ),
+  REDIS_PREFIX: optionalString,
+  GATEWAY_WORKERS: bool(true),
+
+  // USSD.
+  USSD_CALLBACK_SECRET: optionalString,
+  USSD_ALLOWED_IPS: optionalString,
+  TRUST_PROXY: optionalString,
+  USSD_SCREEN_LIMIT: int(182, 60, 1000),
+  USSD_HOP_BUDGET_MS: int(8000, 500, 30000),
+  USSD_SESSION_TTL_S: int(300, 30, 86400),
+  USSD_RESUME_WINDOW_S: int(120, 0, 3600),
+  DEFAULT_REGION: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be an ISO 3166 region such as BW')
+    .optional()
+    .default('BW'),
+  DEFAULT_LANGUAGE: z.string().optional().default('en'),
+
+  // Purchase lifecycle.
+  RECONCILE_DEADLINE_MS: int(30 * 60 * 1000, 1000, 7 * 24 * 3600 * 1000),
+  RECONCILE_BASE_DELAY_MS: int(5000, 10, 600000),
+  PURCHASE_SWEEP_INTERVAL_MS: int(60000, 0, 3600000),
+
+  // SMS delivery.
+  SMS_DRIVER: z.enum(['outbox', 'africastalking', 'smpp', 'http']).optional().default('outbox'),
+  SMS_SENDER_ID: optionalString,
+  AT_USERNAME: optionalString,
+  AT_API_KEY: optionalString,
+  AT_SMS_URL: optionalString.pipe(z.url().optional()),
+  SMPP_HOST: optionalString,
+  SMPP_PORT: int(2775, 1, 65535),
+  SMPP_SYSTEM_ID: optionalString,
+  SMPP_PASSWORD: optionalString,
+  SMS_HTTP_URL: optionalString.pipe(z.url().optional()),
+  SMS_HTTP_TOKEN: optionalString,
+  // Outcome SMS retries: a token must survive a provider outage (defaults: 60 attempts over hours).
+  SMS_RETRY_ATTEMPTS: int(60, 1, 10000),
+  SMS_RETRY_BASE_MS: int(5000, 1, 3600000),
+  SMS_RETRY_MAX_DELAY_MS: int(600000, 1, 86400000),
+  SMS_RETRY_AFTER_MAX_MS: int(3600000, 0, 86400000),
+
+  // Operator API.
+  ADMIN_TOKEN: optionalString,
+  METRICS_TOKEN: optionalString,
+  DEV_ROUTES: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface PurchaseApiConfig {
+  /** Undefined in embedded mode until the sandbox has started and reported its URL. */
+  baseUrl: string | undefined;
+  interface: 'v1' | 'legacy';
+  clientId: string;
+  clientSecret: string;
+  username: string;
+  password: string;
+  orgCode: string;
+  timeoutMs: number;
+  confirmTimeoutMs: number;
+}
+
+export interface Config {
+  env: Env;
+  port: number;
+  embeddedSandbox: boolean;
+  sandboxPort: number;
+  purchaseApi: PurchaseApiConfig;
+  debitAccountId: number | undefined;
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  /** Run purchase and SMS workers inside the gateway process (else only `npm run worker` does). */
+  gatewayWorkers: boolean;
+  ussd: {
+    callbackSecret: string | undefined;
+    allowedIps: string[];
+    /** express `trust proxy`: hop count, or comma-separated addresses/subnets of the load balancers. */
+    trustProxy: number | string | undefined;
+    screenLimit: number;
+    hopBudgetMs: number;
+    sessionTtlS: number;
+    resumeWindowS: number;
+  };
+  defaultRegion: string;
+  defaultLanguage: string;
+  /** `sweepEveryMs`: how often workers look for purchases left without a job (0: only at start). */
+  reconcile: { deadlineMs: number; baseDelayMs: number; sweepEveryMs: number };
+  sms: {
+    driver: 'outbox' | 'africastalking' | 'smpp' | 'http';
+    senderId: string | undefined;
+    africastalking: { baseUrl: string; username: string; apiKey: string } | undefined;
+    smpp: { host: string; port: number; systemId: string; password: string } | undefined;
+    http: { url: string; token: string | undefined } | undefined;
+    retry: { attempts: number; baseDelayMs: number; maxDelayMs: number; maxRetryAfterMs: number };
+  };
+  adminToken: string | undefined;
+  /** Bearer token required on `GET /metrics`; undefined = open (scrape it on a private network). */
+  metricsToken: string | undefined;
+  devRoutes: boolean;
+}
+
+/** One clear line for the operator; `main` prints it and exits without a stack trace. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const SANDBOX_LOGIN = {
+  clientId: 'sandbox-client',
+  clientSecret: 'sandbox-secret',
+  username: 'integration',
+  password: 'sandbox-pass',
+  orgCode: 'SANDBOX',
+};
+
+function required(env: Env, names: (keyof Env)[], why: string): void {
+  const missing = names.filter((name) => env[name] === undefined);
+  if (missing.length > 0) throw new ConfigError(`${missing.join(', ')} must be set ${why}`);
+}
+
+/** Read and validate the configuration; throws ConfigError with one readable line. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const env = parsed.data;
+  const embeddedSandbox = env.PURCHASE_API_BASE_URL === undefined;
+  if (!embeddedSandbox) {
+    required(
+      env,
+      [
+        'PURCHASE_API_CLIENT_ID',
+        'PURCHASE_API_CLIENT_SECRET',
+        'PURCHASE_API_USERNAME',
+        'PURCHASE_API_PASSWORD',
+        'PURCHASE_API_ORG_CODE',
+      ],
+      'when PURCHASE_API_BASE_URL is set',
+    );
+  }
+  if (env.SMS_DRIVER === 'africastalking')
+    required(env, ['AT_USERNAME', 'AT_API_KEY'], 'for SMS_DRIVER=africastalking');
+  if (env.SMS_DRIVER === 'smpp')
+    required(env, ['SMPP_HOST', 'SMPP_SYSTEM_ID', 'SMPP_PASSWORD'], 'for SMS_DRIVER=smpp');
+  if (env.SMS_DRIVER === 'http') required(env, ['SMS_HTTP_URL'], 'for SMS_DRIVER=http');
+  if (env.PURCHASE_API_CONFIRM_TIMEOUT_MS < env.PURCHASE_API_TIMEOUT_MS)
+    throw new ConfigError('PURCHASE_API_CONFIRM_TIMEOUT_MS must not be shorter than PURCHASE_API_TIMEOUT_MS');
+  if (env.PURCHASE_API_TIMEOUT_MS >= env.USSD_HOP_BUDGET_MS)
+    throw new ConfigError(
+      'PURCHASE_API_TIMEOUT_MS must be shorter than USSD_HOP_BUDGET_MS (a quote must fit in a hop)',
+    );
+
+  const login = embeddedSandbox
+    ? SANDBOX_LOGIN
+    : {
+        clientId: env.PURCHASE_API_CLIENT_ID!,
+        clientSecret: env.PURCHASE_API_CLIENT_SECRET!,
+        username: env.PURCHASE_API_USERNAME!,
+        password: env.PURCHASE_API_PASSWORD!,
+        orgCode: env.PURCHASE_API_ORG_CODE!,
+      };
+
+  return {
+    env,
+    port: env.PORT,
+    embeddedSandbox,
+    sandboxPort: env.SANDBOX_PORT,
+    purchaseApi: {
+      baseUrl: env.PURCHASE_API_BASE_URL,
+      interface: env.PURCHASE_API_INTERFACE,
+      ...login,
+      timeoutMs: env.PURCHASE_API_TIMEOUT_MS,
+      confirmTimeoutMs: env.PURCHASE_API_CONFIRM_TIMEOUT_MS,
+    },
+    debitAccountId: env.DEBIT_ACCOUNT_ID,
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.REDIS_PREFIX ?? 'gw',
+    gatewayWorkers: env.GATEWAY_WORKERS,
+    ussd: {
+      callbackSecret: env.USSD_CALLBACK_SECRET,
+      allowedIps: (env.USSD_ALLOWED_IPS ?? '')
+        .split(',')
+        .map((ip) => ip.trim())
+        .filter(Boolean),
+      trustProxy:
+        env.TRUST_PROXY === undefined
+          ? undefined
+          : /^\d+$/.test(env.TRUST_PROXY)
+            ? Number(env.TRUST_PROXY)
+            : env.TRUST_PROXY,
+      screenLimit: env.USSD_SCREEN_LIMIT,
+      hopBudgetMs: env.USSD_HOP_BUDGET_MS,
+      sessionTtlS: env.USSD_SESSION_TTL_S,
+      resumeWindowS: env.USSD_RESUME_WINDOW_S,
+    },
+    defaultRegion: env.DEFAULT_REGION,
+    defaultLanguage: env.DEFAULT_LANGUAGE,
+    reconcile: {
+      deadlineMs: env.RECONCILE_DEADLINE_MS,
+      baseDelayMs: env.RECONCILE_BASE_DELAY_MS,
+      sweepEveryMs: env.PURCHASE_SWEEP_INTERVAL_MS,
+    },
+    sms: {
+      driver: env.SMS_DRIVER,
+      senderId: env.SMS_SENDER_ID,
+      africastalking:
+        env.AT_USERNAME && env.AT_API_KEY
+          ? {
+              baseUrl: env.AT_SMS_URL ?? 'https://api.africastalking.com',
+              username: env.AT_USERNAME,
+              apiKey: env.AT_API_KEY,
+            }
+          : undefined,
+      smpp:
+        env.SMPP_HOST && env.SMPP_SYSTEM_ID && env.SMPP_PASSWORD
+          ? {
+              host: env.SMPP_HOST,
+              port: env.SMPP_PORT,
+              systemId: env.SMPP_SYSTEM_ID,
+              password: env.SMPP_PASSWORD,
+            }
+          : undefined,
+      http: env.SMS_HTTP_URL ? { url: env.SMS_HTTP_URL, token: env.SMS_HTTP_TOKEN } : undefined,
+      retry: {
+        attempts: env.SMS_RETRY_ATTEMPTS,
+        baseDelayMs: env.SMS_RETRY_BASE_MS,
+        maxDelayMs: env.SMS_RETRY_MAX_DELAY_MS,
+        maxRetryAfterMs: env.SMS_RETRY_AFTER_MAX_MS,
+      },
+    },
+    adminToken: env.ADMIN_TOKEN,
+    metricsToken: env.METRICS_TOKEN,
+    // The outbox holds tokens: served by default only in the embedded (demo) mode.
+    devRoutes: env.DEV_ROUTES === undefined ? embeddedSandbox : ['true', '1', 'yes'].includes(env.DEV_ROUTES),
+  };
+}

@@ -1,0 +1,208 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  type Catalogue,
+  CatalogueError,
+  loadLocales,
+  Locales,
+  languageOf,
+  parseCatalogue,
+  placeholdersOf,
+} from './catalogue';
+import { encodingOf, smsParts, transliterate } from './gsm';
+import { formatMoney } from '../vas/money';
+import { renderScreen } from './screen';
+
+const locales = loadLocales(undefined, { strict: true });
+const langs = locales.languages();
+
+/** Worst realistic values for every placeholder used in the catalogues. */
+const SAMPLE: Record<string, string | number> = {
+  product: 'Nako ya mogala',
+  label: 'nomoro ya mitara ya metsi',
+  hint: 'dipalo tse 11 go ya go 13',
+  min: 11,
+  max: 13,
+  currency: 'BWP',
+  name: 'KGOSIEMANG M. MOTSUMI-KEABETSW', // the machine clips names to 30 characters
+  identifier: '0412345678901',
+  units: '12345.6 kWh',
+  amount: formatMoney({ currency: 'BWP', minor: 10000000 }),
+  charges: formatMoney({ currency: 'BWP', minor: 1000000 }),
+  total: formatMoney({ currency: 'BWP', minor: 11000000 }),
+  msisdn: '267****4567',
+  date: '2025-12-31',
+  description: 'KeyChange Token1',
+  token: '1234 5678 9012 3456 7890',
+  reference: 'GW-01JH2K3M4N5P6Q7R8S9T0V',
+  tokens: [
+    'KeyChange Token1: 1234 5678 9012 3456 7890',
+    'KeyChange Token2: 1234 5678 9012 3456 7890',
+    'Credit Token: 1234 5678 9012 3456 7890',
+  ].join('\n'),
+};
+
+/** Options each screen-key is shown with, so the standalone check includes them. */
+const SCREEN_OPTIONS: Record<string, string[]> = {
+  'quote.': ['quote.buy', 'quote.cancel'],
+  'airtime.whoFor': ['airtime.myNumber', 'airtime.otherNumber'],
+  'resume.prompt': ['resume.yes', 'resume.no'],
+};
+
+const paramsFor = (lang: string, key: string): Record<string, string | number> =>
+  Object.fromEntries(placeholdersOf(locales.template(lang, key) ?? '').map((p) => [p, SAMPLE[p]]));
+
+describe('catalogues', () => {
+  it('has English and Setswana', () => {
+    expect(langs).toEqual(['en', 'tn']);
+    expect(locales.tags()).toEqual(['en-BW', 'tn-BW']);
+    expect(locales.meta('tn')).toEqual({ name: 'Setswana', tag: 'tn-BW' });
+  });
+
+  test.each(langs)('%s has exactly the English keys with the same placeholders', (lang) => {
+    const en = locales.keys();
+    for (const key of en) {
+      expect([key, locales.template(lang, key) !== undefined]).toEqual([key, true]);
+      expect([key, placeholdersOf(locales.template(lang, key)!)]).toEqual([
+        key,
+        placeholdersOf(locales.template('en', key)!),
+      ]);
+    }
+    const raw = JSON.parse(fs.readFileSync(path.join(__dirname, '../../locales', `${lang}.json`), 'utf8'));
+    expect(
+      Object.keys(raw)
+        .filter((k) => k !== 'meta')
+        .sort(),
+    ).toEqual([...en].sort());
+  });
+
+  it('every placeholder has a sample value (so the checks below cover it)', () => {
+    for (const lang of langs)
+      for (const key of locales.keys())
+        for (const p of placeholdersOf(locales.template(lang, key)!))
+          expect([key, p, SAMPLE[p]]).not.toContainEqual(undefined);
+  });
+
+  test.each(langs)('%s: every message is GSM-7 once transliterated', (lang) => {
+    for (const key of locales.keys()) {
+      expect([key, encodingOf(transliterate(locales.t(lang, key, paramsFor(lang, key))))]).toEqual([
+        key,
+        'GSM-7',
+      ]);
+    }
+  });
+
+  test.each(langs)(
+    '%s: every screen message fits 182 on its own, with its options and nav, untruncated',
+    (lang) => {
+      const keys = locales.keys().filter((k) => !k.startsWith('sms.') && !k.startsWith('meta'));
+      for (const key of keys) {
+        const body = locales.t(lang, key, paramsFor(lang, key));
+        const optionKeys =
+          Object.entries(SCREEN_OPTIONS).find(([prefix]) => key.startsWith(prefix))?.[1] ?? [];
+        const options = optionKeys.map((k) => ({ key: k, label: locales.t(lang, k) }));
+        const screen = renderScreen(locales, { lang, body, options, nav: { back: true, home: true } });
+        expect([key, screen.pages, screen.length <= 182]).toEqual([key, 1, true]);
+        expect([key, screen.text.startsWith(transliterate(body))]).toEqual([key, true]);
+      }
+    },
+  );
+
+  test.each(langs)('%s: every SMS fits 3 GSM-7 parts with worst-case values (success in 2)', (lang) => {
+    for (const key of locales.keys().filter((k) => k.startsWith('sms.'))) {
+      const parts = smsParts(transliterate(locales.t(lang, key, paramsFor(lang, key))));
+      expect([key, parts.encoding, parts.parts <= 3]).toEqual([key, 'GSM-7', true]);
+    }
+    expect(
+      smsParts(locales.t(lang, 'sms.success', paramsFor(lang, 'sms.success'))).parts,
+    ).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('t()', () => {
+  it('interpolates params, repeated and numeric', () => {
+    const l = new Locales([
+      { lang: 'en', meta: { name: 'English', tag: 'en-BW' }, messages: { a: '{x} and {x}: {n}' } },
+    ]);
+    expect(l.t('en', 'a', { x: 'y', n: 3 })).toBe('y and y: 3');
+  });
+
+  it('resolves languages from tags', () => {
+    expect(languageOf('tn-BW')).toBe('tn');
+    expect(languageOf('TN_bw')).toBe('tn');
+    expect(locales.resolve('tn-BW')).toBe('tn');
+    expect(locales.resolve('fr-FR')).toBe('en');
+    expect(locales.resolve(undefined)).toBe('en');
+    expect(locales.has('tn-BW')).toBe(true);
+    expect(locales.has('fr')).toBe(false);
+    expect(locales.t('tn-BW', 'nav.back')).toBe('Morago');
+  });
+
+  const catalogues: Catalogue[] = [
+    { lang: 'en', meta: { name: 'English', tag: 'en-BW' }, messages: { a: 'A {x}', onlyEn: 'E' } },
+    { lang: 'tn', meta: { name: 'Setswana', tag: 'tn-BW' }, messages: { a: 'T {x}' } },
+  ];
+
+  it('strict: a missing key, an unknown or missing param, an unknown language throw', () => {
+    const l = new Locales(catalogues, true);
+    expect(() => l.t('tn', 'onlyEn')).toThrow(CatalogueError);
+    expect(() => l.t('tn', 'a', { x: 1, y: 2 })).toThrow(/unknown \[y\]/);
+    expect(() => l.t('tn', 'a')).toThrow(/missing \[x\]/);
+    expect(() => l.t('fr', 'a', { x: 1 })).toThrow(/no catalogue/);
+  });
+
+  it('lenient: falls back to English, then to the key; missing params render empty', () => {
+    const l = new Locales(catalogues, false);
+    expect(l.t('tn', 'onlyEn')).toBe('E');
+    expect(l.t('tn', 'nope')).toBe('nope');
+    expect(l.t('tn', 'a')).toBe('T ');
+    expect(l.t('fr', 'a', { x: 1 })).toBe('A 1');
+  });
+});
+
+describe('loadLocales', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'locales-'));
+    fs.writeFileSync(
+      path.join(dir, 'en.json'),
+      JSON.stringify({ meta: { name: 'English', tag: 'en' }, a: 'A' }),
+    );
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('loads every *.json and ignores other files', () => {
+    fs.writeFileSync(
+      path.join(dir, 'tn.json'),
+      JSON.stringify({ meta: { name: 'Setswana', tag: 'tn-BW' }, a: 'T' }),
+    );
+    fs.writeFileSync(path.join(dir, 'README.md'), '# not a locale');
+    expect(loadLocales(dir).languages()).toEqual(['en', 'tn']);
+  });
+
+  test.each([
+    ['broken JSON', '{', /locale "xx"/],
+    ['no meta', JSON.stringify({ a: 'A' }), /meta/],
+    ['non-string message', JSON.stringify({ meta: { name: 'X', tag: 'xx' }, a: 1 }), /a:/],
+    ['empty message', JSON.stringify({ meta: { name: 'X', tag: 'xx' }, a: '' }), /a:/],
+    [
+      'tag of another language',
+      JSON.stringify({ meta: { name: 'X', tag: 'yy-BW' }, a: 'A' }),
+      /not for language/,
+    ],
+  ])('refuses %s', (_label, content, message) => {
+    fs.writeFileSync(path.join(dir, 'xx.json'), content);
+    expect(() => loadLocales(dir)).toThrow(message);
+  });
+
+  it('requires an English catalogue', () => {
+    expect(() => new Locales([parseCatalogue('tn', { meta: { name: 'S', tag: 'tn' }, a: 'A' })])).toThrow(
+      /"en"/,
+    );
+  });
+
+  it('finds <repo>/locales by default', () => {
+    expect(loadLocales().languages()).toEqual(expect.arrayContaining(['en', 'tn']));
+  });
+});

@@ -1,0 +1,218 @@
+import type { Locales } from './catalogue';
+import { measure, transliterate, type SmsEncoding } from './gsm';
+
+/** Default USSD screen limit: 182 GSM-7 septets (fewer characters when the text needs UCS-2). */
+export const DEFAULT_SCREEN_LIMIT = 182;
+
+/** Reserved navigation inputs, the same on every screen. */
+export const NAV_INPUT = { back: '0', home: '00', more: '98' } as const;
+
+/** Options are numbered 1..97 so that no number collides with `98 More`. */
+export const MAX_OPTIONS = 97;
+
+/** A numbered choice on a screen; `key` is what the machine receives, `label` what the user sees. */
+export interface ScreenOption {
+  key: string;
+  label: string;
+}
+
+/** What a state wants shown: body text (already translated), options and navigation lines. */
+export interface ScreenInput {
+  lang: string;
+  body: string;
+  options?: ScreenOption[];
+  /** Measured as phones count (see `measure`); default {@link DEFAULT_SCREEN_LIMIT}. */
+  limit?: number;
+  /** 1-based; clamped to the pages that exist. */
+  page?: number;
+  nav?: { back?: boolean; home?: boolean };
+}
+
+/** One page of a screen, ready to send; `measure(text).length <= limit` always holds. */
+export interface RenderedScreen {
+  text: string;
+  page: number;
+  pages: number;
+  /** Keys of the options shown on this page, in order. */
+  optionKeys: string[];
+  encoding: SmsEncoding;
+  length: number;
+}
+
+const ELLIPSIS = '...';
+
+/**
+ * Renders a screen: body, numbered options, then `98 More`, `0 Back`, `00 Home` as applicable,
+ * transliterated to GSM-7 where possible and fitted to `limit`.
+ *
+ * - Everything fits: one page.
+ * - Otherwise options are spread over pages (greedily, in order). Numbering is global (page 2
+ *   may start at 6), so an input maps to the same option whatever page is shown. Page 2+ shows
+ *   `0 Back` to the previous page; every page but the last shows `98 More`.
+ * - Only when a page cannot hold even one option is the body (then a long label) cut with `...`.
+ */
+export function renderScreen(locales: Locales, input: ScreenInput): RenderedScreen {
+  const limit = input.limit ?? DEFAULT_SCREEN_LIMIT;
+  const options = input.options ?? [];
+  if (options.length > MAX_OPTIONS)
+    throw new RangeError(`at most ${MAX_OPTIONS} options, got ${options.length}`);
+  const fits = (text: string): boolean => measure(text).length <= limit;
+
+  const navLabel = (key: string): string => oneLine(transliterate(locales.t(input.lang, key)));
+  const moreLine = `${NAV_INPUT.more} ${navLabel('nav.more')}`;
+  const backLine = `${NAV_INPUT.back} ${navLabel('nav.back')}`;
+  const homeLine = `${NAV_INPUT.home} ${navLabel('nav.home')}`;
+  const navLines = (page: number, more: boolean): string[] => [
+    ...(more ? [moreLine] : []),
+    ...(page > 1 || input.nav?.back ? [backLine] : []),
+    ...(input.nav?.home ? [homeLine] : []),
+  ];
+
+  const body = transliterate(input.body).replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+  const labels = options.map((o) => oneLine(transliterate(o.label)));
+  const numbered = (i: number, label: string): string => `${i + 1} ${label}`;
+  const lines = labels.map((l, i) => numbered(i, l));
+
+  const single = compose(body, lines, navLines(1, false));
+  if (fits(single)) return page1(single, options);
+
+  if (options.length <= 1) {
+    // One page whatever happens: cut the label (if it leaves no room for the body), then the body.
+    const nav = navLines(1, false);
+    const pad1 = 'x'.repeat(bodyReserve(nav));
+    const fitted = lines.map((_, i) => fitLabel(i, labels[i], nav, pad1));
+    const b = cut(body, (c) => fits(compose(c, fitted, nav)));
+    return page1(compose(b ?? '', fitted, nav), options);
+  }
+
+  // Paginated. Worst-case navigation (a middle page): More, Back, and Home when asked.
+  const navWorst = [moreLine, backLine, ...(input.nav?.home ? [homeLine] : [])];
+  // Keep room for some body next to any option: labels longer than that are cut first.
+  const pad = 'x'.repeat(bodyReserve(navWorst));
+  const pageLines = lines.map((line, i) =>
+    fits(compose(pad, [line], navWorst)) ? line : fitLabel(i, labels[i], navWorst, pad),
+  );
+  // The body every page can carry beside any one option; used to decide the pages.
+  const pageBody = cut(body, (c) => pageLines.every((line) => fits(compose(c, [line], navWorst)))) ?? '';
+
+  // Greedy packing: the rest on this page if it fits without More, else as many as fit with More.
+  const ranges: Array<[number, number]> = [];
+  for (let start = 0; start < pageLines.length;) {
+    const page = ranges.length + 1;
+    if (fits(compose(pageBody, pageLines.slice(start), navLines(page, false)))) {
+      ranges.push([start, pageLines.length]);
+      break;
+    }
+    const nav = navLines(page, true);
+    // Always at least one option per page (the body is cut again below if an encoding corner
+    // case, such as a page switching to GSM-7 where extension characters count double, needs it).
+    let end = start + 1;
+    while (end < pageLines.length && fits(compose(pageBody, pageLines.slice(start, end + 1), nav))) end++;
+    ranges.push([start, end]);
+    start = end;
+  }
+
+  const pages = ranges.length;
+  const page = Math.min(Math.max(1, Math.floor(input.page ?? 1)), pages);
+  const [from, to] = ranges[page - 1];
+  const shown = pageLines.slice(from, to);
+  const nav = navLines(page, page < pages);
+  // The shared body was cut for the worst page; this page may have room for more of it.
+  const text = compose(cut(body, (c) => fits(compose(c, shown, nav))) ?? '', shown, nav);
+  const m = measure(text);
+  if (m.length > limit) throw new Error(`screen does not fit ${limit} (${m.length}): limit too small?`);
+  return { text, page, pages, optionKeys: options.slice(from, to).map((o) => o.key), ...m };
+
+  /** Room kept for the body beside one option: up to half of what the nav lines leave. */
+  function bodyReserve(nav: string[]): number {
+    const navLength = nav.length === 0 ? 0 : measure(nav.join('\n')).length + 1;
+    return Math.min(measure(body).length, Math.max(0, Math.floor((limit - navLength) / 2)));
+  }
+
+  function page1(text: string, shown: ScreenOption[]): RenderedScreen {
+    const m1 = measure(text);
+    if (m1.length > limit) throw new Error(`screen does not fit ${limit} (${m1.length}): limit too small?`);
+    return { text, page: 1, pages: 1, optionKeys: shown.map((o) => o.key), ...m1 };
+  }
+
+  /** The option line with its label cut so it fits beside `nav` (and `withBody`, if given). */
+  function fitLabel(i: number, label: string, nav: string[], withBody = ''): string {
+    const line = numbered(i, label);
+    if (fits(compose(withBody, [line], nav))) return line;
+    const fitted = cut(label, (c) => fits(compose(withBody, [numbered(i, c)], nav)));
+    if (fitted === undefined) throw new RangeError(`screen limit ${limit} cannot hold option ${i + 1}`);
+    return numbered(i, fitted);
+  }
+}
+
+/** Outcome of an input on a rendered screen; see {@link readChoice}. */
+export type Choice =
+  | { kind: 'option'; key: string; index: number }
+  | { kind: 'page'; page: number }
+  | { kind: 'back' }
+  | { kind: 'home' }
+  | { kind: 'invalid' };
+
+/**
+ * Interprets a user's input against the screen that was shown: `98` next page, `0` previous page
+ * (or back when on page 1 and back is offered), `00` home when offered, otherwise an option
+ * number (valid from any page, since numbering is global).
+ */
+export function readChoice(
+  input: string,
+  screen: { options?: ScreenOption[]; page: number; pages: number; nav?: { back?: boolean; home?: boolean } },
+): Choice {
+  const s = input.trim();
+  const options = screen.options ?? [];
+  if (s === NAV_INPUT.more && screen.page < screen.pages) return { kind: 'page', page: screen.page + 1 };
+  if (s === NAV_INPUT.back && screen.page > 1) return { kind: 'page', page: screen.page - 1 };
+  if (s === NAV_INPUT.back && screen.nav?.back) return { kind: 'back' };
+  if (s === NAV_INPUT.home && screen.nav?.home) return { kind: 'home' };
+  if (/^[1-9]\d?$/.test(s)) {
+    const index = Number(s) - 1;
+    if (index < options.length) return { kind: 'option', key: options[index].key, index };
+  }
+  return { kind: 'invalid' };
+}
+
+function compose(body: string, options: string[], nav: string[]): string {
+  return [...(body === '' ? [] : [body]), ...options, ...nav].join('\n');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The longest prefix of `text` (whole code points, trailing space trimmed, ending on a word
+ * boundary when that costs at most a few characters) followed by `...` that satisfies `ok`;
+ * `text` itself when it does; `''` when only that does; undefined when nothing does.
+ */
+function cut(text: string, ok: (candidate: string) => boolean): string | undefined {
+  if (ok(text)) return text;
+  const chars = Array.from(text);
+  const candidate = (n: number): string => {
+    const prefix = chars.slice(0, n).join('').trimEnd();
+    return prefix === '' ? ELLIPSIS : prefix + ELLIPSIS;
+  };
+  if (!ok(candidate(0))) return ok('') ? '' : undefined;
+  // Binary search keeps the invariant ok(candidate(lo)) && !ok(text); it finds a longest-fitting
+  // prefix when the predicate is monotone (it is, but for encoding switches) and a fitting one always.
+  let lo = 0;
+  let hi = chars.length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (ok(candidate(mid))) lo = mid;
+    else hi = mid;
+  }
+  // Prefer ending on a word boundary when it loses at most 12 characters.
+  if (lo < chars.length && !/\s/.test(chars[lo]) && lo > 0 && !/\s/.test(chars[lo - 1])) {
+    for (let n = lo - 1; n > 0 && lo - n <= 12; n--) {
+      if (/\s/.test(chars[n])) {
+        if (ok(candidate(n))) return candidate(n);
+        break;
+      }
+    }
+  }
+  return candidate(lo);
+}

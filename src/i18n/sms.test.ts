@@ -1,0 +1,114 @@
+import { loadLocales } from './catalogue';
+import { clip, orderTokens, renderSms, successSms } from './sms';
+
+const locales = loadLocales(undefined, { strict: true });
+const base = { product: 'Electricity', identifier: '04123456789', amount: 'BWP 100.00', reference: 'GW-1' };
+const keyChange = [
+  { description: 'KeyChange Token1', token: '1111 2222 3333 4444 5555' },
+  { description: 'KeyChange Token2', token: '6666 7777 8888 9999 0000' },
+  { description: 'Credit Token', token: '1234 5678 9012 3456 7890' },
+];
+
+describe('successSms', () => {
+  it('single token with units', () => {
+    const sms = successSms(locales, 'en', {
+      ...base,
+      tokens: [{ token: '1234 5678 9012 3456 7890' }],
+      units: '25.3 kWh',
+    });
+    expect(sms).toEqual({
+      text: 'Electricity 04123456789\nToken: 1234 5678 9012 3456 7890\nUnits: 25.3 kWh\nAmount: BWP 100.00\nRef: GW-1',
+      encoding: 'GSM-7',
+      length: 100,
+      parts: 1,
+    });
+  });
+
+  it('key-change tokens first with descriptions, then the instruction (Setswana)', () => {
+    const shuffled = [keyChange[2], keyChange[0], keyChange[1]];
+    const sms = successSms(locales, 'tn', {
+      ...base,
+      product: 'Motlakase',
+      tokens: shuffled,
+      units: '80 kWh',
+    });
+    expect(sms.text).toBe(
+      [
+        'Motlakase 04123456789',
+        'KeyChange Token1: 1111 2222 3333 4444 5555',
+        'KeyChange Token2: 6666 7777 8888 9999 0000',
+        'Credit Token: 1234 5678 9012 3456 7890',
+        'Diyuniti: 80 kWh',
+        'Madi: BWP 100.00',
+        'Ref: GW-1',
+        locales.t('tn', 'sms.keyChangeNote'),
+      ].join('\n'),
+    );
+    expect(sms).toMatchObject({ encoding: 'GSM-7', parts: 2 });
+  });
+
+  test.each(['en', 'tn'])(
+    '%s: worst case (3 tokens, long values, note) stays within 3 GSM-7 parts',
+    (lang) => {
+      const sms = successSms(locales, lang, {
+        product: locales.t(lang, 'product.ELECTRICITY'),
+        identifier: '0412345678901',
+        amount: 'BWP 100000.00',
+        reference: 'GW-01JH2K3M4N5P6Q7R8S9T0V',
+        tokens: keyChange,
+        units: '12345.6 kWh',
+      });
+      expect(sms.encoding).toBe('GSM-7');
+      expect(sms.parts).toBeLessThanOrEqual(3);
+    },
+  );
+
+  test.each([
+    ['no units', [{ token: '1' }], undefined, 'Token: 1\nAmount'],
+    ['blank units', [{ token: '1' }], ' ', 'Token: 1\nAmount'],
+    ['no token, units', [], '10 L', 'Purchase successful.\nUnits: 10 L\nAmount'],
+    ['no token, no units', [], undefined, 'Purchase successful.\nAmount'],
+  ])('variant: %s', (_label, tokens, units, fragment) => {
+    expect(successSms(locales, 'en', { ...base, tokens, units }).text).toContain(fragment);
+  });
+});
+
+describe('orderTokens', () => {
+  it('keeps a correctly ordered response unchanged', () => {
+    expect(orderTokens(keyChange)).toEqual(keyChange);
+  });
+  it('moves key-change tokens first, stable', () => {
+    expect(orderTokens([keyChange[2], keyChange[0], keyChange[1]])).toEqual(keyChange);
+  });
+});
+
+describe('renderSms', () => {
+  it('renders, transliterates and counts parts', () => {
+    const sms = renderSms(locales, 'tn-BW', 'sms.failed.notCharged', { ...base, product: 'Metsi' });
+    expect(sms.text).toBe(
+      'Theko ya gago ya Metsi (04123456789) ya BWP 100.00 ga e a atlega. Ga o a duelisiwa. Ref: GW-1',
+    );
+    expect(sms).toMatchObject({ encoding: 'GSM-7', parts: 1 });
+  });
+  it('transliterates outside text to GSM-7', () => {
+    const sms = renderSms(locales, 'en', 'sms.airtimeSuccess', {
+      amount: 'BWP 5.00',
+      identifier: '26771234567',
+      reference: 'R–1',
+    });
+    expect(sms.text).toContain('Ref: R-1');
+    expect(sms.encoding).toBe('GSM-7');
+  });
+});
+
+describe('clip', () => {
+  test.each([
+    ['short', 10, 'short'],
+    ['exactly ten', 11, 'exactly ten'],
+    ['a name that is far too long', 12, 'a name th...'],
+    ['  spaced\n name ', 20, 'spaced name'],
+    ['😀😀😀😀😀', 4, '😀...'],
+  ])('%j to %d → %j', (text, max, clipped) => {
+    expect(clip(text, max)).toBe(clipped);
+  });
+});

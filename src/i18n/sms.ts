@@ -1,0 +1,96 @@
+import type { Locales, MessageParams } from './catalogue';
+import { smsParts, transliterate, type SmsEncoding } from './gsm';
+
+/** A rendered SMS-MT: GSM-7 where transliteration allows, with its length and parts as phones count. */
+export interface RenderedSms {
+  text: string;
+  encoding: SmsEncoding;
+  length: number;
+  parts: number;
+}
+
+/** One token as parsed from the purchase service (`description` only for multi-token values). */
+export interface SmsToken {
+  description?: string;
+  token: string;
+}
+
+/** Renders a catalogue message as an SMS: transliterated, measured, split into parts. */
+export function renderSms(locales: Locales, lang: string, key: string, params?: MessageParams): RenderedSms {
+  const text = transliterate(locales.t(lang, key, params));
+  return { text, ...smsParts(text) };
+}
+
+const KEY_CHANGE = /key\s*change/i;
+
+/**
+ * Orders tokens for the subscriber: key-change tokens first, otherwise in the order the service
+ * returned them (a stable partition, so a correctly ordered response is left unchanged).
+ */
+export function orderTokens(tokens: readonly SmsToken[]): SmsToken[] {
+  const keyChange = tokens.filter((t) => KEY_CHANGE.test(t.description ?? ''));
+  return [...keyChange, ...tokens.filter((t) => !keyChange.includes(t))];
+}
+
+/** What a successful purchase SMS says; money already formatted, units as the service wrote them. */
+export interface SuccessSms {
+  product: string;
+  identifier: string;
+  amount: string;
+  reference: string;
+  tokens: readonly SmsToken[];
+  units?: string;
+}
+
+/**
+ * The success SMS in the purchase's language: product, identifier, tokens (key-change first, each
+ * with its description; a lone token as `Token: …`), units, amount and reference, followed by
+ * the key-change instruction when there are key-change tokens. Picks the catalogue variant
+ * matching what the purchase has (`sms.success`, `…NoUnits`, `…NoToken`, `…Bare`).
+ */
+export function successSms(locales: Locales, lang: string, sms: SuccessSms): RenderedSms {
+  const ordered = orderTokens(sms.tokens);
+  const lines = ordered.map((t) =>
+    ordered.length === 1 && !t.description
+      ? locales.t(lang, 'sms.tokenSingle', { token: t.token })
+      : locales.t(lang, 'sms.tokenLine', { description: t.description ?? '', token: t.token }),
+  );
+  const base = {
+    product: sms.product,
+    identifier: sms.identifier,
+    amount: sms.amount,
+    reference: sms.reference,
+  };
+  const units = sms.units?.trim() ? { units: sms.units.trim() } : undefined;
+  let text: string;
+  if (lines.length > 0) {
+    const tokens = lines.join('\n');
+    text = units
+      ? locales.t(lang, 'sms.success', { ...base, ...units, tokens })
+      : locales.t(lang, 'sms.successNoUnits', { ...base, tokens });
+    if (ordered.some((t) => KEY_CHANGE.test(t.description ?? ''))) {
+      text += '\n' + locales.t(lang, 'sms.keyChangeNote');
+    }
+  } else {
+    text = units
+      ? locales.t(lang, 'sms.successNoToken', { ...base, ...units })
+      : locales.t(lang, 'sms.successBare', base);
+  }
+  const out = transliterate(text);
+  return { text: out, ...smsParts(out) };
+}
+
+/**
+ * Shortens free text from outside (a provider's consumer name, a catalogue label) to at most
+ * `max` characters, ending with `...` when cut, so a screen's fixed lines keep their room.
+ */
+export function clip(text: string, max: number): string {
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
+  if (chars.length <= max) return chars.join('');
+  return (
+    chars
+      .slice(0, Math.max(0, max - 3))
+      .join('')
+      .trimEnd() + '...'
+  );
+}

@@ -1,0 +1,63 @@
+/**
+ * `npm start`: the gateway with whatever the environment configures — by default the embedded
+ * sandbox purchase service, in-memory sessions and queue, and the SMS outbox.
+ */
+import { startGateway } from './app';
+import { ConfigError, loadConfig } from './config';
+import { componentLogger } from './observability/logger';
+import { checkRedisReachable, PreflightError } from './observability/preflight';
+import { gracefulStop } from './observability/shutdown';
+
+const log = componentLogger('main');
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (config.redisUrl) await checkRedisReachable(config.redisUrl);
+  const gateway = await startGateway(config);
+
+  log.info('gateway started', {
+    url: gateway.url,
+    purchaseService: config.embeddedSandbox
+      ? `embedded sandbox at ${gateway.purchaseServiceUrl} (set PURCHASE_API_BASE_URL for a real service)`
+      : `${config.purchaseApi.baseUrl} (${config.purchaseApi.interface})`,
+    sessionsAndJobs: config.redisUrl
+      ? 'redis'
+      : 'in-memory sessions and in-process queue (set REDIS_URL for Redis)',
+    sms: config.sms.driver === 'outbox' ? `outbox, read it at ${gateway.url}/dev/sms` : config.sms.driver,
+    admin: config.adminToken ? `${gateway.url}/admin/purchases` : 'disabled (set ADMIN_TOKEN)',
+  });
+  const key = config.ussd.callbackSecret ? '?key=$USSD_CALLBACK_SECRET' : '';
+  log.info(
+    `dial: curl -s ${gateway.url}/ussd/africastalking${key} -d sessionId=demo-$RANDOM -d phoneNumber=%2B26771234567 ` +
+      `-d serviceCode=%2A384%2A1%23 -d text=   (then repeat with the same sessionId and text=1, text=1*01234567890, ...; see README)`,
+  );
+
+  const stop = gracefulStop({
+    name: 'gateway',
+    close: () => gateway.close(),
+    // In-process workers may be inside a confirm: let it finish, never hang on a dead Redis.
+    deadlineMs: config.purchaseApi.confirmTimeoutMs + 5000,
+    log,
+    exit: (code) => process.exit(code),
+  });
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+// A bug that escapes every handler: one JSON line for the operator, then the usual crash.
+process.on('unhandledRejection', (reason: unknown) => {
+  log.error('unhandled rejection: exiting', { error: reason instanceof Error ? reason : String(reason) });
+  process.exit(1);
+});
+
+main().catch((error: unknown) => {
+  // A misconfiguration is one clear line, never a stack trace.
+  if (error instanceof ConfigError || error instanceof PreflightError) {
+    console.error(`gateway: ${error.message}`);
+  } else if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') {
+    console.error(`gateway: port already in use (${error.message}); set PORT / SANDBOX_PORT`);
+  } else {
+    console.error(`gateway: failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,128 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import winston from 'winston';
+
+/** Per-request (hop, job, HTTP call) context carried through async calls so every log line has its id. */
+export interface LogContext {
+  requestId: string;
+}
+
+const contextStore = new AsyncLocalStorage<LogContext>();
+
+/** Run `fn` with `context` attached to every log line written inside it. */
+export function withLogContext<T>(context: LogContext, fn: () => T): T {
+  return contextStore.run(context, fn);
+}
+
+export function currentRequestId(): string | undefined {
+  return contextStore.getStore()?.requestId;
+}
+
+/**
+ * The one masking of a phone number (or a subscriber identifier shown on a screen) for logs and
+ * screens. Separators and a leading `+` are dropped; the country-code prefix (first 3 characters)
+ * and the last 4 stay and the middle becomes `*`, length preserved: `26771234567` → `267****4567`.
+ * Values shorter than 10 characters (national or partial numbers) keep only their last 2, so at
+ * least three characters are always hidden: `71234567` → `******67`, `12` → `**`.
+ */
+export function maskMsisdn(msisdn: string): string {
+  const s = msisdn.replace(/[^0-9A-Za-z]/g, '');
+  if (s.length >= 10) return s.slice(0, 3) + '*'.repeat(s.length - 7) + s.slice(-4);
+  if (s.length <= 2) return '*'.repeat(s.length);
+  return '*'.repeat(s.length - 2) + s.slice(-2);
+}
+
+/** Tokens unlock value: show only the last four digits. */
+export function maskToken(token: string): string {
+  const digits = token.replace(/\D/g, '');
+  return `****${digits.slice(-4)}`;
+}
+
+const SECRET_KEYS = /pass(word)?|secret|authorization|api_?key|access_?token|refresh_?token|^pin$|cookie/i;
+const MSISDN_KEYS = /msisdn|phone|^to$|^from$|beneficiary|requester/i;
+const TOKEN_KEYS = /^tokens?$|^raw_?token$/i;
+
+/**
+ * Numbers inside free text, whatever the key: a UUID (kept as is: ids must stay searchable), a
+ * 20-digit prepaid token grouped by 4 or run together (16+ digits), or a phone-number-like run of
+ * 9 to 15 digits (MSISDNs, meter and account numbers). Shorter runs (amounts, references) stay.
+ */
+/** `scheme://user:password@` in a URL (a base URL or REDIS_URL with credentials in it). */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NUMBERS_IN_TEXT =
+  /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<!\d)\d{4}(?:[ -]\d{4}){3,}(?!\d)|(?<!\d)\d{16,}(?!\d)|\+?(?<!\d)\d{9,15}(?!\d)/gi;
+
+/**
+ * Mask the phone numbers and tokens inside a free-text value (an error message, an id that embeds
+ * a number, a provider's reply), and credentials inside URLs: the key-based masking cannot see them.
+ */
+export function maskNumbersInText(text: string): string {
+  return text.replace(URL_CREDENTIALS, '$1[redacted]@').replace(NUMBERS_IN_TEXT, (found) => {
+    if (UUID.test(found)) return found;
+    const digits = found.replace(/\D/g, '');
+    if (digits.length >= 16) return maskToken(found);
+    return `${found.startsWith('+') ? '+' : ''}${maskMsisdn(digits)}`;
+  });
+}
+
+/** Under a phone-number key: mask what looks like a number; leave words (`to: 'succeeded'`) and masked values alone. */
+function maskPhoneField(value: string): string {
+  if (value.includes('*') || !/\d/.test(value)) return maskNumbersInText(value);
+  return maskMsisdn(value);
+}
+
+/** Mask a value found under `key`; recurse into objects and arrays. Exported for tests. */
+export function redact(key: string, value: unknown, depth = 0): unknown {
+  if (value === null || value === undefined || depth > 6) return value;
+  if (SECRET_KEYS.test(key)) return '[redacted]';
+  if (typeof value === 'string') {
+    if (TOKEN_KEYS.test(key)) return value.split('|').map(maskToken).join('|');
+    if (MSISDN_KEYS.test(key)) return maskPhoneField(value);
+    return maskNumbersInText(value);
+  }
+  if (Array.isArray(value)) return value.map((item) => redact(key, item, depth + 1));
+  if (typeof value === 'object') {
+    if (value instanceof Error) return { name: value.name, message: maskNumbersInText(value.message) };
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = redact(k, v, depth + 1);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Drops a line below the logger's level before any other format runs: winston applies formats
+ * to every call and filters by level only in the transports, and masking walks the metadata.
+ */
+const levelGate = winston.format((info) => (logger.isLevelEnabled(info.level) ? info : false));
+
+const maskFormat = winston.format((info) => {
+  for (const key of Object.keys(info)) {
+    if (key === 'level' || key === 'message' || key === 'timestamp') continue;
+    (info as Record<string, unknown>)[key] = redact(key, info[key]);
+  }
+  const requestId = currentRequestId();
+  if (requestId && info.requestId === undefined) info.requestId = requestId;
+  return info;
+});
+
+function defaultLevel(): string {
+  if (process.env.LOG_LEVEL) return process.env.LOG_LEVEL;
+  return process.env.NODE_ENV === 'test' ? 'error' : 'info';
+}
+
+/** The one JSON logger. Child loggers add a `component` field. */
+export const logger = winston.createLogger({
+  level: defaultLevel(),
+  format: winston.format.combine(
+    levelGate(),
+    maskFormat(),
+    winston.format.timestamp(),
+    winston.format.json(),
+  ),
+  transports: [new winston.transports.Console()],
+});
+
+export function componentLogger(component: string): winston.Logger {
+  return logger.child({ component });
+}

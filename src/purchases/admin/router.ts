@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
+import { bearerMatches } from '../../http/secrets';
+import { componentLogger } from '../../observability/logger';
+import { PurchaseNotFoundError, PurchaseNotSettledError } from '../engine';
+import { SETTLED_STATES } from '../store/store';
+import type { NotificationRecord } from '../notify/types';
+import type { PurchaseDesk, PurchaseState } from '../types';
+
+const log = componentLogger('admin');
+
+/** Every lifecycle state, in lifecycle order: the values `?state=` accepts. */
+export const PURCHASE_STATES: readonly PurchaseState[] = [
+  'created',
+  'confirming',
+  'succeeded',
+  'failed',
+  'unknown',
+  'reconciling',
+  'needs_attention',
+  'managed_retry',
+];
+
+export const DEFAULT_ADMIN_LIMIT = 50;
+export const MAX_ADMIN_LIMIT = 500;
+const MAX_REQUEST_KEY = 128;
+
+export interface AdminRouterOptions {
+  desk: PurchaseDesk;
+  /** Bearer token operators send; undefined = no admin routes at all (404). */
+  adminToken: string | undefined;
+  /** Where the SMS of a purchase can be looked up (shown with the purchase); optional. */
+  notifications?: { listByPurchase(purchaseId: string): Promise<NotificationRecord[]> };
+}
+
+function requireBearer(token: string): RequestHandler {
+  return (req, res, next) => {
+    if (bearerMatches(req.get('authorization'), token)) {
+      next();
+      return;
+    }
+    log.warn('admin request refused: missing or wrong bearer token', { path: req.path, ip: req.ip });
+    res
+      .status(401)
+      .set('WWW-Authenticate', 'Bearer realm="admin"')
+      .json({ error: 'unauthorized', message: 'send Authorization: Bearer <ADMIN_TOKEN>' });
+  };
+}
+
+function parseLimit(raw: unknown): number | string {
+  if (raw === undefined) return DEFAULT_ADMIN_LIMIT;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_ADMIN_LIMIT) {
+    return `limit must be a whole number from 1 to ${MAX_ADMIN_LIMIT}`;
+  }
+  return Number(raw);
+}
+
+/** The request key of a resend: the client's (`Idempotency-Key` header or `requestKey` in the body) or a fresh one. */
+function requestKeyOf(req: express.Request): string | { error: string } {
+  const body = (req.body ?? {}) as { requestKey?: unknown };
+  const given = req.get('idempotency-key') ?? body.requestKey;
+  if (given === undefined) return `admin-${randomUUID()}`;
+  if (typeof given !== 'string' || given.trim() === '' || given.length > MAX_REQUEST_KEY) {
+    return { error: `requestKey must be a non-empty string of at most ${MAX_REQUEST_KEY} characters` };
+  }
+  return `admin-${given.trim()}`;
+}
+
+/**
+ * `/admin/purchases` for operators: list by state, show one (with its SMS), re-send its SMS.
+ * Responses show full MSISDNs (operators are authenticated and need them); logs never do.
+ * Without `adminToken` the router is empty, so every admin path is a plain 404.
+ */
+export function createAdminRouter(options: AdminRouterOptions): Router {
+  const router = Router();
+  const token = options.adminToken;
+  if (token === undefined || token === '') return router;
+  const { desk, notifications } = options;
+
+  const admin = Router();
+  admin.use(requireBearer(token));
+  admin.use(express.json({ limit: '16kb' }));
+
+  admin.get('/', async (req, res) => {
+    const state = req.query.state;
+    if (typeof state !== 'string' || !PURCHASE_STATES.includes(state as PurchaseState)) {
+      res.status(400).json({
+        error: 'invalid_state',
+        message: `state must be one of: ${PURCHASE_STATES.join(', ')}`,
+        validStates: PURCHASE_STATES,
+      });
+      return;
+    }
+    const limit = parseLimit(req.query.limit);
+    if (typeof limit === 'string') {
+      res.status(400).json({ error: 'invalid_limit', message: limit });
+      return;
+    }
+    const purchases = await desk.listByState(state as PurchaseState, { limit });
+    res.json({ state, count: purchases.length, purchases });
+  });
+
+  admin.get('/:id', async (req, res) => {
+    const purchase = await desk.get(req.params.id);
+    if (!purchase) {
+      res.status(404).json({ error: 'not_found', message: `no purchase ${req.params.id}` });
+      return;
+    }
+    const sms = notifications ? await notifications.listByPurchase(purchase.id) : undefined;
+    res.json({ purchase, ...(sms && { sms }) });
+  });
+
+  admin.post('/:id/resend-sms', async (req, res) => {
+    const purchase = await desk.get(req.params.id);
+    if (!purchase) {
+      res.status(404).json({ error: 'not_found', message: `no purchase ${req.params.id}` });
+      return;
+    }
+    if (!SETTLED_STATES.includes(purchase.state)) {
+      res.status(409).json({
+        error: 'not_settled',
+        message: `purchase is ${purchase.state}: its outcome SMS is sent once it settles`,
+        state: purchase.state,
+      });
+      return;
+    }
+    const requestKey = requestKeyOf(req);
+    if (typeof requestKey !== 'string') {
+      res.status(400).json({ error: 'invalid_request_key', message: requestKey.error });
+      return;
+    }
+    try {
+      await desk.resendSms(purchase.id, requestKey);
+    } catch (err) {
+      // The record may have changed since it was read: answer as if it had been read now.
+      if (err instanceof PurchaseNotFoundError) {
+        res.status(404).json({ error: 'not_found', message: `no purchase ${purchase.id}` });
+        return;
+      }
+      if (err instanceof PurchaseNotSettledError) {
+        res.status(409).json({ error: 'not_settled', message: err.message });
+        return;
+      }
+      throw err;
+    }
+    log.info('admin queued a resend of the outcome sms', { purchaseId: purchase.id, state: purchase.state });
+    res.status(202).json({ queued: true, purchaseId: purchase.id, requestKey });
+  });
+
+  const errors: ErrorRequestHandler = (
+    err: { status?: number; type?: string; message?: string },
+    _req,
+    res,
+    _next,
+  ) => {
+    // The body parser's and the path decoder's refusals: the client's mistake, named, never a 500.
+    const status = typeof err.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 0;
+    if (err.type === 'entity.too.large' || status === 413) {
+      res.status(413).json({ error: 'bad_request', message: 'request body is larger than 16kb' });
+      return;
+    }
+    if (err.type === 'charset.unsupported' || err.type === 'encoding.unsupported' || status === 415) {
+      res.status(415).json({ error: 'bad_request', message: 'request body must be JSON in UTF-8' });
+      return;
+    }
+    if (err.type === 'entity.parse.failed') {
+      res.status(400).json({ error: 'bad_request', message: 'request body must be JSON' });
+      return;
+    }
+    if (status !== 0) {
+      res.status(status).json({ error: 'bad_request', message: 'malformed request (path or body)' });
+      return;
+    }
+    log.error('admin request failed', { error: err.message });
+    res.status(500).json({ error: 'internal', message: 'the request failed; see the logs' });
+  };
+  admin.use(errors);
+
+  router.use('/admin/purchases', admin);
+  return router;
+}

@@ -1,0 +1,158 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { LifecycleSettings } from '../../machines/purchase.machine';
+import { componentLogger, maskMsisdn } from '../observability/logger';
+import type { PurchaseService } from '../vas/port';
+import { PurchaseEngine, settingsFromConfig, type LifecycleConfig, type PurchaseNotifier } from './engine';
+import type { JobQueue } from './queue';
+import type { PurchaseStore } from './store';
+import {
+  newPurchaseRecord,
+  type PurchaseDesk,
+  type PurchaseIntent,
+  type PurchaseRecord,
+  type PurchaseState,
+} from './types';
+
+const log = componentLogger('purchases');
+
+export interface PurchaseDeskOptions {
+  store: PurchaseStore;
+  queue: JobQueue;
+  service: PurchaseService;
+  config: LifecycleConfig;
+  /** Overrides of the lifecycle settings derived from config (tests shorten the in-flight margin). */
+  settings?: Partial<LifecycleSettings>;
+  notifier?: PurchaseNotifier;
+  clock?: () => Date;
+  random?: () => number;
+}
+
+export interface PurchaseDeskHandle extends PurchaseDesk {
+  engine: PurchaseEngine;
+  /** Start consuming lifecycle jobs (the gateway or `npm run worker`). */
+  /**
+   * Start consuming lifecycle jobs. With `sweepEveryMs`, also re-run `resumeStuck` on that
+   * period: a purchase whose job was never queued (Redis blip between record and job) or whose
+   * notification was never handed over is picked up within a period, not at the next restart.
+   */
+  startWorker(options?: { sweepEveryMs?: number }): Promise<void>;
+  /** Stop the periodic sweep (the queue itself is closed by its owner). */
+  stopSweep(): void;
+  resumeStuck(): ReturnType<PurchaseEngine['resumeStuck']>;
+}
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** `GW-20250101-<16 base32>`: 28 characters, unique (80 random bits), safe in any form field. */
+export function newExternalReference(now: Date): string {
+  const day = now.toISOString().slice(0, 10).replace(/-/g, '');
+  const bytes = randomBytes(10);
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return `GW-${day}-${out}`;
+}
+
+export class InvalidIntentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidIntentError';
+  }
+}
+
+function checkIntent(intent: PurchaseIntent): void {
+  if (!Number.isSafeInteger(intent.amount.minor) || intent.amount.minor <= 0)
+    throw new InvalidIntentError('amount must be a positive integer number of minor units');
+  if (!/^[A-Z]{3}$/.test(intent.amount.currency)) throw new InvalidIntentError('currency must be ISO 4217');
+  if (!/^\d{6,15}$/.test(intent.beneficiaryMsisdn) || !/^\d{6,15}$/.test(intent.requesterMsisdn))
+    throw new InvalidIntentError('MSISDNs must be E.164 digits');
+  if (intent.subscriberIdentifier.trim() === '')
+    throw new InvalidIntentError('subscriber identifier is empty');
+}
+
+/** The channels' entry to purchases: create once per key, then the lifecycle runs on the queue. */
+export function createPurchaseDesk(options: PurchaseDeskOptions): PurchaseDeskHandle {
+  const clock = options.clock ?? (() => new Date());
+  const { store, queue } = options;
+  const engine = new PurchaseEngine({
+    store,
+    queue,
+    service: options.service,
+    notifier: options.notifier,
+    settings: settingsFromConfig(options.config, options.settings),
+    clock,
+    random: options.random,
+  });
+
+  let sweep: NodeJS.Timeout | undefined;
+
+  return {
+    engine,
+    async startWorker({ sweepEveryMs = 0 } = {}) {
+      await queue.start(engine.handle);
+      if (sweepEveryMs > 0 && !sweep) {
+        let running = false;
+        sweep = setInterval(() => {
+          if (running) return; // a slow sweep is never overlapped by the next one
+          running = true;
+          engine
+            .resumeStuck()
+            .catch((error: unknown) => log.error('purchase sweep failed', { error }))
+            .finally(() => (running = false));
+        }, sweepEveryMs);
+        sweep.unref();
+      }
+    },
+    stopSweep() {
+      if (sweep) clearInterval(sweep);
+      sweep = undefined;
+    },
+    resumeStuck: () => engine.resumeStuck(),
+
+    async create(intent: PurchaseIntent, idempotencyKey: string): Promise<PurchaseRecord> {
+      checkIntent(intent);
+      const existing = await store.getByIdempotencyKey(idempotencyKey);
+      const now = clock();
+      const candidate =
+        existing ??
+        newPurchaseRecord({
+          id: randomUUID(),
+          idempotencyKey,
+          externalReference: newExternalReference(now),
+          intent,
+          createdAt: now.toISOString(),
+        });
+      const { created, record } = existing
+        ? { created: false, record: existing }
+        : await store.create(candidate);
+      if (created)
+        log.info('purchase created', {
+          purchaseId: record.id,
+          externalReference: record.externalReference,
+          channel: record.intent.channel,
+          beneficiary: maskMsisdn(record.intent.beneficiaryMsisdn),
+        });
+      // Enqueue again for a duplicate still in `created`: the job id de-duplicates, the CAS guards.
+      if (record.state === 'created')
+        await queue.enqueue({ kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts });
+      return record;
+    },
+
+    get: (id: string) => store.get(id),
+
+    listByMsisdn: (msisdn: string, opts?: { limit?: number; state?: PurchaseState }) =>
+      store.listByMsisdn(msisdn, opts),
+
+    listByState: (state: PurchaseState, opts?: { limit?: number }) => store.listByState(state, opts),
+
+    resendSms: (id: string, requestKey: string) => engine.resend(id, requestKey),
+  };
+}

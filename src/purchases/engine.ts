@@ -1,0 +1,441 @@
+import {
+  decide,
+  type Decision,
+  type ErrorInfo,
+  type LifecycleSettings,
+  type PurchaseEvent,
+} from '../../machines/purchase.machine';
+import type { Config } from '../config';
+import { componentLogger, maskMsisdn } from '../observability/logger';
+import { MalformedResponseError, outcomeOf, PurchaseServiceError, RateLimitError } from '../vas/errors';
+import type { PurchaseRequest, PurchaseService, RetryRequest } from '../vas/port';
+import type { JobQueue, PurchaseJob } from './queue';
+import { awaitsNotification, SETTLED_STATES, type PurchaseStore } from './store';
+import type { PurchaseRecord, PurchaseState } from './types';
+
+const log = componentLogger('purchases');
+
+/** Why the notifier is called: the purchase settled, or someone asked for its SMS again. */
+export type NotifyReason = 'settled' | 'resend';
+
+/** The seam to the notification side: called once per settled outcome, and on "resend". */
+export interface PurchaseNotifier {
+  /**
+   * Hand the outcome over: queue the SMS (never send inline) and resolve once durably queued.
+   * Must de-duplicate by `(record.id, requestKey)`: after a crash between this call and the
+   * record noting it, the same `settled:<id>` key is handed over again and queues nothing new.
+   * Throws {@link PurchaseNotSettledError} for a purchase with no outcome yet.
+   */
+  notify(record: PurchaseRecord, reason: NotifyReason, requestKey: string): Promise<void>;
+}
+
+export interface PurchaseEngineOptions {
+  store: PurchaseStore;
+  service: PurchaseService;
+  queue: JobQueue;
+  notifier?: PurchaseNotifier;
+  settings: LifecycleSettings;
+  clock?: () => Date;
+  random?: () => number;
+}
+
+/** Lifecycle settings from the gateway configuration. */
+/** The configuration the lifecycle reads. */
+export type LifecycleConfig = Pick<Config, 'purchaseApi'> & {
+  reconcile: Pick<Config['reconcile'], 'deadlineMs' | 'baseDelayMs'>;
+};
+
+export function settingsFromConfig(
+  config: LifecycleConfig,
+  overrides: Partial<LifecycleSettings> = {},
+): LifecycleSettings {
+  return {
+    confirmTimeoutMs: config.purchaseApi.confirmTimeoutMs,
+    inFlightMarginMs: 30_000,
+    baseDelayMs: config.reconcile.baseDelayMs,
+    maxDelayMs: 5 * 60_000,
+    deadlineMs: config.reconcile.deadlineMs,
+    maxConfirmAttempts: 5,
+    ...overrides,
+  };
+}
+
+/** Plain data about a failed call, for the machine. */
+export function errorInfo(error: unknown): ErrorInfo {
+  if (error instanceof PurchaseServiceError) {
+    return {
+      name: error.name,
+      code: error.code,
+      message: error.message,
+      status: error.status,
+      outcome: error.outcome,
+      retryable: error.retryable,
+      retryAfterMs: error instanceof RateLimitError ? error.retryAfterMs : null,
+    };
+  }
+  const name = error instanceof Error ? error.name : 'Error';
+  return {
+    name,
+    code: error instanceof MalformedResponseError ? 'malformed_response' : name,
+    message: error instanceof Error ? error.message : String(error),
+    status: error instanceof MalformedResponseError ? error.status : null,
+    outcome: outcomeOf(error),
+    retryable: true,
+    retryAfterMs: null,
+  };
+}
+
+export function confirmRequest(record: PurchaseRecord): PurchaseRequest {
+  const { intent } = record;
+  return {
+    sourceChannel: 'USSD',
+    language: intent.language,
+    productType: intent.productType,
+    providerCode: intent.providerCode,
+    debitedAccountId: intent.debitedAccountId,
+    beneficiaryPhoneNumber: intent.beneficiaryMsisdn,
+    subscriberIdentifier: intent.subscriberIdentifier,
+    amount: intent.amount,
+    externalReference: record.externalReference,
+  };
+}
+
+export function retryRequest(record: PurchaseRecord): RetryRequest {
+  return {
+    sourceChannel: 'USSD',
+    language: record.intent.language,
+    productType: record.intent.productType,
+    subscriberIdentifier: record.intent.subscriberIdentifier,
+    externalReference: record.externalReference,
+  };
+}
+
+/** The sweep re-enqueues existing steps: a job of theirs that failed for good is replaced. */
+const REVIVE = { replaceFailed: true } as const;
+
+const RESUME_BATCH = 1000;
+
+/**
+ * Runs the lifecycle: asks the machine what a call's answer means, writes that decision with
+ * compare-and-set, and only then does what it allows. Every handler re-reads the record, so a
+ * re-delivered or duplicated job does nothing new.
+ */
+export class PurchaseEngine {
+  private readonly store: PurchaseStore;
+  private readonly service: PurchaseService;
+  private readonly queue: JobQueue;
+  private readonly notifier: PurchaseNotifier | undefined;
+  readonly settings: LifecycleSettings;
+  private readonly clock: () => Date;
+  private readonly random: () => number;
+
+  constructor(options: PurchaseEngineOptions) {
+    this.store = options.store;
+    this.service = options.service;
+    this.queue = options.queue;
+    this.notifier = options.notifier;
+    this.settings = options.settings;
+    this.clock = options.clock ?? (() => new Date());
+    this.random = options.random ?? Math.random;
+  }
+
+  /** The queue's handler. */
+  readonly handle = async (job: PurchaseJob): Promise<void> => {
+    if (job.kind === 'confirm') await this.runConfirm(job.purchaseId, job.attempt);
+    else await this.runReconcile(job.purchaseId);
+  };
+
+  private now(): string {
+    return this.clock().toISOString();
+  }
+
+  /**
+   * Confirm at most once per `created` state: the CAS to `confirming` comes first. `attempt` is
+   * the job's (`confirmAttempts` when it was scheduled); a job of an earlier attempt is stale (a
+   * duplicate enqueued from an old read) and must neither mark a live confirm lost nor skip the
+   * wait (backoff, Retry-After) before the attempt that is due.
+   */
+  async runConfirm(id: string, attempt?: number): Promise<void> {
+    const record = await this.store.get(id);
+    if (!record) return;
+    if (record.state === 'confirming') {
+      if (attempt !== undefined && attempt !== record.confirmAttempts - 1) {
+        log.info('stale confirm job ignored: another attempt is confirming', {
+          purchaseId: record.id,
+          jobAttempt: attempt,
+          confirmAttempts: record.confirmAttempts,
+        });
+        return;
+      }
+      // The job that sent this confirm runs again: its worker is gone (stalled job, or a retry after a crash).
+      await this.markLost(record);
+      return;
+    }
+    if (record.state !== 'created') {
+      await this.handOver(record);
+      return;
+    }
+    if (attempt !== undefined && attempt !== record.confirmAttempts) {
+      // Make sure the due attempt is queued (a no-op when it is), at its time, then leave it to that job.
+      const due = record.nextAttemptAt ? Date.parse(record.nextAttemptAt) - this.clock().getTime() : 0;
+      await this.queue.enqueue(
+        { kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts },
+        Math.max(0, due),
+      );
+      return;
+    }
+    const started = await this.apply(record, { type: 'CONFIRM_START', at: this.now() });
+    if (!started) return; // another worker won the compare-and-set: it sends, not us
+    let event: PurchaseEvent;
+    try {
+      const tx = await this.service.confirm(confirmRequest(started), {
+        requestId: `confirm-${started.id}-${started.confirmAttempts}`,
+      });
+      event = { type: 'CONFIRM_OK', tx, at: this.now(), random: this.random() };
+    } catch (error) {
+      event = { type: 'CONFIRM_ERR', error: errorInfo(error), at: this.now(), random: this.random() };
+    }
+    await this.applyOutcome(started, event);
+  }
+
+  /** Ask `retry` for an `unknown`/`reconciling` record; never confirms. */
+  async runReconcile(id: string): Promise<void> {
+    let record = await this.store.get(id);
+    if (!record) return;
+    if (record.state === 'unknown') {
+      record = await this.apply(record, { type: 'RECONCILE_START', at: this.now() });
+      if (!record) return;
+    }
+    if (record.state !== 'reconciling') {
+      await this.handOver(record);
+      return;
+    }
+    let event: PurchaseEvent;
+    try {
+      const tx = await this.service.retry(retryRequest(record), {
+        requestId: `reconcile-${record.id}-${record.reconcileAttempts}`,
+      });
+      event = { type: 'RETRY_OK', tx, at: this.now(), random: this.random() };
+    } catch (error) {
+      event = { type: 'RETRY_ERR', error: errorInfo(error), at: this.now(), random: this.random() };
+    }
+    await this.applyOutcome(record, event);
+  }
+
+  /**
+   * On start: `created` → confirm; `confirming` (its worker died mid-call) → `unknown` and
+   * reconcile, never confirm again — once its confirm can no longer be in flight, since another
+   * live process may be the one confirming it; `unknown`/`reconciling` → reconcile; settled but not
+   * handed to the notifier → hand over.
+   */
+  async resumeStuck(): Promise<{
+    confirm: number;
+    lost: number;
+    deferred: number;
+    reconcile: number;
+    notify: number;
+  }> {
+    const counts = { confirm: 0, lost: 0, deferred: 0, reconcile: 0, notify: 0 };
+    for (const record of await this.store.listByState('created', { limit: RESUME_BATCH })) {
+      await this.queue.enqueue(
+        { kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts },
+        0,
+        REVIVE,
+      );
+      counts.confirm += 1;
+    }
+    for (const record of await this.store.listByState('confirming', { limit: RESUME_BATCH })) {
+      const inFlightUntil =
+        Date.parse(record.confirmSentAt ?? '') +
+        this.settings.confirmTimeoutMs +
+        this.settings.inFlightMarginMs;
+      const wait = inFlightUntil - this.clock().getTime();
+      if (wait > 0) {
+        // Another gateway process sharing this Redis may be sending it right now: come back (as the
+        // job that sent it, so a live one is a no-op) once that confirm can no longer be in flight.
+        await this.queue.enqueue(
+          { kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts - 1 },
+          wait,
+          REVIVE,
+        );
+        counts.deferred += 1;
+        continue;
+      }
+      await this.markLost(record);
+      counts.lost += 1;
+    }
+    for (const state of ['unknown', 'reconciling'] as const) {
+      for (const record of await this.store.listByState(state, { limit: RESUME_BATCH })) {
+        await this.scheduleReconcile(record, undefined, REVIVE);
+        counts.reconcile += 1;
+      }
+    }
+    for (const record of await this.store.listUnnotified({ limit: RESUME_BATCH })) {
+      await this.handOver(record);
+      counts.notify += 1;
+    }
+    // Quiet when there was nothing to do: the workers also sweep periodically.
+    if (Object.values(counts).some((n) => n > 0)) log.info('purchases resumed', counts);
+    else log.debug('purchases resumed: nothing stuck');
+    return counts;
+  }
+
+  /** Hand a settled, not yet handed-over outcome to the notifier, then note it on the record. */
+  async handOver(record: PurchaseRecord): Promise<void> {
+    if (!awaitsNotification(record)) return;
+    if (!this.notifier) {
+      log.warn('no notifier configured; outcome not handed over', {
+        purchaseId: record.id,
+        state: record.state,
+      });
+      return;
+    }
+    const requestKey = `settled:${record.id}`;
+    await this.notifier.notify(record, 'settled', requestKey);
+    let current: PurchaseRecord | null = record;
+    for (let i = 0; i < 3 && current && awaitsNotification(current); i += 1) {
+      const noted = await this.store.transition(current.id, [current.state], current.state, current.version, {
+        notifiedAt: this.now(),
+        notifications: current.notifications.includes(requestKey)
+          ? current.notifications
+          : [...current.notifications, requestKey],
+      });
+      if (noted.ok) return;
+      current = noted.conflict.current;
+    }
+  }
+
+  /** `resendSms` of the desk: only outcomes the subscriber was (or will be) told about. */
+  async resend(id: string, requestKey: string): Promise<void> {
+    const record = await this.store.get(id);
+    if (!record) throw new PurchaseNotFoundError(id);
+    if (!SETTLED_STATES.includes(record.state)) throw new PurchaseNotSettledError(record.id, record.state);
+    if (!this.notifier) throw new Error('no notifier configured');
+    await this.notifier.notify(record, 'resend', requestKey);
+  }
+
+  private async markLost(record: PurchaseRecord): Promise<void> {
+    const lost = await this.apply(record, { type: 'CONFIRM_LOST', at: this.now() });
+    if (lost) await this.followUp(lost, this.settings.baseDelayMs);
+  }
+
+  private async scheduleReconcile(
+    record: PurchaseRecord,
+    delayMs?: number,
+    options?: { replaceFailed?: boolean },
+  ): Promise<void> {
+    const due = record.nextAttemptAt ? Date.parse(record.nextAttemptAt) - this.clock().getTime() : 0;
+    await this.queue.enqueue(
+      { kind: 'reconcile', purchaseId: record.id, attempt: record.reconcileAttempts },
+      Math.max(0, delayMs ?? due),
+      options,
+    );
+  }
+
+  /** Write the outcome of a call; if the record moved meanwhile, a late success still settles it. */
+  private async applyOutcome(record: PurchaseRecord, event: PurchaseEvent): Promise<void> {
+    let current: PurchaseRecord | null = record;
+    for (let i = 0; i < 3 && current; i += 1) {
+      const decision = decide(current, event, this.settings);
+      if (!decision) {
+        if ('tx' in event && event.tx.status === 'SUCCESSFUL') {
+          log.error('PURCHASE SUCCEEDED AFTER ITS RECORD SETTLED: the subscriber was not told; check it', {
+            purchaseId: current.id,
+            state: current.state,
+            event: event.type,
+            externalReference: current.externalReference,
+            reference: event.tx.reference,
+          });
+          return;
+        }
+        log.info('purchase outcome ignored: record moved on', {
+          purchaseId: current.id,
+          state: current.state,
+          event: event.type,
+        });
+        return;
+      }
+      const result = await this.write(current, decision);
+      if (result.ok) {
+        await this.followUp(result.record, decision.delayMs);
+        return;
+      }
+      current = result.current;
+    }
+  }
+
+  /** Decide and write one event; null when the state does not take it or another writer won. */
+  private async apply(record: PurchaseRecord, event: PurchaseEvent): Promise<PurchaseRecord | null> {
+    const decision = decide(record, event, this.settings);
+    if (!decision) return null;
+    const result = await this.write(record, decision);
+    return result.ok ? result.record : null;
+  }
+
+  private async write(
+    record: PurchaseRecord,
+    decision: Decision,
+  ): Promise<{ ok: true; record: PurchaseRecord } | { ok: false; current: PurchaseRecord | null }> {
+    const nextAttemptAt =
+      decision.delayMs === null ? null : new Date(this.clock().getTime() + decision.delayMs).toISOString();
+    const result = await this.store.transition(record.id, [record.state], decision.to, record.version, {
+      ...decision.patch,
+      nextAttemptAt,
+    });
+    if (!result.ok) {
+      log.info('purchase transition lost a race', {
+        purchaseId: record.id,
+        from: record.state,
+        to: decision.to,
+        reason: result.conflict.reason,
+      });
+      return { ok: false, current: result.conflict.current };
+    }
+    const written = result.record;
+    log.info('purchase transition', {
+      purchaseId: written.id,
+      from: decision.from,
+      to: written.state,
+      version: written.version,
+      externalReference: written.externalReference,
+      beneficiary: maskMsisdn(written.intent.beneficiaryMsisdn),
+      ...(written.lastError && decision.from !== written.state ? { code: written.lastError.code } : {}),
+      ...(decision.delayMs !== null ? { nextInMs: decision.delayMs } : {}),
+    });
+    return { ok: true, record: written };
+  }
+
+  /** What a written state calls for next. */
+  private async followUp(record: PurchaseRecord, delayMs: number | null): Promise<void> {
+    const state: PurchaseState = record.state;
+    if (state === 'created') {
+      await this.queue.enqueue(
+        { kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts },
+        delayMs ?? 0,
+      );
+    } else if (state === 'unknown' || state === 'reconciling') {
+      await this.scheduleReconcile(record, delayMs ?? 0);
+    } else if (SETTLED_STATES.includes(state)) {
+      await this.handOver(record);
+    }
+  }
+}
+
+/** `get`/`resendSms` named a purchase that does not exist. */
+export class PurchaseNotFoundError extends Error {
+  constructor(readonly purchaseId: string) {
+    super(`purchase ${purchaseId} not found`);
+    this.name = 'PurchaseNotFoundError';
+  }
+}
+
+/** `resendSms` or `notify` for a purchase whose outcome is not known yet (nothing to send). */
+export class PurchaseNotSettledError extends Error {
+  constructor(
+    readonly purchaseId: string,
+    readonly state: PurchaseState,
+  ) {
+    super(`purchase ${purchaseId} is ${state}: it has no outcome SMS yet`);
+    this.name = 'PurchaseNotSettledError';
+  }
+}

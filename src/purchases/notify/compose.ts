@@ -1,0 +1,94 @@
+import { transliterate, type Locales } from '../../i18n';
+import { formatMoney } from '../../vas/money';
+import { successSms } from '../../i18n/sms';
+import { parseTokens } from '../../vas/tokens';
+import { SETTLED_STATES } from '../store/store';
+import type { PurchaseRecord } from '../types';
+
+/** One outcome SMS before it is queued. */
+export interface ComposedSms {
+  /** E.164 digits, no `+`. */
+  to: string;
+  message: string;
+}
+
+type Params = {
+  product: string;
+  identifier: string;
+  amount: string;
+  reference: string;
+};
+
+function successMessage(record: PurchaseRecord, locales: Locales, lang: string, base: Params): string {
+  const result = record.result;
+  if (record.intent.productType === 'AIRTIME') {
+    return locales.t(lang, 'sms.airtimeSuccess', {
+      amount: base.amount,
+      identifier: base.identifier,
+      reference: base.reference,
+    });
+  }
+  // Token order and the key-change rule live in one place (i18n/sms): key-change first, then as returned.
+  const tokens = parseTokens(result?.rawToken ?? null).map((token) => ({
+    token: token.value,
+    ...(token.description !== null && { description: token.description }),
+  }));
+  return successSms(locales, lang, { ...base, tokens, units: result?.units ?? undefined }).text;
+}
+
+/** "What happened": the localised reason for a known error code, when the catalogue has one. */
+function failureReason(record: PurchaseRecord, locales: Locales, lang: string): string | null {
+  const code = record.failure?.code;
+  if (!code) return null;
+  const key = `reason.${code}`;
+  return locales.template(lang, key) === undefined ? null : locales.t(lang, key);
+}
+
+function failureMessage(record: PurchaseRecord, locales: Locales, lang: string, base: Params): string {
+  // "You were not charged" only when we know it: anything else says how to follow up.
+  let key = record.failure?.charged === false ? 'sms.failed.notCharged' : 'sms.failed.chargeUnknown';
+  // Older catalogues lack `chargeUnknown`; `unknownCharge` also never claims "not charged".
+  if (locales.template(lang, key) === undefined) key = 'sms.failed.unknownCharge';
+  const reason = failureReason(record, locales, lang);
+  const message = locales.t(lang, key, base);
+  return reason === null ? message : `${message}\n${reason}`;
+}
+
+/**
+ * The outcome SMS of a settled purchase, in the purchase's language (`tn-BW` → `tn`, English
+ * when there is no catalogue), transliterated to GSM-7 where a close equivalent exists: one
+ * to the beneficiary and, when a field agent bought it, the same one to the agent. Nothing is
+ * ever cut to fit: a long message (three tokens) goes out in several parts. A purchase that
+ * has not settled yet has no outcome SMS (empty list).
+ */
+export function composeOutcomeSms(record: PurchaseRecord, locales: Locales): ComposedSms[] {
+  if (!SETTLED_STATES.includes(record.state)) return [];
+  const lang = locales.resolve(record.intent.language);
+  const money = record.result?.total ?? record.intent.amount;
+  const base: Params = {
+    product: locales.t(lang, `product.${record.intent.productType}`),
+    identifier: record.intent.subscriberIdentifier,
+    amount: formatMoney(money),
+    reference: record.result?.reference || record.externalReference,
+  };
+  let message: string;
+  switch (record.state) {
+    case 'succeeded':
+      message = successMessage(record, locales, lang, base);
+      break;
+    case 'failed':
+      message = failureMessage(record, locales, lang, base);
+      break;
+    case 'managed_retry':
+      message = locales.t(lang, 'sms.managedRetry', base);
+      break;
+    default:
+      message = locales.t(lang, 'sms.needsAttention', base);
+  }
+  const text = transliterate(message);
+  const recipients = [record.intent.beneficiaryMsisdn];
+  if (record.intent.requesterMsisdn && record.intent.requesterMsisdn !== record.intent.beneficiaryMsisdn) {
+    recipients.push(record.intent.requesterMsisdn);
+  }
+  return recipients.map((to) => ({ to, message: text }));
+}

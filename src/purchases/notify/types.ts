@@ -1,0 +1,46 @@
+/**
+ * One outcome SMS to one recipient. Its `id` is the notification id
+ * `<purchaseId>:<requestKey>:<recipient>` (components URI-encoded, so `:` only separates them):
+ * the same id is never sent twice, and it is the `OutboundSms.id` the driver sees.
+ */
+export interface SmsNotification {
+  id: string;
+  purchaseId: string;
+  /** E.164 digits, no `+`. */
+  to: string;
+  from?: string;
+  message: string;
+}
+
+/**
+ * - `queued`: waiting for its first or next attempt;
+ * - `sending`: handed to the driver, outcome not yet written (a crash here is the at-least-once window);
+ * - `sent`: the provider accepted it (final);
+ * - `rejected`: the provider refused it permanently (final; an operator must look);
+ * - `undelivered`: retried over the whole horizon without success (final; an operator must look).
+ */
+export type NotificationStatus = 'queued' | 'sending' | 'sent' | 'rejected' | 'undelivered';
+
+export const FINAL_NOTIFICATION_STATUSES: readonly NotificationStatus[] = ['sent', 'rejected', 'undelivered'];
+
+/** What the store keeps about a notification: the message plus its delivery history. */
+export interface NotificationRecord extends SmsNotification {
+  status: NotificationStatus;
+  attempts: number;
+  lastError: string | null;
+  providerMessageId: string | null;
+  /** ISO 8601. */
+  createdAt: string;
+  updatedAt: string;
+  sentAt: string | null;
+}
+
+/** Build the deterministic notification id; see `SmsNotification.id`. */
+export function notificationId(purchaseId: string, requestKey: string, recipient: string): string {
+  return [purchaseId, requestKey, recipient].map(encodeURIComponent).join(':');
+}
+
+/** The purchase a notification id belongs to. */
+export function purchaseIdOf(notificationIdValue: string): string {
+  return decodeURIComponent(notificationIdValue.split(':')[0]);
+}

@@ -1,0 +1,41 @@
+--[[
+  Compare-and-set a purchase record: write the new record only if its version (and so its
+  state) is still the one the caller read. Keeps the state and unnotified indexes in step.
+
+  KEYS[1] purchase record (hash: json, state, version)
+  KEYS[2] index of the current state (sorted set)
+  KEYS[3] index of the new state (sorted set)
+  KEYS[4] unnotified set (sorted set)
+
+  ARGV[1] expected version
+  ARGV[2] expected current state
+  ARGV[3] new state
+  ARGV[4] new version
+  ARGV[5] new record JSON
+  ARGV[6] purchase id
+  ARGV[7] createdAt score (ms)
+  ARGV[8] '1' = add to the unnotified set, '0' = remove from it
+
+  Returns:
+     1  written
+    -1  no such record
+    -2  version or state changed since read (conflict)
+]]
+local current = redis.call('HMGET', KEYS[1], 'version', 'state')
+if not current[1] then
+  return -1
+end
+if current[1] ~= ARGV[1] or current[2] ~= ARGV[2] then
+  return -2
+end
+redis.call('HSET', KEYS[1], 'json', ARGV[5], 'state', ARGV[3], 'version', ARGV[4])
+if ARGV[2] ~= ARGV[3] then
+  redis.call('ZREM', KEYS[2], ARGV[6])
+  redis.call('ZADD', KEYS[3], ARGV[7], ARGV[6])
+end
+if ARGV[8] == '1' then
+  redis.call('ZADD', KEYS[4], ARGV[7], ARGV[6])
+else
+  redis.call('ZREM', KEYS[4], ARGV[6])
+end
+return 1

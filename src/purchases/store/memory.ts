@@ -1,0 +1,87 @@
+import type { PurchaseRecord, PurchaseState } from '../types';
+import {
+  applyTransition,
+  awaitsNotification,
+  checkTransition,
+  DEFAULT_LIST_LIMIT,
+  type CreateResult,
+  type ListOptions,
+  type PurchasePatch,
+  type PurchaseStore,
+  type TransitionResult,
+} from './store';
+
+const copy = (record: PurchaseRecord): PurchaseRecord => structuredClone(record);
+const order = (a: PurchaseRecord, b: PurchaseRecord): number => {
+  const ta = Date.parse(a.createdAt);
+  const tb = Date.parse(b.createdAt);
+  if (ta !== tb) return ta - tb;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+};
+const newestFirst = (a: PurchaseRecord, b: PurchaseRecord): number => order(b, a);
+
+/** In-process purchase store for the embedded mode: same semantics as the Redis store. */
+export class MemoryPurchaseStore implements PurchaseStore {
+  private readonly records = new Map<string, PurchaseRecord>();
+  private readonly keys = new Map<string, string>();
+
+  constructor(private readonly clock: () => Date = () => new Date()) {}
+
+  async create(record: PurchaseRecord): Promise<CreateResult> {
+    const existing = this.keys.get(record.idempotencyKey);
+    if (existing !== undefined) return { created: false, record: copy(this.records.get(existing)!) };
+    this.keys.set(record.idempotencyKey, record.id);
+    this.records.set(record.id, copy(record));
+    return { created: true, record: copy(record) };
+  }
+
+  async get(id: string): Promise<PurchaseRecord | null> {
+    const record = this.records.get(id);
+    return record ? copy(record) : null;
+  }
+
+  async getByIdempotencyKey(key: string): Promise<PurchaseRecord | null> {
+    const id = this.keys.get(key);
+    return id === undefined ? null : this.get(id);
+  }
+
+  async transition(
+    id: string,
+    from: readonly PurchaseState[],
+    to: PurchaseState,
+    expectedVersion: number,
+    patch?: PurchasePatch,
+  ): Promise<TransitionResult> {
+    const current = this.records.get(id) ?? null;
+    const conflict = checkTransition(current && copy(current), from, expectedVersion);
+    if (conflict) return { ok: false, conflict };
+    const next = applyTransition(current!, to, patch, this.clock());
+    this.records.set(id, copy(next));
+    return { ok: true, record: next };
+  }
+
+  async listByMsisdn(msisdn: string, options: ListOptions = {}): Promise<PurchaseRecord[]> {
+    return this.list(
+      (r) =>
+        (r.intent.beneficiaryMsisdn === msisdn || r.intent.requesterMsisdn === msisdn) &&
+        (options.state === undefined || r.state === options.state),
+      options.limit,
+    );
+  }
+
+  async listByState(state: PurchaseState, options: { limit?: number } = {}): Promise<PurchaseRecord[]> {
+    return this.list((r) => r.state === state, options.limit);
+  }
+
+  async listUnnotified(options: { limit?: number } = {}): Promise<PurchaseRecord[]> {
+    return this.list(awaitsNotification, options.limit, order);
+  }
+
+  private list(
+    match: (record: PurchaseRecord) => boolean,
+    limit = DEFAULT_LIST_LIMIT,
+    sort = newestFirst,
+  ): PurchaseRecord[] {
+    return [...this.records.values()].filter(match).sort(sort).slice(0, limit).map(copy);
+  }
+}

@@ -1,0 +1,146 @@
+import type { Redis } from 'ioredis';
+import type { PurchaseRecord, PurchaseState } from '../types';
+import { defineStoreCommands, runCommand, TransitionCode } from './commands';
+import { purchaseKeys, type PurchaseKeys } from './keys';
+import {
+  applyTransition,
+  awaitsNotification,
+  checkTransition,
+  DEFAULT_LIST_LIMIT,
+  type CreateResult,
+  type ListOptions,
+  type PurchasePatch,
+  type PurchaseStore,
+  type TransitionResult,
+} from './store';
+
+export interface RedisPurchaseStoreOptions {
+  redis: Redis;
+  /** Key prefix (e.g. `gw`); tests use a random one each. */
+  prefix: string;
+  clock?: () => Date;
+}
+
+/** How many index entries a filtered MSISDN listing scans before giving up on more matches. */
+const MSISDN_SCAN_LIMIT = 500;
+
+/**
+ * Purchase records in Redis: one hash per purchase (`json`, `state`, `version`), created and
+ * moved only by Lua scripts so the idempotency key, the record and its indexes never disagree.
+ */
+export class RedisPurchaseStore implements PurchaseStore {
+  private readonly redis: Redis;
+  private readonly keys: PurchaseKeys;
+  private readonly clock: () => Date;
+
+  constructor(options: RedisPurchaseStoreOptions) {
+    this.redis = options.redis;
+    this.keys = purchaseKeys(options.prefix);
+    this.clock = options.clock ?? (() => new Date());
+    defineStoreCommands(this.redis);
+  }
+
+  async create(record: PurchaseRecord): Promise<CreateResult> {
+    const [created, id] = (await runCommand(
+      this.redis,
+      'createPurchase-5',
+      [
+        this.keys.idempotency(record.idempotencyKey),
+        this.keys.record(record.id),
+        this.keys.byState(record.state),
+        this.keys.byMsisdn(record.intent.beneficiaryMsisdn),
+        this.keys.byMsisdn(record.intent.requesterMsisdn),
+      ],
+      [record.id, JSON.stringify(record), record.state, record.version, Date.parse(record.createdAt)],
+    )) as [number, string];
+    if (created === 1) return { created: true, record };
+    const existing = await this.get(id);
+    if (!existing) throw new Error(`purchase store: idempotency key maps to missing purchase ${id}`);
+    return { created: false, record: existing };
+  }
+
+  async get(id: string): Promise<PurchaseRecord | null> {
+    const json = await this.redis.hget(this.keys.record(id), 'json');
+    return json === null ? null : (JSON.parse(json) as PurchaseRecord);
+  }
+
+  async getByIdempotencyKey(key: string): Promise<PurchaseRecord | null> {
+    const id = await this.redis.get(this.keys.idempotency(key));
+    return id === null ? null : this.get(id);
+  }
+
+  async transition(
+    id: string,
+    from: readonly PurchaseState[],
+    to: PurchaseState,
+    expectedVersion: number,
+    patch?: PurchasePatch,
+  ): Promise<TransitionResult> {
+    const current = await this.get(id);
+    const conflict = checkTransition(current, from, expectedVersion);
+    if (conflict) return { ok: false, conflict };
+    const next = applyTransition(current!, to, patch, this.clock());
+    // The script re-checks version and state atomically: another writer may have won since the read.
+    const code = (await runCommand(
+      this.redis,
+      'transitionPurchase-4',
+      [
+        this.keys.record(id),
+        this.keys.byState(current!.state),
+        this.keys.byState(to),
+        this.keys.unnotified(),
+      ],
+      [
+        current!.version,
+        current!.state,
+        to,
+        next.version,
+        JSON.stringify(next),
+        id,
+        Date.parse(next.createdAt),
+        awaitsNotification(next) ? '1' : '0',
+      ],
+    )) as number;
+    if (code === TransitionCode.Written) return { ok: true, record: next };
+    const latest = await this.get(id);
+    if (code === TransitionCode.NotFound || latest === null)
+      return { ok: false, conflict: { reason: 'not_found', current: null } };
+    return {
+      ok: false,
+      conflict: { reason: from.includes(latest.state) ? 'version' : 'state', current: latest },
+    };
+  }
+
+  async listByMsisdn(msisdn: string, options: ListOptions = {}): Promise<PurchaseRecord[]> {
+    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+    const scan = options.state === undefined ? limit : MSISDN_SCAN_LIMIT;
+    const ids = await this.redis.zrevrange(this.keys.byMsisdn(msisdn), 0, String(scan - 1));
+    const records = await this.load(ids);
+    return records.filter((r) => options.state === undefined || r.state === options.state).slice(0, limit);
+  }
+
+  async listByState(state: PurchaseState, options: { limit?: number } = {}): Promise<PurchaseRecord[]> {
+    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+    const ids = await this.redis.zrevrange(this.keys.byState(state), 0, String(limit - 1));
+    return (await this.load(ids)).filter((r) => r.state === state);
+  }
+
+  async listUnnotified(options: { limit?: number } = {}): Promise<PurchaseRecord[]> {
+    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+    const ids = await this.redis.zrange(this.keys.unnotified(), 0, String(limit - 1));
+    return (await this.load(ids)).filter(awaitsNotification);
+  }
+
+  private async load(ids: string[]): Promise<PurchaseRecord[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hget(this.keys.record(id), 'json');
+    const replies = (await pipeline.exec()) ?? [];
+    const records: PurchaseRecord[] = [];
+    for (const [error, json] of replies) {
+      if (error) throw error;
+      if (typeof json === 'string') records.push(JSON.parse(json) as PurchaseRecord);
+    }
+    return records;
+  }
+}

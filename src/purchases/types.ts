@@ -1,0 +1,147 @@
+import type { Money } from '../vas/money';
+import type { ProductType, Transaction } from '../vas/port';
+
+/** Lifecycle states of a purchase (see machines/purchase.machine.ts and DESIGN.md). */
+export type PurchaseState =
+  | 'created'
+  | 'confirming'
+  | 'succeeded'
+  | 'failed'
+  | 'unknown'
+  | 'reconciling'
+  | 'needs_attention'
+  | 'managed_retry';
+
+export type PurchaseChannel = 'USSD' | 'SMS';
+
+/** What the subscriber asked to buy: everything confirm needs, fixed at creation. */
+export interface PurchaseIntent {
+  productType: ProductType;
+  providerCode: string;
+  subscriberIdentifier: string;
+  amount: Money;
+  debitedAccountId: number;
+  /** E.164 digits: who receives the token SMS. */
+  beneficiaryMsisdn: string;
+  /** E.164 digits: who dialled (the subscriber or a field agent). */
+  requesterMsisdn: string;
+  /** Locale tag `xx-XX` of the dialogue (SMS language and `language` field). */
+  language: string;
+  channel: PurchaseChannel;
+  /** Provider-verified name shown on the quote, kept for the SMS. */
+  subscriberDetails?: string | null;
+}
+
+/** The outcome as the subscriber will be told. */
+export interface PurchaseResult {
+  transactionId: number | null;
+  reference: string | null;
+  /** Raw token string as returned (parsed again for display; order preserved). */
+  rawToken: string | null;
+  units: string | null;
+  total: Money | null;
+  providerTransactionId: string | null;
+}
+
+export interface PurchaseFailure {
+  code: string;
+  message: string;
+  /** True only when we know no money moved. */
+  charged: false | 'unknown';
+}
+
+export interface PurchaseRecord {
+  id: string;
+  idempotencyKey: string;
+  /** Unique per purchase; the retry lookup key together with the subscriber identifier. */
+  externalReference: string;
+  intent: PurchaseIntent;
+  state: PurchaseState;
+  /** Compare-and-set version: every state write increments it. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  /** When confirm was sent (ISO); reconcile waits until that can no longer be in flight. */
+  confirmSentAt: string | null;
+  /**
+   * When the confirm call came back without an outcome (ISO; absent/null when its worker was
+   * lost). The client may send later than `confirmSentAt` (token refresh, the re-send after a
+   * 401), so the in-flight window also runs from here.
+   */
+  confirmEndedAt?: string | null;
+  reconcileAttempts: number;
+  result: PurchaseResult | null;
+  failure: PurchaseFailure | null;
+  /** SMS notification ids sent for this purchase (idempotency of notifications). */
+  notifications: string[];
+  /** Confirms started (each one after a compare-and-set from `created`); >1 only after `not_sent`. */
+  confirmAttempts: number;
+  /** Consecutive `transaction_not_found` answers to retry (see the in-flight rule). */
+  notFoundCount: number;
+  /** When reconcile gives up and hands over to an operator (ISO); set on entering `unknown`. */
+  reconcileDeadlineAt: string | null;
+  /** Earliest time of the next confirm/reconcile attempt (ISO), for operators and resume. */
+  nextAttemptAt: string | null;
+  /** Last error seen from the purchase service, for operators. */
+  lastError: { code: string; message: string; outcome: string } | null;
+  /** When the record reached a state the subscriber must be told about (ISO). */
+  settledAt: string | null;
+  /** When the settled outcome was handed to the notifier (ISO); null = hand it over (again). */
+  notifiedAt: string | null;
+}
+
+/** A purchase as it is first written: `created`, nothing sent, nothing known yet. */
+export function newPurchaseRecord(fields: {
+  id: string;
+  idempotencyKey: string;
+  externalReference: string;
+  intent: PurchaseIntent;
+  createdAt: string;
+}): PurchaseRecord {
+  return {
+    ...fields,
+    intent: { ...fields.intent, subscriberDetails: fields.intent.subscriberDetails ?? null },
+    state: 'created',
+    version: 1,
+    updatedAt: fields.createdAt,
+    confirmSentAt: null,
+    reconcileAttempts: 0,
+    result: null,
+    failure: null,
+    notifications: [],
+    confirmAttempts: 0,
+    notFoundCount: 0,
+    reconcileDeadlineAt: null,
+    nextAttemptAt: null,
+    lastError: null,
+    settledAt: null,
+    notifiedAt: null,
+  };
+}
+
+/** Convert a successful transaction to the stored result. */
+export function resultFromTransaction(tx: Transaction): PurchaseResult {
+  return {
+    transactionId: tx.id,
+    reference: tx.reference,
+    rawToken: tx.rawToken,
+    units: tx.units,
+    total: tx.total,
+    providerTransactionId: tx.providerTransactionId,
+  };
+}
+
+/** What the USSD/SMS channels call. Implemented in src/purchases/. */
+export interface PurchaseDesk {
+  /** Write a purchase for `intent` and schedule its confirm; the same key returns the same record, starting nothing new. */
+  create(intent: PurchaseIntent, idempotencyKey: string): Promise<PurchaseRecord>;
+  get(id: string): Promise<PurchaseRecord | null>;
+  /** Newest first; by beneficiary or requester MSISDN. */
+  listByMsisdn(
+    msisdn: string,
+    options?: { limit?: number; state?: PurchaseState },
+  ): Promise<PurchaseRecord[]>;
+  listByState(state: PurchaseState, options?: { limit?: number }): Promise<PurchaseRecord[]>;
+  /** Queue the purchase's outcome SMS again (e.g. "My tokens"). `requestKey` de-duplicates repeated asks. */
+  resendSms(id: string, requestKey: string): Promise<void>;
+}

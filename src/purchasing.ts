@@ -1,0 +1,170 @@
+import type { ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import {
+  createSmsSender,
+  MemoryOutboxStore,
+  RedisOutboxStore,
+  smsSenderConfigFrom,
+  type OutboxStore,
+  type SmsSender,
+} from './channels/sms/outbound';
+import type { Config } from './config';
+import { loadLocales, type Locales } from './i18n';
+import { componentLogger } from './observability/logger';
+import {
+  instrumentPurchaseService,
+  instrumentPurchaseStore,
+  instrumentSmsSender,
+  type Metrics,
+} from './observability/metrics';
+import { createPurchaseDesk, type PurchaseDeskHandle } from './purchases/desk';
+import { BullmqSmsQueue, createNotifier, InProcessSmsQueue, type SmsRetryPolicy } from './purchases/notify';
+import { BullJobQueue, InProcessJobQueue, type JobQueue } from './purchases/queue';
+import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from './purchases/store';
+import { createPurchaseService, type PurchaseService } from './vas';
+
+/**
+ * Everything behind the channels: the purchase-service client, purchase records and their
+ * lifecycle queue, SMS delivery. Shared by the gateway (`npm start`) and the standalone
+ * worker (`npm run worker`), so both run the same money path.
+ */
+
+const log = componentLogger('purchasing');
+
+/** A command that has not answered in this long fails (the hop answers, the job retries). */
+const REDIS_COMMAND_TIMEOUT_MS = 2000;
+/** Connection errors repeat many times a second while Redis is down: log one per interval. */
+const REDIS_ERROR_LOG_INTERVAL_MS = 10_000;
+let lastRedisErrorLog = 0;
+
+function reportRedisError(error: Error): void {
+  const now = Date.now();
+  if (now - lastRedisErrorLog < REDIS_ERROR_LOG_INTERVAL_MS) return;
+  lastRedisErrorLog = now;
+  log.error('redis connection error (sessions, purchases and SMS jobs wait for it)', {
+    error: error.message,
+  });
+}
+
+export interface PurchasingOptions {
+  /** Base URL of the purchase service (the embedded sandbox's in the default mode). */
+  purchaseServiceUrl: string;
+  /** Consume lifecycle and SMS jobs in this process (always true without Redis). */
+  runWorkers: boolean;
+  /** When given, the purchase service, purchase store and SMS sender record into it. */
+  metrics?: Metrics;
+  /** Message catalogues, when the caller has loaded them already. */
+  locales?: Locales;
+}
+
+export interface Purchasing {
+  service: PurchaseService;
+  locales: Locales;
+  desk: PurchaseDeskHandle;
+  /** Shared command connection; undefined in the in-memory mode. */
+  redis: Redis | undefined;
+  outbox: OutboxStore;
+  sms: InProcessSmsQueue | BullmqSmsQueue;
+  close(): Promise<void>;
+}
+
+interface Backing {
+  redis: Redis | undefined;
+  purchases: PurchaseStore;
+  jobs: JobQueue;
+  outbox: OutboxStore;
+  sms: InProcessSmsQueue | BullmqSmsQueue;
+}
+
+function inMemoryBacking(sender: (outbox: OutboxStore) => SmsSender, smsRetry: SmsRetryPolicy): Backing {
+  const outbox = new MemoryOutboxStore();
+  return {
+    redis: undefined,
+    purchases: new MemoryPurchaseStore(),
+    jobs: new InProcessJobQueue(),
+    outbox,
+    sms: new InProcessSmsQueue({ sender: sender(outbox), policy: smsRetry }),
+  };
+}
+
+function redisBacking(
+  redisUrl: string,
+  prefix: string,
+  runWorkers: boolean,
+  sender: (outbox: OutboxStore) => SmsSender,
+  smsRetry: SmsRetryPolicy,
+): Backing {
+  // BullMQ opens connections of its own (workers block) and needs maxRetriesPerRequest: null.
+  const connection: ConnectionOptions = { url: redisUrl, maxRetriesPerRequest: null };
+  const bullPrefix = `${prefix}-bull`;
+  // Commands issued in the same tick (a hop's, a job's) share one write to the socket.
+  const redis = new Redis(redisUrl, {
+    enableAutoPipelining: true,
+    // With Redis down a hop must fail fast (a polite END within the hop budget), not queue for
+    // minutes: one attempt per command, bounded in time, and errors logged, not thrown globally.
+    maxRetriesPerRequest: 1,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+  });
+  redis.on('error', reportRedisError);
+  const outbox = new RedisOutboxStore(redis, { prefix: `${prefix}:sms:outbox` });
+  return {
+    redis,
+    purchases: new RedisPurchaseStore({ redis, prefix }),
+    jobs: new BullJobQueue({ connection, prefix: bullPrefix }),
+    outbox,
+    sms: new BullmqSmsQueue({
+      redis,
+      connection,
+      prefix: bullPrefix,
+      sender: runWorkers ? sender(outbox) : undefined,
+      policy: smsRetry,
+    }),
+  };
+}
+
+export async function startPurchasing(config: Config, options: PurchasingOptions): Promise<Purchasing> {
+  const { metrics } = options;
+  const vas = createPurchaseService({ ...config.purchaseApi, baseUrl: options.purchaseServiceUrl });
+  const service = metrics ? instrumentPurchaseService(vas, metrics) : vas;
+  const locales = options.locales ?? loadLocales();
+  let smsSender: SmsSender | undefined;
+  const makeSender = (outbox: OutboxStore): SmsSender => {
+    const driver = createSmsSender(smsSenderConfigFrom(config.sms), { outbox });
+    smsSender = metrics ? instrumentSmsSender(driver, metrics) : driver;
+    return smsSender;
+  };
+  const runWorkers = options.runWorkers || !config.redisUrl;
+  const backing = config.redisUrl
+    ? redisBacking(config.redisUrl, config.redisPrefix, runWorkers, makeSender, config.sms.retry)
+    : inMemoryBacking(makeSender, config.sms.retry);
+
+  const notifier = createNotifier({ queue: backing.sms, locales, senderId: config.sms.senderId });
+  const desk = createPurchaseDesk({
+    store: metrics ? instrumentPurchaseStore(backing.purchases, metrics) : backing.purchases,
+    queue: backing.jobs,
+    service,
+    config,
+    notifier,
+  });
+  if (runWorkers) {
+    await desk.startWorker({ sweepEveryMs: config.reconcile.sweepEveryMs });
+    const resumed = await desk.resumeStuck();
+    log.info('purchase workers started', { resumed });
+  }
+
+  return {
+    service,
+    locales,
+    desk,
+    redis: backing.redis,
+    outbox: backing.outbox,
+    sms: backing.sms,
+    async close() {
+      desk.stopSweep();
+      await backing.jobs.close();
+      await backing.sms.close();
+      await smsSender?.close?.();
+      await backing.redis?.quit().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The sandbox's state: wallet balances and every transaction, in memory. Debits happen here
+ * and only here, synchronously, so two concurrent confirms can never both spend one balance.
+ */
+import { SandboxError } from './errors';
+import { ACCOUNT_SEEDS, CURRENCY, type AccountSeed } from './fixtures';
+import { formatMoney } from './money';
+import type { ProviderQuote } from './pricing';
+import type { ProductType } from './scenarios';
+
+export interface Account extends AccountSeed {
+  currency: string;
+}
+
+export type TransactionStatus = 'ON_GOING' | 'PENDING' | 'SUCCESSFUL' | 'FAILED';
+
+export interface Transaction {
+  id: number;
+  reference: string;
+  status: TransactionStatus;
+  /** The interface generation that created it (retry answers in the caller's own generation). */
+  origin: 'v1' | 'legacy';
+  userId: number;
+  accountId: number;
+  productType: ProductType;
+  providerCode: string;
+  subscriberIdentifier: string;
+  externalReference: string | null;
+  sourceChannel: string;
+  beneficiaryPhone: string;
+  comment: string | null;
+  amountMinor: number;
+  netMinor: number;
+  chargeMinor: number;
+  totalMinor: number;
+  commissionMinor: number;
+  subscriberDetails: string | null;
+  quote: ProviderQuote;
+  token: string | null;
+  providerTransactionId: string | null;
+  debitedMinor: number;
+  failure: SandboxError | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+export class Ledger {
+  private readonly accounts = new Map<number, Account>();
+  private readonly transactions: Transaction[] = [];
+  private nextId = 10_001;
+
+  constructor() {
+    for (const seed of ACCOUNT_SEEDS) this.accounts.set(seed.id, { ...seed, currency: CURRENCY });
+  }
+
+  /** Next operation id (validate quotes take one too, without being stored). */
+  allocateId(): number {
+    return this.nextId++;
+  }
+
+  account(id: number): Account | undefined {
+    return this.accounts.get(id);
+  }
+
+  accountsOf(userId: number): Account[] {
+    return [...this.accounts.values()].filter((a) => a.ownerId === userId).sort((a, b) => a.rank - b.rank);
+  }
+
+  allAccounts(): Account[] {
+    return [...this.accounts.values()];
+  }
+
+  /** Debits `totalMinor` or throws 402 insufficient_balance with the gap in the message. */
+  debit(accountId: number, totalMinor: number): void {
+    const account = this.accounts.get(accountId);
+    if (!account)
+      throw new SandboxError('resource_not_found', `Account ${accountId} not found`, 'debited_account_id');
+    if (account.balanceMinor < totalMinor) {
+      const gap = totalMinor - account.balanceMinor;
+      throw new SandboxError(
+        'insufficient_balance',
+        `Insufficient balance: ${formatMoney(totalMinor, account.currency)} required, ` +
+          `${formatMoney(account.balanceMinor, account.currency)} available, ` +
+          `short by ${formatMoney(gap, account.currency)}`,
+        'amount',
+      );
+    }
+    account.balanceMinor -= totalMinor;
+  }
+
+  record(transaction: Transaction): void {
+    this.transactions.push(transaction);
+  }
+
+  all(): readonly Transaction[] {
+    return this.transactions;
+  }
+
+  /** A transaction on this subscriber still in flight (scenario 6), if any. */
+  pendingOn(subscriberIdentifier: string): Transaction | undefined {
+    return this.transactions.find(
+      (t) => t.status === 'PENDING' && t.subscriberIdentifier === subscriberIdentifier,
+    );
+  }
+
+  /**
+   * Retry lookup (1.2): the caller's transactions with this subscriber and external reference.
+   * A pending or successful one wins over failures: retry answers "did my money buy something?".
+   */
+  lookup(userId: number, subscriberIdentifier: string, externalReference: string): Transaction | undefined {
+    const matches = this.transactions.filter(
+      (t) =>
+        t.userId === userId &&
+        t.subscriberIdentifier === subscriberIdentifier &&
+        t.externalReference === externalReference,
+    );
+    const latest = (status: TransactionStatus): Transaction | undefined =>
+      matches.filter((t) => t.status === status).at(-1);
+    return latest('PENDING') ?? latest('SUCCESSFUL') ?? latest('FAILED');
+  }
+}

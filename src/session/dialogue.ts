@@ -1,0 +1,71 @@
+/**
+ * The contract between the hop engine (src/session/) and a dialogue machine
+ * (machines/ussd-session.machine.ts). The machine decides; the engine persists, renders and
+ * answers. The machine publishes what to show in `context.screen`; the engine renders it in
+ * the session's language, paginates options to the aggregator's limit and turns the
+ * subscriber's reply into one event.
+ */
+
+export type TextParams = Record<string, string | number>;
+
+/** A localised text: a message key of locales/*.json with its parameters, or literal text (catalogue names). */
+export type LocalText = { key: string; params?: TextParams } | { literal: string };
+
+export interface ScreenOption {
+  /** Stable id the machine receives back (`product:ELECTRICITY`, `buy`, `lang:tn`). */
+  id: string;
+  label: LocalText;
+}
+
+export interface Screen {
+  /** Lines above the options, joined by newlines. */
+  body: LocalText[];
+  /** Numbered 1..n in order; the engine paginates them and maps the typed number back to the id. */
+  options?: ScreenOption[];
+  /** Free-text input expected (identifier, amount): the engine passes the text as typed. */
+  expectsText?: boolean;
+  /** END the dialogue after this screen. */
+  final?: boolean;
+  /** Show `0 Back` / `00 Home` lines (the engine handles those inputs on every non-final screen). */
+  back?: boolean;
+  home?: boolean;
+}
+
+/** Events the engine sends to the dialogue machine. */
+export type DialogueEvent =
+  /** A numbered option was chosen (by its id). */
+  | { type: 'CHOOSE'; optionId: string }
+  /** Free text (or an option number that matched nothing: the machine re-prompts). */
+  | { type: 'TEXT'; text: string }
+  | { type: 'BACK' }
+  | { type: 'HOME' }
+  /** The engine gave up waiting for the machine (hop budget): the machine should settle on a retry screen. */
+  | { type: 'TIMEOUT' };
+
+/** Input to a fresh dialogue. */
+export interface DialogueInput {
+  sessionId: string;
+  aggregator: string;
+  /** E.164 digits of the caller. */
+  msisdn: string;
+  /** Language tag `xx-XX` (remembered preference or default). */
+  language: string;
+  serviceCode: string;
+  /**
+   * When the dialogue began (epoch ms). Part of the purchase idempotency key, so an aggregator
+   * that recycles session ids can never make a new dialogue find an old dialogue's purchase.
+   */
+  startedAt: number;
+}
+
+/**
+ * Tag the machine puts on every state that waits for the subscriber (or is final).
+ * The engine waits for a snapshot with this tag (or status done) before rendering.
+ */
+export const SETTLED_TAG = 'settled';
+
+/**
+ * Tag of the settled states worth offering to resume after a drop (the subscriber is part-way
+ * into a purchase). A dialogue dropped on the main menu or a final screen is not offered.
+ */
+export const RESUMABLE_TAG = 'resumable';

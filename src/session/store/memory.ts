@@ -1,0 +1,106 @@
+import { newLockToken } from './lock-token';
+import { decodeRef, encodeRef, msisdnKeys, sessionKeys } from './keys';
+import { decodeRecord, encodeRecord } from './record';
+import {
+  LANGUAGE_PREF_TTL_S,
+  type LockResult,
+  type MsisdnState,
+  type ResumeConditions,
+  type SessionRecord,
+  type SessionRef,
+  type SessionStore,
+} from './types';
+
+interface Entry {
+  value: string;
+  expiresAt: number;
+}
+
+/**
+ * In-process sessions for the embedded mode and tests: the same keys, semantics and contract
+ * tests as the Redis store (records are stored as JSON so nothing is shared by reference).
+ * Every method body is synchronous, so each operation is atomic like a Lua script.
+ */
+export class MemorySessionStore implements SessionStore {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly prefix = 'mem',
+  ) {}
+
+  private get(key: string): string | null {
+    const entry = this.entries.get(key);
+    if (!entry) return null;
+    if (entry.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return null;
+    }
+    return entry.value;
+  }
+
+  private set(key: string, value: string, ttlMs: number): void {
+    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
+  }
+
+  async loadAndLock(ref: SessionRef, lockMs: number): Promise<LockResult> {
+    const keys = sessionKeys(this.prefix, ref);
+    if (this.get(keys.lock) !== null) return { kind: 'busy' };
+    const token = newLockToken();
+    this.set(keys.lock, token, Math.ceil(lockMs));
+    return { kind: 'locked', token, record: decodeRecord(this.get(keys.record)) };
+  }
+
+  async saveAndUnlock(ref: SessionRef, token: string, record: SessionRecord, ttlS: number): Promise<boolean> {
+    const keys = sessionKeys(this.prefix, ref);
+    if (this.get(keys.lock) !== token) return false;
+    this.set(keys.record, encodeRecord(record), Math.max(1, Math.ceil(ttlS)) * 1000);
+    this.entries.delete(keys.lock);
+    return true;
+  }
+
+  async unlock(ref: SessionRef, token: string): Promise<void> {
+    const keys = sessionKeys(this.prefix, ref);
+    if (this.get(keys.lock) === token) this.entries.delete(keys.lock);
+  }
+
+  async startMsisdnSession(msisdn: string, ref: SessionRef, pointerTtlS: number): Promise<MsisdnState> {
+    const keys = msisdnKeys(this.prefix, msisdn);
+    const language = this.get(keys.language);
+    const previous = this.get(keys.resume);
+    const encoded = encodeRef(ref);
+    this.set(keys.resume, encoded, Math.max(1, Math.ceil(pointerTtlS)) * 1000);
+    return { language, previous: previous === encoded ? null : decodeRef(previous) };
+  }
+
+  async setLanguage(msisdn: string, language: string): Promise<void> {
+    this.set(msisdnKeys(this.prefix, msisdn).language, language, LANGUAGE_PREF_TTL_S * 1000);
+  }
+
+  async takeResumable(ref: SessionRef, conditions: ResumeConditions): Promise<SessionRecord | null> {
+    const keys = sessionKeys(this.prefix, ref);
+    if (this.get(keys.lock) !== null) return null;
+    const record = decodeRecord(this.get(keys.record));
+    if (!record) return null;
+    if (!['active', 'incomplete', 'failed'].includes(record.status)) return null;
+    if (record.snapshot === null || record.machineVersion !== conditions.machineVersion) return null;
+    if (record.updatedAt < conditions.minUpdatedAt) return null;
+    const tombstone: SessionRecord = {
+      ...record,
+      snapshot: null,
+      page: 1,
+      pages: 1,
+      optionIds: [],
+      status: 'moved',
+      updatedAt: this.now(),
+      resume: undefined,
+    };
+    const entry = this.entries.get(keys.record)!;
+    this.entries.set(keys.record, { value: encodeRecord(tombstone), expiresAt: entry.expiresAt });
+    return record;
+  }
+
+  async close(): Promise<void> {
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,107 @@
+/** Identifies one dialogue: the aggregator's session id is only unique per aggregator. */
+export interface SessionRef {
+  aggregator: string;
+  sessionId: string;
+}
+
+/**
+ * Where a dialogue stands. `active`: waiting for the next hop. `final`: ended by us (END sent).
+ * `completed` / `incomplete` / `failed`: the aggregator's end notification arrived.
+ * `moved`: continued in a newer session (resume), never resumed again.
+ */
+export type SessionStatus = 'active' | 'final' | 'completed' | 'incomplete' | 'failed' | 'moved';
+
+/** A dialogue offered for resumption, copied into the new session while its prompt is shown. */
+export interface ResumeCandidate {
+  fromSessionId: string;
+  /** The page of the old dialogue's screen to show again on "continue". */
+  page: number;
+}
+
+/**
+ * Everything the engine keeps between two hops of one dialogue. Final and moved records keep
+ * only what replay needs (`snapshot` null, no option ids).
+ */
+export interface SessionRecord {
+  /** Version of the dialogue machine that wrote `snapshot`; another version is discarded. */
+  machineVersion: string;
+  /** `actor.getPersistedSnapshot()` as JSON-safe data, or null once final. */
+  snapshot: unknown;
+  /** E.164 digits of the caller: a hop from another number is refused. */
+  msisdn: string;
+  serviceCode: string;
+  /** Cumulative text of the last processed hop (new input is derived by prefix). */
+  lastText: string;
+  /** Key of the last processed hop: a repeat is a re-delivery and gets `lastReply`. */
+  lastRequestKey: string;
+  lastReply: { text: string; end: boolean };
+  /** 1-based page of the rendered screen and the page count. */
+  page: number;
+  pages: number;
+  /** Ids of the screen's options in order: typed `n` (on any page, numbering is global) → `optionIds[n-1]`. */
+  optionIds: string[];
+  /** Language tag of the session (`en-BW`). */
+  language: string;
+  status: SessionStatus;
+  /** Processed hops so far (replays and busy answers do not count). */
+  hops: number;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+  /** Set while the resume prompt is shown; `snapshot` then holds the old dialogue's snapshot. */
+  resume?: ResumeCandidate;
+}
+
+/** Outcome of {@link SessionStore.loadAndLock}. */
+export type LockResult =
+  | { kind: 'locked'; token: string; record: SessionRecord | null }
+  /** Another hop of this session holds the lock. */
+  | { kind: 'busy' };
+
+/** What the first hop of a session learns about its caller. */
+export interface MsisdnState {
+  /** Remembered language tag, if any. */
+  language: string | null;
+  /** The caller's previous session (before this one), if the pointer has not expired. */
+  previous: SessionRef | null;
+}
+
+/** Conditions under which a previous dialogue may be resumed. */
+export interface ResumeConditions {
+  /** Only a dialogue touched at or after this epoch-ms instant. */
+  minUpdatedAt: number;
+  /** Only a snapshot of this machine version. */
+  machineVersion: string;
+}
+
+/**
+ * Session persistence. The hop hot path is two calls (two Redis round trips): `loadAndLock`
+ * then `saveAndUnlock` (or `unlock`). The first hop of a session adds `startMsisdnSession`
+ * (one round trip to the caller's own keys), and `takeResumable` when the caller has a
+ * previous session.
+ */
+export interface SessionStore {
+  /** Take the session lock for `lockMs` and read the record, atomically. */
+  loadAndLock(ref: SessionRef, lockMs: number): Promise<LockResult>;
+  /**
+   * Write the record with a TTL and release the lock, only if `token` still holds it.
+   * False when the lock was lost (expired): nothing was written.
+   */
+  saveAndUnlock(ref: SessionRef, token: string, record: SessionRecord, ttlS: number): Promise<boolean>;
+  /** Release the lock without writing (replay, refusal, failure). No-op if not the holder. */
+  unlock(ref: SessionRef, token: string): Promise<void>;
+  /** Read the caller's language preference and previous session, and point the latter at `ref`. */
+  startMsisdnSession(msisdn: string, ref: SessionRef, pointerTtlS: number): Promise<MsisdnState>;
+  /** Remember the caller's language (engine-level: the machine does no I/O). */
+  setLanguage(msisdn: string, language: string): Promise<void>;
+  /**
+   * If the dialogue at `ref` is resumable (active/incomplete/failed, with a snapshot, recent
+   * enough, same machine version, not locked) mark it `moved` and return it as it was; else null.
+   */
+  takeResumable(ref: SessionRef, conditions: ResumeConditions): Promise<SessionRecord | null>;
+  /** Release connections/timers owned by the store. */
+  close(): Promise<void>;
+}
+
+/** The caller's language preference lives this long (refreshed on every change). */
+export const LANGUAGE_PREF_TTL_S = 365 * 24 * 3600;

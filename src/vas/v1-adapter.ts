@@ -1,0 +1,134 @@
+import { componentLogger } from '../observability/logger';
+import type { ServiceCaller } from './caller';
+import { toRequestAmount } from './money';
+import type {
+  Account,
+  CallContext,
+  PurchaseRequest,
+  PurchaseService,
+  RetryRequest,
+  SourceChannel,
+  Transaction,
+  VasProduct,
+} from './port';
+import { WireReader, parseAccount, parseProduct, parseV1Transaction } from './wire';
+
+const log = componentLogger('vas');
+const KNOWN_TYPES = new Set(['ELECTRICITY', 'AIRTIME', 'WATER']);
+
+/**
+ * v1 `source_channel` set (4.1) has no `SMS_MO`: the design sells every channel of this gateway
+ * as `USSD`, so SMS-originated purchases are sent as `USSD` too.
+ */
+export function v1SourceChannel(channel: SourceChannel): string {
+  return channel === 'SMS_MO' ? 'USSD' : channel;
+}
+
+/** Body of v1 validate/confirm (4.1). */
+export function v1PurchaseBody(request: PurchaseRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    source_channel: v1SourceChannel(request.sourceChannel),
+    language: request.language,
+    product_type: request.productType,
+    provider_code: request.providerCode,
+    debited_account_id: request.debitedAccountId,
+    beneficiary_phone_number: request.beneficiaryPhoneNumber,
+    subscriber_identifier: request.subscriberIdentifier,
+    amount: toRequestAmount(request.amount.minor),
+    currency: request.amount.currency,
+  };
+  if (request.chargesOnTop !== undefined) body.charges_on_top_flag = request.chargesOnTop;
+  if (request.comment !== undefined) body.comment = request.comment;
+  if (request.externalReference !== undefined) body.external_reference = request.externalReference;
+  return body;
+}
+
+/** Catalogue and accounts: v1 only (the legacy interface has no such endpoints), shared by both adapters. */
+export class V1Reads {
+  constructor(protected readonly caller: ServiceCaller) {}
+
+  async listProducts(ctx: CallContext): Promise<VasProduct[]> {
+    const answer = await this.caller.call(
+      { operation: 'listProducts', method: 'GET', path: '/public/v1/vas-products', kind: 'read' },
+      ctx,
+    );
+    const items = new WireReader('vas products', answer.requestId, answer.status).array(answer.body, 'body');
+    return items
+      .filter((item) => {
+        const type = (item as { product_type?: unknown } | null)?.product_type;
+        if (KNOWN_TYPES.has(type as string)) return true;
+        log.warn('catalogue entry of an unknown product type skipped', { productType: String(type) });
+        return false;
+      })
+      .map((item) => parseProduct(item, answer.requestId, answer.status));
+  }
+
+  async listAccounts(ctx: CallContext): Promise<Account[]> {
+    const answer = await this.caller.call(
+      { operation: 'listAccounts', method: 'GET', path: '/public/v1/accounts', kind: 'read' },
+      ctx,
+    );
+    const items = new WireReader('accounts', answer.requestId, answer.status).array(answer.body, 'body');
+    return items
+      .map((item) => parseAccount(item, answer.requestId, answer.status))
+      .sort((a, b) => a.rank - b.rank);
+  }
+
+  async getAccount(id: number, ctx: CallContext): Promise<Account> {
+    const answer = await this.caller.call(
+      {
+        operation: 'getAccount',
+        method: 'GET',
+        path: `/public/v1/accounts/${encodeURIComponent(String(id))}`,
+        kind: 'read',
+      },
+      ctx,
+    );
+    return parseAccount(answer.body, answer.requestId, answer.status);
+  }
+}
+
+/** The current interface (`/public/v1/`): all product types. */
+export class V1PurchaseService extends V1Reads implements PurchaseService {
+  async validate(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
+    const answer = await this.caller.call(
+      {
+        operation: 'validate',
+        method: 'POST',
+        path: '/public/v1/purchases/validate',
+        body: v1PurchaseBody(request),
+        kind: 'read',
+      },
+      ctx,
+    );
+    return parseV1Transaction(answer.body, answer.requestId, answer.status);
+  }
+
+  async confirm(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
+    const answer = await this.caller.call(
+      {
+        operation: 'confirm',
+        method: 'POST',
+        path: '/public/v1/purchases/confirm',
+        body: v1PurchaseBody(request),
+        kind: 'write',
+      },
+      ctx,
+    );
+    return parseV1Transaction(answer.body, answer.requestId, answer.status);
+  }
+
+  async retry(request: RetryRequest, ctx: CallContext): Promise<Transaction> {
+    const body = {
+      source_channel: v1SourceChannel(request.sourceChannel),
+      language: request.language,
+      subscriber_identifier: request.subscriberIdentifier,
+      external_reference: request.externalReference,
+    };
+    const answer = await this.caller.call(
+      { operation: 'retry', method: 'POST', path: '/public/v1/purchases/retry', body, kind: 'write' },
+      ctx,
+    );
+    return parseV1Transaction(answer.body, answer.requestId, answer.status);
+  }
+}

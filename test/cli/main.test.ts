@@ -1,0 +1,211 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { main, EXIT } from '../../src/cli/main';
+import { startSandbox, SANDBOX_CREDENTIALS, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
+
+/** The operator CLI, run in-process with captured output, against real HTTP. */
+
+async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, {
+    stdout: (l) => out.push(l),
+    stderr: (l) => err.push(l),
+    env: { NODE_ENV: 'test', ...env },
+  });
+  return { code, out: out.join('\n'), err: err.join('\n'), errLines: err };
+}
+
+const remote = (url: string, overrides: Record<string, string> = {}) => ({
+  PURCHASE_API_BASE_URL: url,
+  PURCHASE_API_CLIENT_ID: SANDBOX_CREDENTIALS.clientId,
+  PURCHASE_API_CLIENT_SECRET: SANDBOX_CREDENTIALS.clientSecret,
+  PURCHASE_API_USERNAME: SANDBOX_CREDENTIALS.username,
+  PURCHASE_API_PASSWORD: SANDBOX_CREDENTIALS.password,
+  PURCHASE_API_ORG_CODE: SANDBOX_CREDENTIALS.orgCode,
+  ...overrides,
+});
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, silent: true, delayMs: 60_000 });
+});
+afterAll(() => sandbox.close());
+
+describe('with no PURCHASE_API_BASE_URL (in-process sandbox)', () => {
+  it('check prints products, providers, identifier rules and accounts with balances', async () => {
+    const { code, out, err } = await run(['check']);
+    expect(code).toBe(EXIT.ok);
+    expect(err).toMatch(/in-process sandbox at http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toContain('ELECTRICITY (Electricity)');
+    expect(out).toContain('BPC (Botswana Power Corporation)');
+    expect(out).toContain('Meter number: min 11, max 13, pattern ^[0-9]{11,13}$');
+    expect(out).toMatch(/1001 {2}Main wallet \[CURRENT\] {2}BWP 1000000\.00/);
+  });
+
+  it('confirm on the auto-key-change meter prints the three tokens, key-change first', async () => {
+    const { code, out } = await run([
+      'confirm',
+      '--identifier',
+      TEST_METERS.autoKeyChange,
+      '--amount',
+      '1500',
+    ]);
+    expect(code).toBe(EXIT.ok);
+    const tokenLines = out.split('\n').filter((l) => /Token\d?: [\d ]+$/.test(l));
+    expect(tokenLines.map((l) => l.trim().split(':')[0])).toEqual([
+      'KeyChange Token1',
+      'KeyChange Token2',
+      'Credit Token',
+    ]);
+    expect(out).toContain('purchase: SUCCESSFUL');
+  });
+
+  it('--json prints the raw result', async () => {
+    const { code, out } = await run(['check', '--json']);
+    expect(code).toBe(EXIT.ok);
+    const parsed = JSON.parse(out);
+    expect(parsed.products).toHaveLength(3);
+    expect(parsed.accounts[0].balance).toEqual({ currency: 'BWP', minor: 100_000_000 });
+  });
+
+  it('usage errors exit 2 with one clear line', async () => {
+    expect((await run(['frobnicate'])).code).toBe(EXIT.usage);
+    const missing = await run(['confirm', '--amount', '10']);
+    expect(missing.code).toBe(EXIT.usage);
+    expect(missing.err).toContain('--identifier is required');
+    expect((await run(['check', '--bogus'])).code).toBe(EXIT.usage);
+  });
+});
+
+describe('against a configured base URL', () => {
+  it('validate, confirm then retry with the printed external reference', async () => {
+    const env = remote(sandbox.url);
+    const quote = await run(
+      [
+        'validate',
+        '--identifier',
+        TEST_METERS.active,
+        '--amount',
+        '100',
+        '--account',
+        '1001',
+        '--phone',
+        '26771234567',
+      ],
+      env,
+    );
+    expect(quote.code).toBe(EXIT.ok);
+    expect(quote.out).toContain('quote: ON_GOING');
+    const bought = await run(
+      [
+        'confirm',
+        '--identifier',
+        TEST_METERS.active,
+        '--amount',
+        '100',
+        '--account',
+        '1001',
+        '--phone',
+        '+26771234567',
+        '--ref',
+        'cli-test-1',
+      ],
+      env,
+    );
+    // Against a real service confirm debits real money: it asks for --yes and sends nothing.
+    expect(bought.code).toBe(EXIT.usage);
+    expect(bought.errLines).toEqual([expect.stringContaining('confirm debits real money at')]);
+    const confirmed = await run(
+      [
+        'confirm',
+        '--yes',
+        '--identifier',
+        TEST_METERS.active,
+        '--amount',
+        '100',
+        '--account',
+        '1001',
+        '--phone',
+        '+26771234567',
+        '--ref',
+        'cli-test-1',
+      ],
+      env,
+    );
+    expect(confirmed.code).toBe(EXIT.ok);
+    const again = await run(
+      ['retry', '--identifier', TEST_METERS.active, '--ref', 'cli-test-1', '--json'],
+      env,
+    );
+    expect(again.code).toBe(EXIT.ok);
+    expect(JSON.parse(again.out).status).toBe('SUCCESSFUL');
+  });
+
+  it('a confirm that times out is "outcome unknown — reconcile with retry" with the reference, exit 3', async () => {
+    const env = remote(sandbox.url, {
+      PURCHASE_API_TIMEOUT_MS: '200',
+      PURCHASE_API_CONFIRM_TIMEOUT_MS: '1000',
+    });
+    const { code, out } = await run(
+      [
+        'confirm',
+        '--yes',
+        '--identifier',
+        TEST_METERS.delayed,
+        '--amount',
+        '50',
+        '--account',
+        '1001',
+        '--phone',
+        '26771234567',
+        '--ref',
+        'cli-slow-1',
+      ],
+      env,
+    );
+    expect(code).toBe(EXIT.outcomeUnknown);
+    expect(out).toContain('outcome unknown — reconcile with retry');
+    expect(out).toContain('--ref cli-slow-1');
+  });
+
+  it('bad credentials: one line, exit 1', async () => {
+    const { code, errLines } = await run(['check'], remote(sandbox.url, { PURCHASE_API_PASSWORD: 'wrong' }));
+    expect(code).toBe(EXIT.failed);
+    expect(errLines).toHaveLength(1);
+    expect(errLines[0]).toMatch(/login refused .*bad credentials/);
+    expect(errLines[0]).not.toContain('wrong');
+  });
+
+  it('unreachable host: one line, exit 1', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const { code, errLines } = await run(['check'], remote(`http://127.0.0.1:${port}`));
+    expect(code).toBe(EXIT.failed);
+    expect(errLines).toEqual([expect.stringMatching(/^error: cannot reach .*ECONNREFUSED/)]);
+  });
+
+  it('wrong environment (not the purchase service): one line, exit 1', async () => {
+    const other = http.createServer((_req, res) =>
+      res.writeHead(404, { 'Content-Type': 'text/html' }).end('<h1>Not here</h1>'),
+    );
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const { code, errLines } = await run(
+        ['check'],
+        remote(`http://127.0.0.1:${(other.address() as AddressInfo).port}`),
+      );
+      expect(code).toBe(EXIT.failed);
+      expect(errLines).toEqual([
+        expect.stringMatching(
+          /does not answer like the purchase service .*wrong PURCHASE_API_BASE_URL or environment/,
+        ),
+      ]);
+    } finally {
+      other.closeAllConnections();
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,110 @@
+import { Redis } from 'ioredis';
+import type { Gateway } from '../../src/app';
+import { SANDBOX_CREDENTIALS, startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
+import { hop, ledger, newPhone, startTestGateway, waitForSms } from './harness';
+
+/**
+ * With REDIS_URL the dialogue, the purchase and the outbox live in Redis: a gateway that
+ * stops between two hops of a dialogue is replaced by a new one that continues it, and the
+ * purchase completes exactly once.
+ */
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `e2e-${process.pid}-${Date.now().toString(36)}`;
+let sandbox: RunningSandbox;
+let redis: Redis;
+
+function gatewayEnv(): Record<string, string> {
+  return {
+    REDIS_URL,
+    REDIS_PREFIX: prefix,
+    PURCHASE_API_BASE_URL: sandbox.url,
+    PURCHASE_API_CLIENT_ID: SANDBOX_CREDENTIALS.clientId,
+    PURCHASE_API_CLIENT_SECRET: SANDBOX_CREDENTIALS.clientSecret,
+    PURCHASE_API_USERNAME: SANDBOX_CREDENTIALS.username,
+    PURCHASE_API_PASSWORD: SANDBOX_CREDENTIALS.password,
+    PURCHASE_API_ORG_CODE: SANDBOX_CREDENTIALS.orgCode,
+    DEV_ROUTES: 'true', // the outbox, where the test reads the SMS
+  };
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, silent: true });
+  redis = new Redis(REDIS_URL);
+});
+
+afterAll(async () => {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
+  await sandbox.close();
+});
+
+it('a gateway restart between two hops: the next gateway continues the dialogue and buys once', async () => {
+  const phone = newPhone();
+  const session = `restart-${phone}`;
+  const meter = TEST_METERS.active;
+
+  let gateway: Gateway = await startTestGateway(gatewayEnv());
+  try {
+    expect((await hop(gateway, session, phone, '')).screen).toContain('Welcome!');
+    expect((await hop(gateway, session, phone, '1')).screen).toMatch(/Enter meter number/i);
+  } finally {
+    await gateway.close();
+  }
+
+  gateway = await startTestGateway(gatewayEnv());
+  try {
+    expect((await hop(gateway, session, phone, `1*${meter}`)).screen).toContain('Enter the amount in BWP');
+    const quote = await hop(gateway, session, phone, `1*${meter}*100`);
+    expect(quote.screen).toContain('Total: BWP 101.50');
+    const done = await hop(gateway, session, phone, `1*${meter}*100*1`);
+    expect(done.end).toBe(true);
+    // A re-delivery of the last hop after the purchase answers the same and buys nothing more.
+    expect((await hop(gateway, session, phone, `1*${meter}*100*1`)).body).toBe(done.body);
+
+    const [sms] = await waitForSms(gateway, phone);
+    expect(sms.message).toMatch(/Token: [\d ]+/);
+    const [record] = await gateway.desk.listByMsisdn(phone);
+    expect(record.state).toBe('succeeded');
+    const rows = (await ledger(sandbox.url)).filter(
+      (row) => row.external_reference === record.externalReference,
+    );
+    expect(rows).toHaveLength(1);
+  } finally {
+    await gateway.close();
+  }
+});
+
+it('the outbox and "My tokens" survive a restart too', async () => {
+  const phone = newPhone();
+  let gateway: Gateway = await startTestGateway(gatewayEnv());
+  try {
+    const steps = [
+      '',
+      '1',
+      `1*${TEST_METERS.active13}`,
+      `1*${TEST_METERS.active13}*50`,
+      `1*${TEST_METERS.active13}*50*1`,
+    ];
+    for (const text of steps) await hop(gateway, `buy-${phone}`, phone, text);
+    await waitForSms(gateway, phone);
+  } finally {
+    await gateway.close();
+  }
+
+  gateway = await startTestGateway(gatewayEnv());
+  try {
+    expect(await waitForSms(gateway, phone)).toHaveLength(1);
+    const menu = await hop(gateway, `mine-${phone}`, phone, '');
+    const myTokens = /(\d+) My tokens/.exec(menu.screen)![1];
+    const list = await hop(gateway, `mine-${phone}`, phone, myTokens);
+    expect(list.screen).toContain('BWP 50.00');
+  } finally {
+    await gateway.close();
+  }
+});

@@ -1,0 +1,162 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+
+/**
+ * The real entry points as operators start them (transpiled on the fly, no build): a broken
+ * environment stops the start with one clear line and exit 1; SIGTERM stops a running process
+ * with exit 0 and nothing on stderr (no unhandled rejection, no stack trace).
+ */
+
+const ROOT = path.resolve(__dirname, '../..');
+const HOOK = path.join(__dirname, 'ts-require-hook.js');
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = `entry-test-${process.pid}-${Date.now()}`;
+
+afterAll(async () => {
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${PREFIX}*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+});
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(entry: string, env: Record<string, string>): Run {
+  const child = spawn(process.execPath, ['-r', HOOK, path.join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Poll (bounded) until the process printed `text` on stdout or exited. */
+async function until(r: Run, text: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (r.stdout().includes(text)) return;
+    if (r.child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`never printed ${JSON.stringify(text)}; stderr: ${r.stderr()}`);
+}
+
+async function failsWithOneLine(entry: string, env: Record<string, string>): Promise<string> {
+  const r = run(entry, env);
+  const code = await r.exited;
+  expect(code).toBe(1);
+  const lines = r.stderr().trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(r.stderr()).not.toMatch(/\n\s+at /);
+  expect(r.stdout()).toBe('');
+  return lines[0] as string;
+}
+
+const WORKER_ENV = {
+  PURCHASE_API_BASE_URL: 'http://127.0.0.1:9',
+  PURCHASE_API_CLIENT_ID: 'c',
+  PURCHASE_API_CLIENT_SECRET: 'client-secret-value',
+  PURCHASE_API_USERNAME: 'u',
+  PURCHASE_API_PASSWORD: 'password-value',
+  PURCHASE_API_ORG_CODE: 'o',
+};
+
+describe('gateway entry (src/main.ts)', () => {
+  test.each([
+    [{ PORT: 'abc' }, 'gateway: invalid configuration: PORT: must be a whole number'],
+    [
+      { PURCHASE_API_BASE_URL: 'https://vas.example.com' },
+      'gateway: PURCHASE_API_CLIENT_ID, PURCHASE_API_CLIENT_SECRET, PURCHASE_API_USERNAME, PURCHASE_API_PASSWORD, PURCHASE_API_ORG_CODE must be set when PURCHASE_API_BASE_URL is set',
+    ],
+    [
+      { SMS_DRIVER: 'smpp' },
+      'gateway: SMPP_HOST, SMPP_SYSTEM_ID, SMPP_PASSWORD must be set for SMS_DRIVER=smpp',
+    ],
+    [
+      { REDIS_URL: 'redis://:redis-password@127.0.0.1:1' },
+      'gateway: cannot reach Redis at redis://127.0.0.1:1 (REDIS_URL): connect ECONNREFUSED 127.0.0.1:1',
+    ],
+  ])('%j stops the start with one line', async (env, line) => {
+    expect(await failsWithOneLine('src/main.ts', env)).toBe(line);
+  });
+
+  it('stops on SIGTERM with exit 0 and nothing on stderr (embedded mode and Redis)', async () => {
+    const modes: Record<string, string>[] = [{}, { REDIS_URL, REDIS_PREFIX: `${PREFIX}-gw` }];
+    for (const extra of modes) {
+      const r = run('src/main.ts', { PORT: '0', SANDBOX_PORT: '0', ...extra });
+      await until(r, '"gateway started"');
+      r.child.kill('SIGTERM');
+      expect(await r.exited).toBe(0);
+      expect(r.stderr()).toBe('');
+      for (const line of r.stdout().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    }
+  });
+});
+
+describe('worker entry (src/purchases/worker-main.ts)', () => {
+  it('without REDIS_URL: one line', async () => {
+    expect(await failsWithOneLine('src/purchases/worker-main.ts', WORKER_ENV)).toBe(
+      'worker: REDIS_URL must be set for npm run worker',
+    );
+  });
+
+  it('with a dead Redis: one line, no retry loop', async () => {
+    const line = await failsWithOneLine('src/purchases/worker-main.ts', {
+      ...WORKER_ENV,
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
+    expect(line).toMatch(/^worker: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(REDIS_URL\)/);
+  });
+
+  it('stops on SIGTERM with exit 0 and nothing on stderr', async () => {
+    const r = run('src/purchases/worker-main.ts', {
+      ...WORKER_ENV,
+      REDIS_URL,
+      REDIS_PREFIX: `${PREFIX}-worker`,
+    });
+    await until(r, '"purchase worker started"');
+    r.child.kill('SIGTERM');
+    expect(await r.exited).toBe(0);
+    expect(r.stderr()).toBe('');
+    expect(r.stdout()).not.toMatch(/client-secret-value|password-value/);
+  });
+});
+
+describe('sandbox entry (src/sandbox/main.ts)', () => {
+  let blocker: Server;
+  beforeAll(async () => {
+    blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+
+  it('a bad value or a port in use: one line', async () => {
+    expect(await failsWithOneLine('src/sandbox/main.ts', { SANDBOX_PORT: 'x' })).toBe(
+      'sandbox: invalid configuration: SANDBOX_PORT must be a whole number',
+    );
+    const { port } = blocker.address() as AddressInfo;
+    expect(await failsWithOneLine('src/sandbox/main.ts', { SANDBOX_PORT: String(port) })).toMatch(
+      /^sandbox: failed to start: listen EADDRINUSE/,
+    );
+  });
+
+  it('stops on SIGTERM with exit 0', async () => {
+    const r = run('src/sandbox/main.ts', { SANDBOX_PORT: '0' });
+    await until(r, '"sandbox listening"');
+    r.child.kill('SIGTERM');
+    expect(await r.exited).toBe(0);
+    expect(r.stderr()).toBe('');
+  });
+});

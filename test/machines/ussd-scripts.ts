@@ -1,0 +1,161 @@
+/**
+ * Whole dialogues that together reach every settled state of the USSD machine (used by the
+ * snapshot round-trip test and the render-every-screen test).
+ */
+import { OPT, type DialogueServices } from '../../machines/ussd-session.machine';
+import { PurchaseServiceError } from '../../src/vas/errors';
+import type { DialogueEvent } from '../../src/session/dialogue';
+import { BACK, Dialogue, HOME, TIMEOUT, choose, services, text } from './kit';
+
+/** `wait: false`: the event starts an actor that will not settle by itself (a TIMEOUT follows). */
+export type Step = DialogueEvent | { event: DialogueEvent; wait: false };
+
+export interface Script {
+  name: string;
+  overrides?: () => Partial<DialogueServices>;
+  steps: Step[];
+}
+
+const METER = '04123456789';
+const HANG_METER = '09999999999';
+const never = <T>() => new Promise<T>(() => undefined);
+const ELEC = choose(OPT.product('ELECTRICITY'));
+
+function refuseBy(identifierToCode: Record<string, string>): Partial<DialogueServices> {
+  const { services: base } = services();
+  return {
+    quote: async (req) => {
+      const code =
+        identifierToCode[req.subscriberIdentifier] ?? identifierToCode[`amount:${req.amount.minor}`];
+      if (code === 'hang') return never();
+      if (code) {
+        throw new PurchaseServiceError({
+          type: 'validation_error',
+          code,
+          message: code,
+          param: null,
+          retryable: false,
+          requestId: null,
+          status: 400,
+        });
+      }
+      return base.quote(req);
+    },
+  };
+}
+
+export const SCRIPTS: Script[] = [
+  {
+    name: 'electricity: wrong meter, wrong amount, invalid choice, buy',
+    steps: [ELEC, text('1'), text(METER), text('x'), text('100'), text('9'), choose(OPT.buy)],
+  },
+  { name: 'electricity: cancel', steps: [ELEC, text(METER), text('50'), choose(OPT.cancel)] },
+  {
+    name: 'airtime: another number, invalid, back, buy',
+    steps: [
+      choose(OPT.product('AIRTIME')),
+      text('x'),
+      choose(OPT.provider('BTC')),
+      text('x'),
+      choose(OPT.other),
+      text('123'),
+      text('71234567'),
+      text('20'),
+      BACK,
+      text('20'),
+      choose(OPT.buy),
+    ],
+  },
+  {
+    name: 'airtime: my number',
+    steps: [
+      choose(OPT.product('AIRTIME')),
+      choose(OPT.provider('MASCOM')),
+      choose(OPT.self),
+      text('20'),
+      choose(OPT.buy),
+    ],
+  },
+  {
+    name: 'water: buy',
+    steps: [choose(OPT.product('WATER')), text('0123456789'), text('10'), choose(OPT.buy)],
+  },
+  { name: 'my tokens: resend', steps: [choose(OPT.tokens), text('x'), choose('token:p-9')] },
+  {
+    name: 'my tokens: none',
+    overrides: () => ({ recentPurchases: async () => [] }),
+    steps: [choose(OPT.tokens), BACK],
+  },
+  {
+    name: 'language: Setswana, then a purchase started and abandoned',
+    steps: [choose(OPT.language), text('x'), choose(OPT.lang('tn')), ELEC, text('1'), HOME, text('x')],
+  },
+  { name: 'too many wrong meters', steps: [ELEC, text('1'), text('2'), text('3')] },
+  {
+    name: 'quote refusals: meter, amount, then provider busy',
+    overrides: () =>
+      refuseBy({
+        '04000000001': 'meter_not_found',
+        'amount:100': 'amount_below_minimum',
+        [METER]: 'provider_busy',
+      }),
+    steps: [ELEC, text('04000000001'), text('10'), text(METER), text('1'), text('10')],
+  },
+  {
+    name: 'quote refused for the operator',
+    overrides: () => refuseBy({ [METER]: 'insufficient_balance' }),
+    steps: [ELEC, text(METER), text('10')],
+  },
+  {
+    name: 'quote timeout, retry, pending again, back',
+    overrides: () => refuseBy({ [HANG_METER]: 'hang' }),
+    steps: [ELEC, text(HANG_METER), { event: text('10'), wait: false }, TIMEOUT, text('x'), BACK],
+  },
+  {
+    name: 'order timeout then retry',
+    overrides: () => {
+      let n = 0;
+      const { services: base } = services();
+      return { order: (intent, key) => (++n === 1 ? never() : base.order(intent, key)) };
+    },
+    steps: [
+      ELEC,
+      text(METER),
+      text('10'),
+      { event: choose(OPT.buy), wait: false },
+      TIMEOUT,
+      HOME,
+      choose(OPT.retry),
+    ],
+  },
+  {
+    name: 'catalogue timeout then retry',
+    overrides: () => {
+      let n = 0;
+      const { services: base } = services();
+      return { products: () => (++n === 1 ? never() : base.products()) };
+    },
+    steps: [TIMEOUT, choose(OPT.retry)],
+  },
+];
+
+/** Plays a script; with `roundTrip` the actor is restored from JSON before every event sent at a settled state. */
+export async function play(script: Script, roundTrip: boolean): Promise<Dialogue> {
+  const { services: svc } = services(script.overrides?.() ?? {});
+  const d = new Dialogue(svc, roundTrip);
+  const first = script.steps[0];
+  const startsWithTimeout = first !== undefined && 'type' in first && first.type === 'TIMEOUT';
+  if (startsWithTimeout) {
+    const starting = d.start();
+    d.sendNoWait(TIMEOUT);
+    await starting;
+  } else {
+    await d.start();
+  }
+  for (const step of script.steps.slice(startsWithTimeout ? 1 : 0)) {
+    if ('wait' in step) d.sendNoWait(step.event);
+    else await d.send(step);
+  }
+  d.stop();
+  return d;
+}

@@ -1,0 +1,220 @@
+import { backoffMs, decide, type ErrorInfo, type LifecycleSettings } from '../../machines/purchase.machine';
+import type { Transaction } from '../../src/vas/port';
+import { record } from './fixtures';
+
+const settings: LifecycleSettings = {
+  confirmTimeoutMs: 30_000,
+  inFlightMarginMs: 30_000,
+  baseDelayMs: 5000,
+  maxDelayMs: 300_000,
+  deadlineMs: 1_800_000,
+  maxConfirmAttempts: 5,
+};
+const SENT = '2025-01-01T10:00:00.000Z';
+const at = (seconds: number) => new Date(Date.parse(SENT) + seconds * 1000).toISOString();
+
+const err = (over: Partial<ErrorInfo>): ErrorInfo => ({
+  name: 'X',
+  code: 'x',
+  message: 'x',
+  status: 400,
+  outcome: 'rejected',
+  retryable: false,
+  retryAfterMs: null,
+  ...over,
+});
+const tx = (status: Transaction['status']) =>
+  ({ id: 7, status, rawToken: '1234', reference: 'TOP/1' }) as Transaction;
+
+const confirming = record({ state: 'confirming', version: 2, confirmSentAt: SENT, confirmAttempts: 1 });
+const reconciling = record({
+  state: 'reconciling',
+  version: 4,
+  confirmSentAt: SENT,
+  confirmAttempts: 1,
+  reconcileDeadlineAt: at(1800),
+});
+
+describe('purchase machine: confirm outcomes', () => {
+  it.each([
+    ['SUCCESSFUL answer', { type: 'CONFIRM_OK', tx: tx('SUCCESSFUL') }, 'succeeded'],
+    ['PENDING answer', { type: 'CONFIRM_OK', tx: tx('PENDING') }, 'unknown'],
+    ['definitive 422', { type: 'CONFIRM_ERR', error: err({ status: 422, code: 'meter_blocked' }) }, 'failed'],
+    [
+      'provider_unavailable 502 (may be debited)',
+      {
+        type: 'CONFIRM_ERR',
+        error: err({ status: 502, code: 'provider_unavailable', retryable: true, outcome: 'unknown' }),
+      },
+      'unknown',
+    ],
+    [
+      'provider_timeout 504',
+      { type: 'CONFIRM_ERR', error: err({ status: 504, code: 'provider_timeout', outcome: 'unknown' }) },
+      'unknown',
+    ],
+    [
+      '500',
+      { type: 'CONFIRM_ERR', error: err({ status: 500, code: 'internal_error', outcome: 'unknown' }) },
+      'unknown',
+    ],
+    [
+      'read timeout',
+      { type: 'CONFIRM_ERR', error: err({ status: null, code: 'OutcomeUnknownError', outcome: 'unknown' }) },
+      'unknown',
+    ],
+    [
+      'connection refused',
+      { type: 'CONFIRM_ERR', error: err({ status: null, outcome: 'not_sent' }) },
+      'created',
+    ],
+    [
+      '429',
+      { type: 'CONFIRM_ERR', error: err({ status: 429, code: 'rate_limited', retryAfterMs: 9000 }) },
+      'created',
+    ],
+    ['crash found on resume', { type: 'CONFIRM_LOST' }, 'unknown'],
+  ] as const)('%s → %s', (_label, event, to) => {
+    const decision = decide(confirming, { ...event, at: at(1), random: 0 } as never, settings);
+    expect(decision?.to).toBe(to);
+  });
+
+  it('never confirms a record that has left created', () => {
+    for (const state of ['confirming', 'unknown', 'reconciling', 'succeeded', 'failed'] as const)
+      expect(decide(record({ state }), { type: 'CONFIRM_START', at: at(0) }, settings)).toBeNull();
+  });
+
+  it('stops re-sending after maxConfirmAttempts not_sent answers (nothing was ever charged)', () => {
+    const decision = decide(
+      { ...confirming, confirmAttempts: 5 },
+      { type: 'CONFIRM_ERR', error: err({ status: null, outcome: 'not_sent' }), at: at(1), random: 0 },
+      settings,
+    );
+    expect(decision).toMatchObject({ to: 'failed', patch: { failure: { charged: false } } });
+  });
+
+  it('entering unknown sets the deadline from the confirm and waits one base delay', () => {
+    const decision = decide(confirming, { type: 'CONFIRM_LOST', at: at(100) }, settings);
+    expect(decision).toMatchObject({
+      to: 'unknown',
+      delayMs: 5000,
+      patch: { reconcileDeadlineAt: at(1800) },
+    });
+  });
+});
+
+describe('purchase machine: reconcile outcomes', () => {
+  const retryErr = (over: Partial<ErrorInfo>, seconds = 120) =>
+    ({ type: 'RETRY_ERR', error: err(over), at: at(seconds), random: 0 }) as const;
+
+  it.each([
+    ['SUCCESSFUL', { type: 'RETRY_OK', tx: tx('SUCCESSFUL'), at: at(120), random: 0 }, 'succeeded'],
+    ['400-class', retryErr({ status: 422, code: 'provider_error' }), 'failed'],
+    [
+      'transaction_pending',
+      retryErr({ status: 409, code: 'transaction_pending', retryable: true }),
+      'reconciling',
+    ],
+    ['retries_disabled', retryErr({ status: 403, code: 'retries_disabled' }), 'managed_retry'],
+    ['404 without an envelope (a proxy)', retryErr({ status: 404, code: 'http_404' }), 'reconciling'],
+    [
+      '400 invalid_argument (the retry request itself)',
+      retryErr({ code: 'invalid_argument' }),
+      'reconciling',
+    ],
+    [
+      'retries_disabled while the confirm may be in flight',
+      retryErr({ status: 403, code: 'retries_disabled' }, 40),
+      'reconciling',
+    ],
+    ['5xx', retryErr({ status: 500, code: 'internal_error', outcome: 'unknown' }), 'reconciling'],
+    ['429', retryErr({ status: 429, code: 'rate_limited' }), 'reconciling'],
+    ['transport', retryErr({ status: null, outcome: 'unknown' }), 'reconciling'],
+    ['401', retryErr({ status: 401, code: 'invalid_credentials' }), 'reconciling'],
+    [
+      'anything past the deadline',
+      retryErr({ status: 409, code: 'transaction_pending' }, 1801),
+      'needs_attention',
+    ],
+  ] as const)('%s → %s', (_label, event, to) => {
+    expect(decide(reconciling, event as never, settings)?.to).toBe(to);
+  });
+
+  const notFound = (seconds: number) => retryErr({ status: 404, code: 'transaction_not_found' }, seconds);
+  const confirmErr = (over: Partial<ErrorInfo>, seconds: number) =>
+    ({ type: 'CONFIRM_ERR', error: err(over), at: at(seconds), random: 0 }) as const;
+
+  it('transaction_not_found once waits, even long after the confirm', () => {
+    expect(decide(reconciling, notFound(600), settings)).toMatchObject({
+      to: 'reconciling',
+      patch: { notFoundCount: 1 },
+    });
+  });
+
+  it('transaction_not_found repeated while the confirm may be in flight waits', () => {
+    expect(decide({ ...reconciling, notFoundCount: 1 }, notFound(59), settings)?.to).toBe('reconciling');
+  });
+
+  it('transaction_not_found repeated after the in-flight window → failed, not charged', () => {
+    expect(decide({ ...reconciling, notFoundCount: 1 }, notFound(61), settings)).toMatchObject({
+      to: 'failed',
+      patch: { failure: { code: 'transaction_not_found', charged: false } },
+    });
+  });
+
+  it('a transaction_not_found while the confirm may be in flight does not count towards "not charged"', () => {
+    // Window: confirm sent at 0 s, client timeout 30 s, margin 30 s → in flight until 60 s.
+    const early = decide(reconciling, notFound(40), settings)!;
+    expect(early.to).toBe('reconciling');
+    const afterEarly = { ...reconciling, ...early.patch, state: early.to };
+    // One answer past the window is not yet a repeat: the 40 s answer proved nothing.
+    const first = decide(afterEarly, notFound(61), settings)!;
+    expect(first.to).toBe('reconciling');
+    const afterFirst = { ...afterEarly, ...first.patch, state: first.to };
+    expect(decide(afterFirst, notFound(90), settings)).toMatchObject({
+      to: 'failed',
+      patch: { failure: { code: 'transaction_not_found', charged: false } },
+    });
+  });
+
+  it('the in-flight window runs from when the confirm call came back when that was late (token refresh, re-send after a 401)', () => {
+    // The call began at 0 s but only gave up at 100 s: its last send may be as late as 70 s,
+    // and may be in flight until 100 s + margin = 130 s.
+    const late = decide(
+      confirming,
+      confirmErr({ status: null, code: 'timeout', outcome: 'unknown' }, 100),
+      settings,
+    )!;
+    expect(late.to).toBe('unknown');
+    const reconcilingLate = { ...confirming, ...late.patch, state: 'reconciling' as const, version: 4 };
+    const first = decide(reconcilingLate, notFound(110), settings)!;
+    expect(first).toMatchObject({ to: 'reconciling', patch: { notFoundCount: 0 } });
+    const second = decide({ ...reconcilingLate, ...first.patch }, notFound(125), settings)!;
+    expect(second.to).toBe('reconciling');
+    const third = decide({ ...reconcilingLate, ...second.patch }, notFound(131), settings)!;
+    expect(third).toMatchObject({ to: 'reconciling', patch: { notFoundCount: 1 } });
+    expect(decide({ ...reconcilingLate, ...third.patch }, notFound(140), settings)?.to).toBe('failed');
+  });
+
+  it('backs off exponentially with jitter, capped, never past the deadline', () => {
+    expect(backoffMs(settings, 0, 0)).toBe(5000);
+    expect(backoffMs(settings, 3, 0)).toBe(40_000);
+    expect(backoffMs(settings, 3, 1)).toBe(60_000);
+    expect(backoffMs(settings, 20, 0)).toBe(300_000);
+    const nearDeadline = decide(
+      { ...reconciling, reconcileAttempts: 10 },
+      retryErr({ status: 409, code: 'transaction_pending' }, 1790),
+      settings,
+    );
+    expect(nearDeadline).toMatchObject({ to: 'reconciling', delayMs: 10_000 });
+  });
+
+  it('honours Retry-After when it is longer than the backoff', () => {
+    const decision = decide(
+      reconciling,
+      retryErr({ status: 429, code: 'rate_limited', retryAfterMs: 60_000 }),
+      settings,
+    );
+    expect(decision?.delayMs).toBe(60_000);
+  });
+});

@@ -1,0 +1,274 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import request from 'supertest';
+import { Redis } from 'ioredis';
+import { HttpSmsSender } from '../../src/channels/sms/outbound/http/driver';
+import { MemoryOutboxStore, OutboxSender, outboxRouter } from '../../src/channels/sms/outbound/outbox/driver';
+import type { SmsSender } from '../../src/channels/sms/outbound/sender';
+import { loadLocales } from '../../src/i18n';
+import { BullmqSmsQueue } from '../../src/purchases/notify/bullmq-queue';
+import { PurchaseNotSettledError } from '../../src/purchases/engine';
+import { createNotifier } from '../../src/purchases/notify/notifier';
+import { InProcessSmsQueue, type SmsJobQueue } from '../../src/purchases/notify/queue';
+import type { SmsRetryPolicy } from '../../src/purchases/notify/retry';
+import type { NotificationRecord, NotificationStatus } from '../../src/purchases/notify/types';
+import { notificationId } from '../../src/purchases/notify/types';
+import type { PurchaseRecord } from '../../src/purchases/types';
+import { intent, record } from './fixtures';
+import { deletePrefix, REDIS_URL, testPrefix } from './redis-helpers';
+
+const locales = loadLocales();
+/** Fast retries: tests wait for outcomes, never for time. */
+const FAST: SmsRetryPolicy = { attempts: 20, baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5 };
+
+/** A provider webhook that answers 503 to the first `failures` posts, then 200 (or `finalStatus`). */
+class SmsPeer {
+  readonly seen: { id: string; to: string; message: string }[] = [];
+  failures = 0;
+  finalStatus = 200;
+  url = '';
+  private server: Server | undefined;
+
+  async start(): Promise<void> {
+    const app = express().use(express.json());
+    app.post('/sms', (req, res) => {
+      this.seen.push(req.body as { id: string; to: string; message: string });
+      if (this.seen.length <= this.failures) res.status(503).set('Retry-After', '0').end();
+      else res.status(this.finalStatus).json({ messageId: `peer-${this.seen.length}` });
+    });
+    await new Promise<void>((resolve) => {
+      this.server = app.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/sms`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+}
+
+/** Poll an observable condition with a bounded loop (no fixed sleeps). */
+async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
+  for (let i = 0; i < 2000; i++) {
+    const value = await probe();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function untilStatus(
+  queue: SmsJobQueue,
+  id: string,
+  statuses: NotificationStatus[],
+): Promise<NotificationRecord> {
+  return until(
+    async () => {
+      const found = await queue.get(id);
+      return found && statuses.includes(found.status) ? found : null;
+    },
+    `notification ${id} to be ${statuses.join('|')}`,
+  );
+}
+
+function succeeded(overrides: Partial<PurchaseRecord> = {}): PurchaseRecord {
+  return record({
+    state: 'succeeded',
+    result: {
+      transactionId: 1,
+      reference: 'REF-1',
+      rawToken: '1111 2222 3333 4444 5555',
+      units: '10kWh',
+      total: { currency: 'BWP', minor: 10000 },
+      providerTransactionId: 'P1',
+    },
+    ...overrides,
+  });
+}
+
+interface Harness {
+  make(sender: SmsSender, policy?: SmsRetryPolicy): Promise<SmsJobQueue>;
+  cleanup(): Promise<void>;
+}
+
+const inProcess = (): Harness => {
+  const queues: SmsJobQueue[] = [];
+  return {
+    async make(sender, policy = FAST) {
+      const queue = new InProcessSmsQueue({ sender, policy });
+      queues.push(queue);
+      return queue;
+    },
+    async cleanup() {
+      await Promise.all(queues.map((q) => q.close()));
+    },
+  };
+};
+
+const bullmq = (): Harness => {
+  const redis = new Redis(REDIS_URL);
+  const prefix = testPrefix();
+  const queues: BullmqSmsQueue[] = [];
+  return {
+    async make(sender, policy = FAST) {
+      const url = new URL(REDIS_URL);
+      const queue = new BullmqSmsQueue({
+        redis,
+        connection: { host: url.hostname, port: Number(url.port || 6379), maxRetriesPerRequest: null },
+        prefix,
+        sender,
+        policy,
+      });
+      await queue.ready();
+      queues.push(queue);
+      return queue;
+    },
+    async cleanup() {
+      for (const queue of queues) {
+        await queue.close();
+      }
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+    },
+  };
+};
+
+describe.each([
+  ['in-process queue', inProcess],
+  ['BullMQ queue on Redis', bullmq],
+])('%s', (_name, harnessOf) => {
+  let harness: Harness;
+  const peer = new SmsPeer();
+
+  beforeAll(() => peer.start());
+  afterAll(() => peer.stop());
+  beforeEach(() => {
+    harness = harnessOf();
+    peer.seen.length = 0;
+    peer.failures = 0;
+    peer.finalStatus = 200;
+  });
+  afterEach(() => harness.cleanup());
+
+  it('SMS provider down then up: delivered exactly once, every attempt with the same id', async () => {
+    peer.failures = 4;
+    const queue = await harness.make(new HttpSmsSender({ url: peer.url, timeoutMs: 5000 }));
+    const notifier = createNotifier({ queue, locales, senderId: 'POWER' });
+    const purchase = succeeded();
+    await notifier.notify(purchase, 'settled', 'settled');
+
+    const id = notificationId(purchase.id, 'settled', '26771234567');
+    const sent = await untilStatus(queue, id, ['sent', 'rejected', 'undelivered']);
+    expect(sent).toMatchObject({ status: 'sent', attempts: 5, providerMessageId: 'peer-5', lastError: null });
+    expect(peer.seen).toHaveLength(5);
+    expect(new Set(peer.seen.map((s) => s.id))).toEqual(new Set([id]));
+    expect(peer.seen[4].message).toContain('1111 2222 3333 4444 5555');
+  });
+
+  it('a duplicate notify with the same requestKey sends one SMS; a resend with a new key sends a second', async () => {
+    const queue = await harness.make(new HttpSmsSender({ url: peer.url, timeoutMs: 5000 }));
+    const notifier = createNotifier({ queue, locales });
+    const purchase = succeeded();
+    await Promise.all([
+      notifier.notify(purchase, 'settled', 'settled'),
+      notifier.notify(purchase, 'settled', 'settled'),
+    ]);
+    const first = notificationId(purchase.id, 'settled', '26771234567');
+    await untilStatus(queue, first, ['sent']);
+    // Again after delivery (the job is gone by now): still nothing new.
+    await notifier.notify(purchase, 'settled', 'settled');
+    expect(await queue.listByPurchase(purchase.id)).toHaveLength(1);
+
+    await notifier.notify(purchase, 'resend', 'resend-1');
+    const second = notificationId(purchase.id, 'resend-1', '26771234567');
+    await untilStatus(queue, second, ['sent']);
+    expect(peer.seen.map((s) => s.id)).toEqual([first, second]);
+  });
+
+  it('queues one SMS for the beneficiary and one for the agent who bought it', async () => {
+    const queue = await harness.make(new HttpSmsSender({ url: peer.url, timeoutMs: 5000 }));
+    const purchase = succeeded({
+      intent: intent({ beneficiaryMsisdn: '26771111111', requesterMsisdn: '26772222222' }),
+    });
+    await createNotifier({ queue, locales }).notify(purchase, 'settled', 'k');
+    await untilStatus(queue, notificationId(purchase.id, 'k', '26771111111'), ['sent']);
+    await untilStatus(queue, notificationId(purchase.id, 'k', '26772222222'), ['sent']);
+    expect(peer.seen.map((s) => s.to).sort()).toEqual(['26771111111', '26772222222']);
+  });
+
+  it('a rejected message is given up at once and recorded', async () => {
+    peer.finalStatus = 400;
+    const queue = await harness.make(new HttpSmsSender({ url: peer.url, timeoutMs: 5000 }));
+    const purchase = succeeded();
+    await createNotifier({ queue, locales }).notify(purchase, 'settled', 'k');
+    const rejected = await untilStatus(queue, notificationId(purchase.id, 'k', '26771234567'), [
+      'sent',
+      'rejected',
+      'undelivered',
+    ]);
+    expect(rejected).toMatchObject({ status: 'rejected', attempts: 1 });
+    expect(rejected.lastError).toContain('HTTP 400');
+    expect(peer.seen).toHaveLength(1);
+  });
+
+  it('past the retry horizon the message is recorded undelivered (for an operator to resend)', async () => {
+    peer.failures = 1000;
+    const queue = await harness.make(new HttpSmsSender({ url: peer.url, timeoutMs: 5000 }), {
+      ...FAST,
+      attempts: 3,
+    });
+    const purchase = succeeded();
+    await createNotifier({ queue, locales }).notify(purchase, 'settled', 'k');
+    const given = await untilStatus(queue, notificationId(purchase.id, 'k', '26771234567'), [
+      'sent',
+      'rejected',
+      'undelivered',
+    ]);
+    expect(given).toMatchObject({ status: 'undelivered', attempts: 3 });
+    expect(peer.seen).toHaveLength(3);
+  });
+
+  it('outbox driver end to end: notify → GET /dev/sms shows the message with parts, encoding and purchase id', async () => {
+    const outbox = new MemoryOutboxStore();
+    const queue = await harness.make(new OutboxSender(outbox));
+    const purchase = succeeded({
+      intent: intent({ language: 'tn-BW' }),
+      result: {
+        transactionId: 3,
+        reference: 'REF-3',
+        rawToken:
+          'KeyChange Token1: 1111 1111 1111 1111 1111 | KeyChange Token2: 2222 2222 2222 2222 2222 | Credit Token: 3333 3333 3333 3333 3333',
+        units: '55.1kWh',
+        total: { currency: 'BWP', minor: 150000 },
+        providerTransactionId: 'P3',
+      },
+    });
+    await createNotifier({ queue, locales, senderId: 'POWER' }).notify(purchase, 'settled', 'settled');
+    await untilStatus(queue, notificationId(purchase.id, 'settled', '26771234567'), ['sent']);
+
+    const app = express().use(outboxRouter(outbox));
+    const res = await request(app).get('/dev/sms').query({ to: '26771234567' }).expect(200);
+    expect(res.body.messages).toHaveLength(1);
+    const [message] = res.body.messages as Record<string, unknown>[];
+    expect(message).toMatchObject({
+      id: notificationId(purchase.id, 'settled', '26771234567'),
+      to: '26771234567',
+      from: 'POWER',
+      encoding: 'GSM-7',
+      parts: 2,
+      purchaseId: purchase.id,
+    });
+    expect(message.message).toContain('KeyChange Token1: 1111 1111 1111 1111 1111\nKeyChange Token2:');
+    expect(message.message).toContain('Credit Token: 3333 3333 3333 3333 3333');
+    expect(message.message).toContain('Madi: BWP 1500.00');
+  });
+
+  it('refuses to notify a purchase that has not settled', async () => {
+    const queue = await harness.make(new OutboxSender(new MemoryOutboxStore()));
+    await expect(
+      createNotifier({ queue, locales }).notify(record({ state: 'confirming' }), 'settled', 'k'),
+    ).rejects.toBeInstanceOf(PurchaseNotSettledError);
+  });
+});

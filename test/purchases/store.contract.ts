@@ -1,0 +1,141 @@
+import type { PurchaseStore } from '../../src/purchases/store';
+import { intent, record } from './fixtures';
+
+/** One behaviour for every PurchaseStore: run by store.memory.test.ts and store.redis.test.ts. */
+export function purchaseStoreContract(name: string, makeStore: () => Promise<PurchaseStore>): void {
+  describe(`${name} purchase store contract`, () => {
+    let store: PurchaseStore;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+
+    it('creates a record and reads it back by id and by idempotency key', async () => {
+      const r = record();
+      const result = await store.create(r);
+      expect(result).toEqual({ created: true, record: r });
+      expect(await store.get(r.id)).toEqual(r);
+      expect(await store.getByIdempotencyKey(r.idempotencyKey)).toEqual(r);
+      expect(await store.get('missing')).toBeNull();
+      expect(await store.getByIdempotencyKey('missing')).toBeNull();
+    });
+
+    it('returns the existing record for a taken idempotency key and writes nothing', async () => {
+      const first = record();
+      await store.create(first);
+      const second = record({ idempotencyKey: first.idempotencyKey });
+      const result = await store.create(second);
+      expect(result.created).toBe(false);
+      expect(result.record).toEqual(first);
+      expect(await store.get(second.id)).toBeNull();
+    });
+
+    it('creates exactly one record for concurrent duplicates', async () => {
+      const key = record().idempotencyKey;
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => store.create(record({ idempotencyKey: key }))),
+      );
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.record.id)).size).toBe(1);
+      expect(await store.listByState('created', { limit: 50 })).toHaveLength(1);
+    });
+
+    it('transitions with compare-and-set: state in from and version match', async () => {
+      const r = record();
+      await store.create(r);
+      const moved = await store.transition(r.id, ['created'], 'confirming', 1, {
+        confirmSentAt: '2025-01-01T00:00:00.000Z',
+      });
+      expect(moved.ok).toBe(true);
+      if (!moved.ok) return;
+      expect(moved.record).toMatchObject({
+        state: 'confirming',
+        version: 2,
+        confirmSentAt: '2025-01-01T00:00:00.000Z',
+      });
+      expect(await store.get(r.id)).toEqual(moved.record);
+    });
+
+    it('refuses a transition from the wrong state, reporting the current record', async () => {
+      const r = record();
+      await store.create(r);
+      await store.transition(r.id, ['created'], 'confirming', 1);
+      const again = await store.transition(r.id, ['created'], 'confirming', 2);
+      expect(again).toEqual({
+        ok: false,
+        conflict: { reason: 'state', current: expect.objectContaining({ state: 'confirming', version: 2 }) },
+      });
+    });
+
+    it('refuses a transition with a stale version', async () => {
+      const r = record();
+      await store.create(r);
+      const stale = await store.transition(r.id, ['created'], 'confirming', 7);
+      expect(stale.ok).toBe(false);
+      if (stale.ok) return;
+      expect(stale.conflict.reason).toBe('version');
+      expect((await store.get(r.id))!.state).toBe('created');
+    });
+
+    it('reports not_found for a missing record', async () => {
+      expect(await store.transition('nope', ['created'], 'confirming', 1)).toEqual({
+        ok: false,
+        conflict: { reason: 'not_found', current: null },
+      });
+    });
+
+    it('lets exactly one of many concurrent compare-and-sets win', async () => {
+      const r = record();
+      await store.create(r);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => store.transition(r.id, ['created'], 'confirming', 1)),
+      );
+      expect(results.filter((x) => x.ok)).toHaveLength(1);
+      expect((await store.get(r.id))!.version).toBe(2);
+    });
+
+    it('keeps the state index in step with transitions', async () => {
+      const a = record();
+      const b = record();
+      await store.create(a);
+      await store.create(b);
+      await store.transition(a.id, ['created'], 'confirming', 1);
+      expect((await store.listByState('created')).map((x) => x.id)).toEqual([b.id]);
+      expect((await store.listByState('confirming')).map((x) => x.id)).toEqual([a.id]);
+      await store.transition(a.id, ['confirming'], 'unknown', 2);
+      expect(await store.listByState('confirming')).toEqual([]);
+      expect((await store.listByState('unknown')).map((x) => x.id)).toEqual([a.id]);
+    });
+
+    it('lists by beneficiary or requester MSISDN, newest first, with limit and state filter', async () => {
+      const older = record({
+        intent: intent({ beneficiaryMsisdn: '26770000001', requesterMsisdn: '26770000009' }),
+      });
+      const newer = record({
+        intent: intent({ beneficiaryMsisdn: '26770000002', requesterMsisdn: '26770000009' }),
+      });
+      await store.create(older);
+      await store.create(newer);
+      expect((await store.listByMsisdn('26770000009')).map((x) => x.id)).toEqual([newer.id, older.id]);
+      expect((await store.listByMsisdn('26770000009', { limit: 1 })).map((x) => x.id)).toEqual([newer.id]);
+      expect((await store.listByMsisdn('26770000001')).map((x) => x.id)).toEqual([older.id]);
+      expect(await store.listByMsisdn('26770000003')).toEqual([]);
+      await store.transition(older.id, ['created'], 'confirming', 1);
+      expect((await store.listByMsisdn('26770000009', { state: 'confirming' })).map((x) => x.id)).toEqual([
+        older.id,
+      ]);
+    });
+
+    it('lists settled records awaiting notification until notifiedAt is written', async () => {
+      const r = record({ state: 'confirming', version: 2 });
+      await store.create(r);
+      expect(await store.listUnnotified()).toEqual([]);
+      const settled = await store.transition(r.id, ['confirming'], 'succeeded', 2, {
+        settledAt: r.createdAt,
+      });
+      expect(settled.ok).toBe(true);
+      expect((await store.listUnnotified()).map((x) => x.id)).toEqual([r.id]);
+      await store.transition(r.id, ['succeeded'], 'succeeded', 3, { notifiedAt: r.createdAt });
+      expect(await store.listUnnotified()).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,60 @@
+import { SETTLED_STATES } from '../../src/purchases/store';
+import { MemoryPurchaseStore } from '../../src/purchases/store';
+import { InProcessJobQueue } from '../../src/purchases/queue';
+import { createPurchaseDesk } from '../../src/purchases/desk';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { intent, record } from './fixtures';
+import { CONFIRM_TIMEOUT_MS, makeService, RecordingNotifier } from './harness';
+
+/**
+ * A purchase written without its job (the process lost Redis between the record and the job,
+ * or crashed there) must not wait for the next restart: the workers' periodic sweep confirms it
+ * — once — and hands its outcome to the notifier.
+ */
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, silent: true });
+});
+afterAll(() => sandbox.close());
+
+it('a created purchase that never got its job is confirmed by the periodic sweep, once', async () => {
+  const store = new MemoryPurchaseStore();
+  const queue = new InProcessJobQueue({ retryDelayMs: 50 });
+  const notifier = new RecordingNotifier();
+  const desk = createPurchaseDesk({
+    store,
+    queue,
+    service: makeService(sandbox.url),
+    notifier,
+    config: {
+      purchaseApi: { confirmTimeoutMs: CONFIRM_TIMEOUT_MS } as never,
+      reconcile: { baseDelayMs: 20, deadlineMs: 20_000 },
+    },
+  });
+  await desk.startWorker({ sweepEveryMs: 50 });
+  try {
+    // Written as desk.create would, but no job was ever queued for it.
+    const { record: orphan } = await store.create(record({ intent: intent() }));
+
+    let settled = await store.get(orphan.id);
+    for (
+      let i = 0;
+      i < 200 && !(settled && SETTLED_STATES.includes(settled.state) && settled.notifiedAt);
+      i += 1
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      settled = await store.get(orphan.id);
+    }
+    expect(settled).toMatchObject({ state: 'succeeded', confirmAttempts: 1 });
+    expect(notifier.calls.map((c) => c.record.id)).toEqual([orphan.id]);
+
+    const ledger = (await (await fetch(`${sandbox.url}/sandbox/transactions`)).json()) as Array<{
+      external_reference: string;
+    }>;
+    expect(ledger.filter((row) => row.external_reference === orphan.externalReference)).toHaveLength(1);
+  } finally {
+    desk.stopSweep();
+    await queue.close();
+  }
+});

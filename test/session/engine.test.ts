@@ -1,0 +1,367 @@
+import type Redis from 'ioredis';
+import type { UssdHop } from '../../src/channels/ussd/types';
+import { loadLocales, measure } from '../../src/i18n';
+import { createHopEngine, type HopEngine, type HopEngineOptions } from '../../src/session/engine';
+import {
+  MemorySessionStore,
+  RedisSessionStore,
+  sessionKeys,
+  type LockResult,
+  type SessionRecord,
+  type SessionRef,
+  type SessionStore,
+} from '../../src/session/store';
+import { createTestMachine, type TestServices } from './test-machine';
+import { testRedis } from './helpers';
+
+const locales = loadLocales();
+const LIMIT = 182;
+const MSISDN = '26771234567';
+
+/** A deferred the test resolves when it chooses. */
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** The real store, plus a count of "busy" answers so a test can wait for a hop to be queued. */
+class ObservedStore implements SessionStore {
+  busy = 0;
+  private busyWaiters: (() => void)[] = [];
+  constructor(readonly inner: SessionStore) {}
+  whenBusy(): Promise<void> {
+    return this.busy > 0 ? Promise.resolve() : new Promise((r) => this.busyWaiters.push(r));
+  }
+  async loadAndLock(ref: SessionRef, lockMs: number): Promise<LockResult> {
+    const r = await this.inner.loadAndLock(ref, lockMs);
+    if (r.kind === 'busy') {
+      this.busy += 1;
+      this.busyWaiters.splice(0).forEach((w) => w());
+    }
+    return r;
+  }
+  saveAndUnlock = (...a: Parameters<SessionStore['saveAndUnlock']>) => this.inner.saveAndUnlock(...a);
+  unlock = (...a: Parameters<SessionStore['unlock']>) => this.inner.unlock(...a);
+  startMsisdnSession = (...a: Parameters<SessionStore['startMsisdnSession']>) =>
+    this.inner.startMsisdnSession(...a);
+  setLanguage = (...a: Parameters<SessionStore['setLanguage']>) => this.inner.setLanguage(...a);
+  takeResumable = (...a: Parameters<SessionStore['takeResumable']>) => this.inner.takeResumable(...a);
+  close = () => this.inner.close();
+}
+
+interface Harness {
+  makeStore(): SessionStore;
+  redis?: Redis;
+  prefix?: string;
+  cleanup(): Promise<void>;
+}
+
+const kinds: [string, () => Harness][] = [
+  [
+    'memory',
+    () => {
+      const store = new MemorySessionStore();
+      return { makeStore: () => store, cleanup: async () => undefined };
+    },
+  ],
+  [
+    'redis',
+    () => {
+      const { redis, prefix, cleanup } = testRedis();
+      return { makeStore: () => new RedisSessionStore(redis, prefix), redis, prefix, cleanup };
+    },
+  ],
+];
+
+function hop(sessionId: string, text: string, msisdn = MSISDN): UssdHop {
+  return {
+    aggregator: 'africastalking',
+    sessionId,
+    msisdn,
+    serviceCode: '*384#',
+    text: { kind: 'cumulative', value: text },
+    isNew: text === '',
+    raw: {},
+  };
+}
+
+describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
+  let h: Harness;
+  let services: TestServices;
+  let store: ObservedStore;
+  let engine: HopEngine;
+  let lookup: ReturnType<typeof deferred<string>>;
+
+  function build(overrides: Partial<HopEngineOptions> = {}): HopEngine {
+    return createHopEngine({
+      store,
+      machine: createTestMachine(services),
+      machineVersion: 'test-1',
+      locales,
+      screenLimit: LIMIT,
+      hopBudgetMs: 5000,
+      sessionTtlS: 300,
+      resumeWindowS: 120,
+      defaultLanguage: 'en-BW',
+      ...overrides,
+    });
+  }
+
+  beforeEach(() => {
+    h = makeHarness();
+    lookup = deferred<string>();
+    services = {
+      lookups: 0,
+      lookup: () => lookup.promise,
+      never: () => new Promise<string>(() => undefined),
+    };
+    store = new ObservedStore(h.makeStore());
+    engine = build();
+  });
+  afterEach(async () => {
+    await h.cleanup();
+  });
+
+  /** Plays a dialogue (cumulative texts) and returns every reply; checks each fits the limit. */
+  async function play(sessionId: string, inputs: string[], e = engine, msisdn = MSISDN) {
+    const replies = [];
+    let text = '';
+    for (const [i, input] of [''].concat(inputs).entries()) {
+      if (i > 0) text = text === '' ? input : `${text}*${input}`;
+      const reply = await e.handleHop(hop(sessionId, text, msisdn));
+      expect(measure(reply.text).length).toBeLessThanOrEqual(LIMIT);
+      replies.push(reply);
+    }
+    return replies;
+  }
+
+  it('plays a dialogue to its end: menu, free text, END', async () => {
+    const [menu, prompt, done] = await play('s1', ['2', 'Thabo']);
+    expect(menu).toEqual({ end: false, text: expect.stringContaining('1 Slow lookup') });
+    expect(menu.text).toContain(locales.t('en', 'menu.title'));
+    expect(prompt).toEqual({ end: false, text: expect.stringContaining('Enter your name:') });
+    expect(done).toEqual({ end: true, text: 'Hello Thabo' });
+  });
+
+  it('keeps a typed * inside the input (prefix, not split)', async () => {
+    const replies = await play('s-star', ['2', '*12*']);
+    expect(replies[2]).toEqual({ end: true, text: 'Hello *12*' });
+  });
+
+  it('answers a re-delivered hop with the stored reply and runs nothing again', async () => {
+    lookup.resolve('42');
+    const [, result] = await play('s2', ['1']);
+    expect(result.text).toContain('Result: 42');
+    expect(services.lookups).toBe(1);
+    expect(await engine.handleHop(hop('s2', '1'))).toEqual(result);
+    expect(services.lookups).toBe(1);
+    // A late copy of an earlier hop does not rewind the dialogue: the current screen, nothing run.
+    expect(await engine.handleHop(hop('s2', ''))).toEqual(result);
+    expect(services.lookups).toBe(1);
+    expect((await engine.handleHop(hop('s2', '1*0'))).text).toContain('Slow lookup');
+  });
+
+  it('serialises two hops of one session arriving at once', async () => {
+    await engine.handleHop(hop('s3', ''));
+    const first = engine.handleHop(hop('s3', '1'));
+    const second = engine.handleHop(hop('s3', '1'));
+    await store.whenBusy(); // one hop holds the lock inside the slow lookup, the other waits
+    lookup.resolve('7');
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toEqual(b);
+    expect(a.text).toContain('Result: 7');
+    expect(services.lookups).toBe(1);
+    // State is consistent: back from the result goes to the menu.
+    expect((await engine.handleHop(hop('s3', '1*0'))).text).toContain('Slow lookup');
+  });
+
+  it('refuses a hop from another MSISDN on the same session id and changes nothing', async () => {
+    await play('s4', ['2']);
+    const refused = await engine.handleHop(hop('s4', '2*Mpho', '26779999999'));
+    expect(refused).toEqual({ end: true, text: locales.t('en', 'error.serviceUnavailable') });
+    expect(await engine.handleHop(hop('s4', '2*Thabo'))).toEqual({ end: true, text: 'Hello Thabo' });
+  });
+
+  it('paginates a 15-option menu with 98 / 0, maps numbers globally, goes back and home', async () => {
+    const [, page1] = await play('s5', ['3']);
+    expect(page1.text).toContain('1 Option number 1');
+    expect(page1.text).toContain('98 ');
+    const page2 = await engine.handleHop(hop('s5', '3*98'));
+    expect(page2.text).not.toContain('1 Option number 1 ');
+    expect(page2.text).toMatch(/^0 /m);
+    const backToPage1 = await engine.handleHop(hop('s5', '3*98*0'));
+    expect(backToPage1.text).toEqual(page1.text);
+    // Walk to the last page, then choose option 15 there.
+    let text = '3*98*0';
+    let reply = backToPage1;
+    for (let i = 0; i < 10 && !reply.text.includes('15 Option'); i++) {
+      text += '*98';
+      reply = await engine.handleHop(hop('s5', text));
+      expect(measure(reply.text).length).toBeLessThanOrEqual(LIMIT);
+    }
+    expect(reply.text).toContain('15 Option number 15');
+    const picked = await engine.handleHop(hop('s5', `${text}*15`));
+    expect(picked.text).toContain('Picked item:15');
+    // 0 on a one-page screen is BACK (to the list, page 1), 0 again back to the menu, 00 home.
+    expect((await engine.handleHop(hop('s5', `${text}*15*0`))).text).toEqual(page1.text);
+    expect((await engine.handleHop(hop('s5', `${text}*15*0*0`))).text).toContain('Slow lookup');
+    await engine.handleHop(hop('s5', `${text}*15*0*0*3`));
+    expect((await engine.handleHop(hop('s5', `${text}*15*0*0*3*00`))).text).toContain('Slow lookup');
+  });
+
+  it('turns a slow machine into its retry screen with TIMEOUT within the budget', async () => {
+    engine = build({ hopBudgetMs: 600 });
+    const [, retry] = await play('s6', ['1']);
+    expect(retry).toEqual({ end: false, text: expect.stringContaining('Try again') });
+    lookup.resolve('9');
+    expect((await engine.handleHop(hop('s6', '1*1'))).text).toContain('Result: 9');
+  });
+
+  it('answers a polite retry screen when the machine does not settle at all; the session stays usable', async () => {
+    engine = build({ hopBudgetMs: 600 });
+    const [menu, stuck] = await play('s7', ['4']);
+    expect(stuck.end).toBe(false);
+    expect(stuck.text).toContain(locales.t('en', 'error.timeout'));
+    expect(stuck.text).toContain('Slow lookup'); // the previous screen again
+    expect(menu.end).toBe(false);
+    expect(await engine.handleHop(hop('s7', '4*2'))).toEqual({
+      end: false,
+      text: expect.stringContaining('Enter your name:'),
+    });
+    expect(await engine.handleHop(hop('s7', '4*2*Neo'))).toEqual({ end: true, text: 'Hello Neo' });
+  });
+
+  it('remembers a language change for the caller and uses it in the next session', async () => {
+    const [, tn, bye] = await play('s8', ['5', '6']);
+    expect(tn.text).toContain(locales.t('tn', 'menu.title'));
+    expect(bye.end).toBe(true);
+    const next = await engine.handleHop(hop('s8b', '', MSISDN));
+    expect(next.text).toContain(locales.t('tn', 'menu.title'));
+    const other = await engine.handleHop(hop('s8c', '', '26770000001'));
+    expect(other.text).toContain(locales.t('en', 'menu.title'));
+  });
+
+  it('offers to resume a dialogue that dropped mid-way (no end notification), and continues it', async () => {
+    await play('s9', ['2']); // at the name prompt, then the network drops
+    const [offer] = await play('s9b', []);
+    expect(offer.text).toContain(locales.t('en', 'resume.prompt'));
+    const resumed = await engine.handleHop(hop('s9b', '1'));
+    expect(resumed.text).toContain('Enter your name:');
+    expect(await engine.handleHop(hop('s9b', '1*Kagiso'))).toEqual({ end: true, text: 'Hello Kagiso' });
+    // The old dialogue was moved: a third session gets no offer.
+    expect((await engine.handleHop(hop('s9c', ''))).text).not.toContain(locales.t('en', 'resume.prompt'));
+  });
+
+  it('resumes after an Incomplete end notification; start over gives the menu; Success is not resumable', async () => {
+    await play('s10', ['2']);
+    expect(
+      await engine.endSession({
+        aggregator: 'africastalking',
+        sessionId: 's10',
+        msisdn: MSISDN,
+        status: 'incomplete',
+      }),
+    ).toBe('ended');
+    // A late hop on the ended session does not resurrect it.
+    expect((await engine.handleHop(hop('s10', '2*Late'))).end).toBe(true);
+    const [offer, fresh] = await play('s10b', ['2']);
+    expect(offer.text).toContain(locales.t('en', 'resume.prompt'));
+    expect(fresh.text).toContain('Slow lookup');
+
+    await play('s11', ['2']);
+    await engine.endSession({
+      aggregator: 'africastalking',
+      sessionId: 's11',
+      msisdn: MSISDN,
+      status: 'completed',
+    });
+    expect((await engine.handleHop(hop('s11b', ''))).text).toContain('Slow lookup');
+  });
+
+  it('ignores an end notification from another MSISDN', async () => {
+    await play('s12', ['2']);
+    expect(
+      await engine.endSession({
+        aggregator: 'africastalking',
+        sessionId: 's12',
+        msisdn: '26770000002',
+        status: 'completed',
+      }),
+    ).toBe('ignored');
+    expect(await engine.handleHop(hop('s12', '2*Neo'))).toEqual({ end: true, text: 'Hello Neo' });
+  });
+
+  it('starts a fresh menu when the stored snapshot is of another machine version', async () => {
+    await play('s13', ['2']);
+    const upgraded = build({ machineVersion: 'test-2' });
+    const reply = await upgraded.handleHop(hop('s13', '2*Neo'));
+    expect(reply).toEqual({ end: false, text: expect.stringContaining('Slow lookup') });
+    expect(await upgraded.handleHop(hop('s13', '2*Neo*2'))).toEqual({
+      end: false,
+      text: expect.stringContaining('Enter your name:'),
+    });
+  });
+
+  it('keeps only what replay needs once final', async () => {
+    await play('s14', ['6']);
+    const lock = await store.loadAndLock({ aggregator: 'africastalking', sessionId: 's14' }, 1000);
+    expect(lock).toMatchObject({
+      kind: 'locked',
+      record: { status: 'final', snapshot: null, optionIds: [], lastReply: { end: true, text: 'Goodbye' } },
+    });
+  });
+});
+
+describe('hop engine across a restart (Redis)', () => {
+  it('continues a dialogue with a new engine and a new connection', async () => {
+    const first = testRedis();
+    const second = testRedis();
+    const services: TestServices = {
+      lookups: 0,
+      lookup: async () => 'x',
+      never: () => new Promise(() => undefined),
+    };
+    const options = {
+      machine: createTestMachine(services),
+      machineVersion: 'test-1',
+      locales,
+      screenLimit: LIMIT,
+      hopBudgetMs: 5000,
+      sessionTtlS: 300,
+      resumeWindowS: 120,
+      defaultLanguage: 'en-BW',
+    };
+    try {
+      const engineA = createHopEngine({
+        ...options,
+        store: new RedisSessionStore(first.redis, first.prefix),
+      });
+      await engineA.handleHop(hop('r1', ''));
+      expect((await engineA.handleHop(hop('r1', '2'))).text).toContain('Enter your name:');
+      await first.redis.quit();
+
+      const engineB = createHopEngine({
+        ...options,
+        store: new RedisSessionStore(second.redis, first.prefix),
+      });
+      expect(await engineB.handleHop(hop('r1', '2*Lesedi'))).toEqual({ end: true, text: 'Hello Lesedi' });
+      const record = JSON.parse(
+        (await second.redis.get(
+          sessionKeys(first.prefix, { aggregator: 'africastalking', sessionId: 'r1' }).record,
+        ))!,
+      ) as SessionRecord;
+      expect(record).toMatchObject({ status: 'final', hops: 3, msisdn: MSISDN });
+      expect(
+        await second.redis.ttl(
+          sessionKeys(first.prefix, { aggregator: 'africastalking', sessionId: 'r1' }).record,
+        ),
+      ).toBeGreaterThan(0);
+    } finally {
+      // Clean the shared prefix through the live connection.
+      const { deleteByPrefix } = await import('./helpers');
+      await deleteByPrefix(second.redis, first.prefix);
+      await second.cleanup();
+    }
+  });
+});

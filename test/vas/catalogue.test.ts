@@ -1,0 +1,141 @@
+import { startSandbox, type RunningSandbox } from '../../src/sandbox';
+import {
+  Catalogue,
+  identifierHint,
+  validateIdentifier,
+  type IdentifierRule,
+  type VasProduct,
+} from '../../src/vas';
+import {
+  armFault,
+  captureLogs,
+  ctx,
+  serviceFor,
+  startCountingProxy,
+  until,
+  type CountingProxy,
+} from './helpers';
+
+const rule = (overrides: Partial<IdentifierRule> = {}): IdentifierRule => ({
+  label: 'Meter number',
+  minLength: 11,
+  maxLength: 13,
+  pattern: '^[0-9]{11,13}$',
+  hint: null,
+  ...overrides,
+});
+
+describe('validateIdentifier and identifierHint', () => {
+  it.each([
+    ['01234567890', { ok: true }],
+    ['0123456789012', { ok: true }],
+    ['0123456789', { ok: false, reason: 'tooShort', min: 11, max: 13 }],
+    ['01234567890123', { ok: false, reason: 'tooLong', min: 11, max: 13 }],
+    ['0123456789A', { ok: false, reason: 'pattern', min: 11, max: 13 }],
+  ])('%s → %p', (value, expected) => expect(validateIdentifier(rule(), value)).toEqual(expected));
+
+  it('applies length and pattern together, and skips null constraints', () => {
+    expect(validateIdentifier(rule({ pattern: '^[0-9]+$', maxLength: null }), '0'.repeat(40))).toEqual({
+      ok: true,
+    });
+    expect(validateIdentifier(rule({ minLength: null, maxLength: null, pattern: null }), 'x')).toEqual({
+      ok: true,
+    });
+    expect(validateIdentifier(rule({ pattern: '^9', minLength: 2, maxLength: null }), '12')).toMatchObject({
+      reason: 'pattern',
+    });
+  });
+
+  it('an invalid pattern in the catalogue is skipped, not a crash', () => {
+    expect(validateIdentifier(rule({ pattern: '([0-9' }), '01234567890')).toEqual({ ok: true });
+    expect(validateIdentifier(rule({ pattern: '([0-9' }), '0123')).toMatchObject({ reason: 'tooShort' });
+  });
+
+  it('never logs, even for a broken pattern (dialogue guards call it)', () => {
+    const logs = captureLogs();
+    try {
+      expect(validateIdentifier(rule({ pattern: '(unclosed' }), '01234567890')).toEqual({ ok: true });
+    } finally {
+      logs.stop();
+    }
+    const { lines } = logs;
+    expect(lines).toEqual([]);
+  });
+
+  it('the admin hint wins over the derived one', () => {
+    expect(identifierHint(rule())).toBe('11 to 13 characters');
+    expect(identifierHint(rule({ minLength: 10, maxLength: 10 }))).toBe('exactly 10 characters');
+    expect(identifierHint(rule({ hint: 'As on your meter card' }))).toBe('As on your meter card');
+    expect(identifierHint(rule({ minLength: null, maxLength: null }))).toBeNull();
+  });
+});
+
+describe('Catalogue cache', () => {
+  let sandbox: RunningSandbox;
+  let proxy: CountingProxy;
+  const PATH = '/public/v1/vas-products';
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, silent: true });
+    proxy = await startCountingProxy(sandbox.url);
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await sandbox.close();
+  });
+
+  it('loads once for concurrent callers, serves stale while refreshing, and keeps it on error', async () => {
+    let now = 0;
+    const catalogue = new Catalogue(serviceFor(proxy.url), { ttlMs: 1000, now: () => now });
+    const base = proxy.count(PATH);
+    const all = await Promise.all([
+      catalogue.products(ctx()),
+      catalogue.products(ctx()),
+      catalogue.product('WATER', ctx()),
+    ]);
+    expect(all[0].map((p) => p.productType)).toEqual(['ELECTRICITY', 'AIRTIME', 'WATER']);
+    expect(all[2]?.providers[0].code).toBe('WUC');
+    expect(proxy.count(PATH) - base).toBe(1);
+
+    now = 500; // fresh: no call
+    await catalogue.products();
+    expect(proxy.count(PATH) - base).toBe(1);
+
+    now = 1500; // stale: answered from cache, refreshed in the background
+    expect(await catalogue.products()).toHaveLength(3);
+    await until(() => proxy.count(PATH) - base === 2);
+
+    now = 3000; // stale and the refresh fails: the stale copy keeps answering
+    await armFault(sandbox.url, { endpoint: 'vas-products', fault: 'internal_error', count: 5 });
+    expect(await catalogue.products()).toHaveLength(3);
+    await expect(catalogue.refresh()).rejects.toMatchObject({ code: 'internal_error' });
+    expect(await catalogue.product('ELECTRICITY')).toBeDefined();
+    await fetch(`${sandbox.url}/sandbox/faults`, { method: 'DELETE' });
+  });
+});
+
+describe('Catalogue and a broken identifier pattern', () => {
+  it('reports the pattern once when it loads the catalogue, not on every check or reload', async () => {
+    const broken: VasProduct = {
+      productType: 'WATER',
+      displayName: 'Water',
+      providers: [],
+      identifier: rule({ pattern: '([0-9' }),
+    };
+    const catalogue = new Catalogue({ listProducts: async () => [broken] });
+    const logs = captureLogs();
+    try {
+      await catalogue.refresh(ctx());
+      await catalogue.refresh(ctx());
+      validateIdentifier(broken.identifier, '01234567890');
+    } finally {
+      logs.stop();
+    }
+    const { lines } = logs;
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 'error',
+      productType: 'WATER',
+      pattern: '([0-9',
+    });
+  });
+});

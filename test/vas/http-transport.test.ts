@@ -1,0 +1,107 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TransportError } from '../../src/vas';
+import { HttpTransport } from '../../src/vas/http';
+
+/**
+ * The raw HTTP leg on its own (axios over node:http): what goes on the wire, what comes back, and
+ * the not_sent/unknown classification of the failures the adapters' tests do not reach.
+ */
+
+type Handler = (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void;
+let handler: Handler;
+let server: http.Server;
+let port: number;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => handler(req, Buffer.concat(chunks).toString('utf8'), res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+);
+
+const call = { operation: 'test', timeoutMs: 2000, requestId: 'req-1' } as const;
+
+describe('HttpTransport', () => {
+  it('keeps the base path, sends JSON with its headers and reads a UTF-8 answer', async () => {
+    let seen: { method?: string; url?: string; headers: http.IncomingHttpHeaders; body: string } | undefined;
+    handler = (req, body, res) => {
+      seen = { method: req.method, url: req.url, headers: req.headers, body };
+      res.setHeader('X-Request-Id', 'answer-1');
+      res.setHeader('Set-Cookie', ['a=1', 'b=2']);
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ name: 'Sekgoma Pula ✓' }));
+    };
+    const transport = new HttpTransport(`http://127.0.0.1:${port}/base//`);
+    const answer = await transport.send({
+      ...call,
+      method: 'POST',
+      path: '/public/v1/purchases/validate',
+      body: { amount: 'BWP 10.00', note: 'é' },
+      bearer: 'tok',
+    });
+    expect(seen?.method).toBe('POST');
+    expect(seen?.url).toBe('/base/public/v1/purchases/validate');
+    expect(seen?.headers['x-request-id']).toBe('req-1');
+    expect(seen?.headers.authorization).toBe('Bearer tok');
+    expect(seen?.headers.accept).toBe('application/json');
+    expect(seen?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(seen?.body ?? '')).toEqual({ amount: 'BWP 10.00', note: 'é' });
+    expect(Number(seen?.headers['content-length'])).toBe(Buffer.byteLength(seen?.body ?? ''));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ name: 'Sekgoma Pula ✓' });
+    expect(answer.requestId).toBe('answer-1');
+    expect(answer.headers['set-cookie']).toBe('a=1, b=2');
+  });
+
+  it('a GET has no body; any status comes back as it is, redirects are not followed', async () => {
+    let seen: { headers: http.IncomingHttpHeaders; body: string } | undefined;
+    handler = (req, body, res) => {
+      seen = { headers: req.headers, body };
+      res.writeHead(302, { Location: '/elsewhere' }).end('not json');
+    };
+    const answer = await new HttpTransport(`http://127.0.0.1:${port}`).send({
+      ...call,
+      method: 'GET',
+      path: 'accounts',
+    });
+    expect(seen?.body).toBe('');
+    expect(seen?.headers['content-type']).toBeUndefined();
+    expect(answer.status).toBe(302);
+    expect(answer.body).toBeUndefined();
+    expect(answer.text).toBe('not json');
+    expect(answer.requestId).toBeNull();
+  });
+
+  it('an answer cut off mid-body is outcome unknown', async () => {
+    handler = (_req, _body, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' });
+      res.write('{"status":');
+      setImmediate(() => res.socket?.destroy());
+    };
+    const error = await new HttpTransport(`http://127.0.0.1:${port}`)
+      .send({ ...call, method: 'POST', path: '/confirm', body: {} })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as TransportError).outcome).toBe('unknown');
+  });
+
+  it('an invalid base URL is not_sent', async () => {
+    const error = await new HttpTransport('not a url')
+      .send({ ...call, method: 'GET', path: '/x' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as TransportError).outcome).toBe('not_sent');
+    expect((error as Error).message).toContain('ERR_INVALID_URL');
+  });
+});
