@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import type { Gateway } from '../../src/app';
 import { loadLocales } from '../../src/i18n';
-import { hop, newPhone, startTestGateway } from './harness';
+import { TEST_METERS } from '../../src/sandbox';
+import { OwnRedisServer } from '../support/redis-server';
+import { dialogue, hop, newPhone, startTestGateway, waitForSms } from './harness';
 
 /**
  * Redis dying under a running gateway: hops must still get a polite END within the hop budget
@@ -12,48 +12,13 @@ import { hop, newPhone, startTestGateway } from './harness';
 
 jest.setTimeout(30000);
 
-let redis: ChildProcess;
-let port: number;
+const redis = new OwnRedisServer();
 let gateway: Gateway;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port: chosen } = server.address() as net.AddressInfo;
-      server.close(() => resolve(chosen));
-    });
-    server.on('error', reject);
-  });
-}
-
-async function startRedis(): Promise<void> {
-  port ||= await freePort();
-  redis = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  for (let i = 0; i < 100; i += 1) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (up) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('redis-server did not start');
-}
-
 beforeAll(async () => {
-  await startRedis();
+  await redis.start();
   gateway = await startTestGateway({
-    REDIS_URL: `redis://127.0.0.1:${port}`,
+    REDIS_URL: redis.url,
     USSD_HOP_BUDGET_MS: '4000',
     PURCHASE_API_TIMEOUT_MS: '2000',
   });
@@ -62,15 +27,14 @@ beforeAll(async () => {
 afterAll(async () => {
   // Closing needs Redis (BullMQ's connections wait for it): the test brings it back first.
   await gateway.close();
-  redis.kill('SIGKILL');
+  await redis.kill();
 });
 
 it('answers a polite END when Redis is gone, and /healthz reports it', async () => {
   const phone = newPhone();
   expect((await hop(gateway, `down-${phone}`, phone, '')).end).toBe(false);
 
-  redis.kill('SIGKILL');
-  await new Promise((resolve) => redis.once('exit', resolve));
+  await redis.kill();
 
   const reply = await hop(gateway, `down-${phone}`, phone, '1');
   expect(reply.status).toBe(200);
@@ -82,11 +46,17 @@ it('answers a polite END when Redis is gone, and /healthz reports it', async () 
   expect(await health.json()).toMatchObject({ status: 'degraded', redis: 'unreachable' });
 
   // Redis back (empty: it keeps nothing): the gateway serves new dialogues again.
-  await startRedis();
+  await redis.start();
   for (let i = 0; i < 100 && (await fetch(`${gateway.url}/healthz`)).status !== 200; i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const again = await hop(gateway, `back-${phone}`, phone, '');
   expect(again.end).toBe(false);
   expect(again.screen).toContain(loadLocales().t('en', 'menu.title'));
+
+  // The purchase and SMS workers (BullMQ's own connections) are back too: a purchase completes.
+  const replies = await dialogue(gateway, `buy-${phone}`, phone, ['1', TEST_METERS.active, '100', '1']);
+  expect(replies.at(-1)?.end).toBe(true);
+  const [sms] = await waitForSms(gateway, phone);
+  expect(sms.message).toMatch(/Token: [\d ]+/);
 });

@@ -2,6 +2,7 @@ import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } f
 import type { Redis } from 'ioredis';
 import type { SmsSender } from '../../channels/sms/outbound/sender';
 import { componentLogger, maskMsisdn } from '../../observability/logger';
+import { WorkerJobs } from '../queue/worker-close';
 import { attemptDelivery } from './deliver';
 import type { SmsJobQueue } from './queue';
 import { DEFAULT_SMS_RETRY_POLICY, smsRetryDelay, type SmsRetryPolicy } from './retry';
@@ -60,6 +61,7 @@ export class BullmqSmsQueue implements SmsJobQueue {
   private readonly queue: Queue;
   private readonly worker: Worker | undefined;
   private readonly policy: SmsRetryPolicy;
+  private readonly jobs = new WorkerJobs(log);
 
   constructor(options: BullmqSmsQueueOptions) {
     const prefix = options.prefix ?? 'gw-bull';
@@ -69,7 +71,8 @@ export class BullmqSmsQueue implements SmsJobQueue {
     this.queue = new Queue(SMS_QUEUE_NAME, { connection: options.connection, prefix });
     if (options.sender) {
       const sender = options.sender;
-      this.worker = new Worker(SMS_QUEUE_NAME, (job: Job<SmsNotification>) => this.process(job, sender), {
+      const process = this.jobs.track((job: Job<SmsNotification>) => this.process(job, sender));
+      this.worker = new Worker(SMS_QUEUE_NAME, process, {
         connection: options.connection,
         prefix,
         concurrency: options.concurrency ?? 5,
@@ -132,7 +135,7 @@ export class BullmqSmsQueue implements SmsJobQueue {
   }
 
   async close(): Promise<void> {
-    if (this.worker) await this.worker.close();
+    if (this.worker) await this.jobs.close(this.worker);
     await this.queue.close();
   }
 

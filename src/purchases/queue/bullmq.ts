@@ -1,6 +1,7 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { componentLogger } from '../../observability/logger';
 import { jobIdOf, type JobHandler, type JobQueue, type PurchaseJob } from './queue';
+import { WorkerJobs } from './worker-close';
 
 const log = componentLogger('purchase-queue');
 
@@ -25,6 +26,7 @@ export interface BullJobQueueOptions {
 export class BullJobQueue implements JobQueue {
   private readonly queue: Queue;
   private worker: Worker | null = null;
+  private readonly jobs = new WorkerJobs(log);
 
   constructor(private readonly options: BullJobQueueOptions) {
     this.queue = new Queue(options.name ?? 'purchases', {
@@ -57,7 +59,7 @@ export class BullJobQueue implements JobQueue {
     if (this.worker) return;
     this.worker = new Worker(
       this.options.name ?? 'purchases',
-      async (job) => handler(job.data as PurchaseJob),
+      this.jobs.track(async (job) => handler(job.data as PurchaseJob)),
       {
         connection: this.options.connection,
         prefix: this.options.prefix ?? 'gw-bull',
@@ -72,7 +74,7 @@ export class BullJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
-    await this.worker?.close();
+    if (this.worker) await this.jobs.close(this.worker);
     await this.queue.close();
   }
 
