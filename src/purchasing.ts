@@ -87,15 +87,6 @@ function inMemoryBacking(sender: (outbox: OutboxStore) => SmsSender, smsRetry: S
   };
 }
 
-/**
- * BullMQ's own reconnect backoff grows to 20 s: after a Redis outage of ten seconds, purchase
- * and SMS workers would sit idle (and a shutdown would wait) up to 20 s after Redis is back.
- * Retry at most every 2 s instead, like the command connection does.
- */
-export function reconnectDelayMs(attempt: number): number {
-  return Math.min(attempt * 200, 2000);
-}
-
 function redisBacking(
   redisUrl: string,
   prefix: string,
@@ -104,11 +95,7 @@ function redisBacking(
   smsRetry: SmsRetryPolicy,
 ): Backing {
   // BullMQ opens connections of its own (workers block) and needs maxRetriesPerRequest: null.
-  const connection: ConnectionOptions = {
-    url: redisUrl,
-    maxRetriesPerRequest: null,
-    retryStrategy: reconnectDelayMs,
-  };
+  const connection: ConnectionOptions = { url: redisUrl, maxRetriesPerRequest: null };
   const bullPrefix = `${prefix}-bull`;
   // Commands issued in the same tick (a hop's, a job's) share one write to the socket.
   const redis = new Redis(redisUrl, {

@@ -1,4 +1,3 @@
-import { reconnectDelayMs } from '../../src/purchasing';
 import { BullJobQueue, type PurchaseJob } from '../../src/purchases/queue';
 import { OwnRedisServer } from '../support/redis-server';
 
@@ -17,8 +16,10 @@ beforeAll(() => redis.start());
 afterAll(() => redis.kill());
 
 function queueOn(url: string): BullJobQueue {
-  const connection = { url, maxRetriesPerRequest: null, retryStrategy: reconnectDelayMs };
-  return new BullJobQueue({ connection, prefix: `close-${Date.now().toString(36)}` });
+  return new BullJobQueue({
+    connection: { url, maxRetriesPerRequest: null },
+    prefix: `close-${Date.now().toString(36)}`,
+  });
 }
 
 const job: PurchaseJob = { kind: 'confirm', purchaseId: 'p-close', attempt: 0 };

@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } f
 import type { Redis } from 'ioredis';
 import type { SmsSender } from '../../channels/sms/outbound/sender';
 import { componentLogger, maskMsisdn } from '../../observability/logger';
-import { WorkerJobs } from '../queue/worker-close';
+import { ReconnectWatch } from '../queue/reconnect-watch';
 import { attemptDelivery } from './deliver';
 import type { SmsJobQueue } from './queue';
 import { DEFAULT_SMS_RETRY_POLICY, smsRetryDelay, type SmsRetryPolicy } from './retry';
@@ -61,19 +61,19 @@ export class BullmqSmsQueue implements SmsJobQueue {
   private readonly queue: Queue;
   private readonly worker: Worker | undefined;
   private readonly policy: SmsRetryPolicy;
-  private readonly jobs = new WorkerJobs(log);
+  private readonly reconnects: ReconnectWatch;
 
   constructor(options: BullmqSmsQueueOptions) {
     const prefix = options.prefix ?? 'gw-bull';
     this.policy = options.policy ?? DEFAULT_SMS_RETRY_POLICY;
     this.store =
       options.store ?? new RedisNotificationStore(options.redis, { prefix: `${prefix}:sms:notification` });
-    this.queue = new Queue(SMS_QUEUE_NAME, { connection: options.connection, prefix });
+    this.reconnects = new ReconnectWatch(options.connection);
+    this.queue = new Queue(SMS_QUEUE_NAME, { connection: this.reconnects.connection, prefix });
     if (options.sender) {
       const sender = options.sender;
-      const process = this.jobs.track((job: Job<SmsNotification>) => this.process(job, sender));
-      this.worker = new Worker(SMS_QUEUE_NAME, process, {
-        connection: options.connection,
+      this.worker = new Worker(SMS_QUEUE_NAME, (job: Job<SmsNotification>) => this.process(job, sender), {
+        connection: this.reconnects.connection,
         prefix,
         concurrency: options.concurrency ?? 5,
         settings: {
@@ -135,7 +135,8 @@ export class BullmqSmsQueue implements SmsJobQueue {
   }
 
   async close(): Promise<void> {
-    if (this.worker) await this.jobs.close(this.worker);
+    await this.reconnects.settled();
+    if (this.worker) await this.worker.close();
     await this.queue.close();
   }
 

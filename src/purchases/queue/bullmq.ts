@@ -1,7 +1,7 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { componentLogger } from '../../observability/logger';
 import { jobIdOf, type JobHandler, type JobQueue, type PurchaseJob } from './queue';
-import { WorkerJobs } from './worker-close';
+import { ReconnectWatch } from './reconnect-watch';
 
 const log = componentLogger('purchase-queue');
 
@@ -26,11 +26,12 @@ export interface BullJobQueueOptions {
 export class BullJobQueue implements JobQueue {
   private readonly queue: Queue;
   private worker: Worker | null = null;
-  private readonly jobs = new WorkerJobs(log);
+  private readonly reconnects: ReconnectWatch;
 
   constructor(private readonly options: BullJobQueueOptions) {
+    this.reconnects = new ReconnectWatch(options.connection);
     this.queue = new Queue(options.name ?? 'purchases', {
-      connection: options.connection,
+      connection: this.reconnects.connection,
       prefix: options.prefix ?? 'gw-bull',
       defaultJobOptions: {
         attempts: options.maxAttempts ?? 5,
@@ -59,9 +60,9 @@ export class BullJobQueue implements JobQueue {
     if (this.worker) return;
     this.worker = new Worker(
       this.options.name ?? 'purchases',
-      this.jobs.track(async (job) => handler(job.data as PurchaseJob)),
+      async (job) => handler(job.data as PurchaseJob),
       {
-        connection: this.options.connection,
+        connection: this.reconnects.connection,
         prefix: this.options.prefix ?? 'gw-bull',
         concurrency: this.options.concurrency ?? 8,
       },
@@ -74,7 +75,8 @@ export class BullJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
-    if (this.worker) await this.jobs.close(this.worker);
+    await this.reconnects.settled();
+    await this.worker?.close();
     await this.queue.close();
   }
 
