@@ -11,6 +11,7 @@ import {
 import type { Config } from './config';
 import { loadLocales, type Locales } from './i18n';
 import { componentLogger } from './observability/logger';
+import { reportRedisError } from './observability/redis-errors';
 import {
   instrumentPurchaseService,
   instrumentPurchaseStore,
@@ -33,19 +34,6 @@ const log = componentLogger('purchasing');
 
 /** A command that has not answered in this long fails (the hop answers, the job retries). */
 const REDIS_COMMAND_TIMEOUT_MS = 2000;
-/** Connection errors repeat many times a second while Redis is down: log one per interval. */
-const REDIS_ERROR_LOG_INTERVAL_MS = 10_000;
-let lastRedisErrorLog = 0;
-
-function reportRedisError(error: Error): void {
-  const now = Date.now();
-  if (now - lastRedisErrorLog < REDIS_ERROR_LOG_INTERVAL_MS) return;
-  lastRedisErrorLog = now;
-  log.error('redis connection error (sessions, purchases and SMS jobs wait for it)', {
-    error: error.message,
-  });
-}
-
 export interface PurchasingOptions {
   /** Base URL of the purchase service (the embedded sandbox's in the default mode). */
   purchaseServiceUrl: string;

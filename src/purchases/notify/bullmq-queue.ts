@@ -2,6 +2,7 @@ import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } f
 import type { Redis } from 'ioredis';
 import type { SmsSender } from '../../channels/sms/outbound/sender';
 import { componentLogger, maskMsisdn } from '../../observability/logger';
+import { isRedisConnectionError, reportRedisError } from '../../observability/redis-errors';
 import { ReconnectWatch } from '../queue/reconnect-watch';
 import { attemptDelivery } from './deliver';
 import type { SmsJobQueue } from './queue';
@@ -70,6 +71,7 @@ export class BullmqSmsQueue implements SmsJobQueue {
       options.store ?? new RedisNotificationStore(options.redis, { prefix: `${prefix}:sms:notification` });
     this.reconnects = new ReconnectWatch(options.connection);
     this.queue = new Queue(SMS_QUEUE_NAME, { connection: this.reconnects.connection, prefix });
+    this.queue.on('error', reportRedisError);
     if (options.sender) {
       const sender = options.sender;
       this.worker = new Worker(SMS_QUEUE_NAME, (job: Job<SmsNotification>) => this.process(job, sender), {
@@ -86,7 +88,11 @@ export class BullmqSmsQueue implements SmsJobQueue {
             ),
         },
       });
-      this.worker.on('error', (err) => log.error('sms worker error', { error: err.message }));
+      this.worker.on('error', (err) =>
+        isRedisConnectionError(err)
+          ? reportRedisError(err)
+          : log.error('sms worker error', { error: err.message }),
+      );
     }
   }
 

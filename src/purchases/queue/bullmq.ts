@@ -1,5 +1,6 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { componentLogger } from '../../observability/logger';
+import { isRedisConnectionError, reportRedisError } from '../../observability/redis-errors';
 import { jobIdOf, type JobHandler, type JobQueue, type PurchaseJob } from './queue';
 import { ReconnectWatch } from './reconnect-watch';
 
@@ -40,6 +41,7 @@ export class BullJobQueue implements JobQueue {
         removeOnFail: { count: 1000 },
       },
     });
+    this.queue.on('error', reportRedisError);
   }
 
   async enqueue(job: PurchaseJob, delayMs = 0, options: { replaceFailed?: boolean } = {}): Promise<void> {
@@ -70,7 +72,9 @@ export class BullJobQueue implements JobQueue {
     this.worker.on('failed', (job, error) =>
       log.warn('purchase job failed', { jobId: job?.id, attemptsMade: job?.attemptsMade, error }),
     );
-    this.worker.on('error', (error) => log.error('purchase worker error', { error }));
+    this.worker.on('error', (error) =>
+      isRedisConnectionError(error) ? reportRedisError(error) : log.error('purchase worker error', { error }),
+    );
     await this.worker.waitUntilReady();
   }
 
