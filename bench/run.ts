@@ -104,29 +104,80 @@ function cpuMs(pid: number | undefined): number | null {
   }
 }
 
+/**
+ * Busy and total CPU time of the whole machine so far (all cores, ms), from /proc/stat; null
+ * elsewhere. The load generator, Redis and the sandbox share the cores with the server: when
+ * the machine is saturated, its CPU per hop bounds the throughput whatever the server does.
+ */
+function machineCpuMs(): { busy: number; total: number } | null {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = ticks.reduce((sum, tick) => sum + tick, 0);
+    const idle = ticks[3] + (ticks[4] ?? 0); // idle + iowait
+    return { busy: ((total - idle) * 1000) / 100, total: (total * 1000) / 100 };
+  } catch {
+    return null;
+  }
+}
+
+/** A source of cumulative CPU time (ms): one process, Redis, the load generator. */
+interface CpuMeter {
+  name: string;
+  read: () => Promise<number | null>;
+}
+
+function processMeter(name: string, pid: number | undefined): CpuMeter {
+  return { name, read: async () => cpuMs(pid) };
+}
+
+/** This process: the load generator's own cost, part of every hop on a shared machine. */
+const loadGeneratorMeter: CpuMeter = {
+  name: 'load generator',
+  read: async () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  },
+};
+
+/** Redis's CPU from INFO (it may run outside our process tree). */
+function redisMeter(redis: Redis): CpuMeter {
+  return {
+    name: 'redis',
+    read: async () => {
+      const info = await redis.info('cpu');
+      const seconds = (field: string) => Number(new RegExp(`${field}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+      return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000;
+    },
+  };
+}
+
 interface Result {
   hops: number;
-  /** CPU ms the server process used during the measured window (null when unknown). */
-  serverCpuMs: number | null;
+  /** CPU ms each meter used during the measured window (null when unknown); the server first. */
+  cpu: { name: string; ms: number | null }[];
+  /** Busy and total CPU ms of the whole machine during the measured window. */
+  machine: { busy: number; total: number } | null;
   errors: number;
   elapsedMs: number;
   latencies: number[];
 }
 
 /** Each subscriber plays dialogues back to back; only hops after the warm-up are counted. */
-async function load(port: number, urlPath: string, runId: string, serverPid?: number): Promise<Result> {
+async function load(port: number, urlPath: string, runId: string, meters: CpuMeter[]): Promise<Result> {
   const latencies: number[] = [];
   let errors = 0;
   const start = Date.now();
   const measureFrom = start + WARMUP_MS;
   const stopAt = measureFrom + DURATION_MS;
-  // The server's CPU time over the measured window: less sensitive to other load than hops/s.
-  let cpuFrom: number | null = null;
-  let cpuTo: number | null = null;
-  const cpuTimers = [
-    setTimeout(() => (cpuFrom = cpuMs(serverPid)), WARMUP_MS),
-    setTimeout(() => (cpuTo = cpuMs(serverPid)), WARMUP_MS + DURATION_MS),
-  ];
+  // CPU time over the measured window: less sensitive to other load than hops/s.
+  const readAll = async () => ({
+    meters: await Promise.all(meters.map((meter) => meter.read().catch(() => null))),
+    machine: machineCpuMs(),
+  });
+  const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const windowFrom = delay(WARMUP_MS).then(readAll);
+  const windowTo = delay(WARMUP_MS + DURATION_MS).then(readAll);
   const steps = ['', '1', `1*${METER}`, `1*${METER}*100`, `1*${METER}*100*1`];
 
   async function subscriber(index: number): Promise<void> {
@@ -155,9 +206,16 @@ async function load(port: number, urlPath: string, runId: string, serverPid?: nu
   }
 
   await Promise.all(Array.from({ length: SUBSCRIBERS }, (_, i) => subscriber(i)));
-  cpuTimers.forEach(clearTimeout);
-  const serverCpuMs = cpuFrom !== null && cpuTo !== null ? cpuTo - cpuFrom : null;
-  return { hops: latencies.length, serverCpuMs, errors, elapsedMs: DURATION_MS, latencies };
+  const [from, to] = await Promise.all([windowFrom, windowTo]);
+  const cpu = meters.map((meter, i) => {
+    const [before, after] = [from.meters[i], to.meters[i]];
+    return { name: meter.name, ms: before !== null && after !== null ? after - before : null };
+  });
+  const machine =
+    from.machine && to.machine
+      ? { busy: to.machine.busy - from.machine.busy, total: to.machine.total - from.machine.total }
+      : null;
+  return { hops: latencies.length, cpu, machine, errors, elapsedMs: DURATION_MS, latencies };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -170,12 +228,20 @@ function summary(result: Result): {
   p50: number;
   p99: number;
   errors: number;
-  cpuUsPerHop: number;
+  /** CPU µs per hop of each meter, the server first. */
+  cpuUsPerHop: { name: string; us: number }[];
+  machineBusy: number;
+  machineUsPerHop: number;
 } {
   const sorted = [...result.latencies].sort((a, b) => a - b);
   return {
     hopsPerSec: result.hops / (result.elapsedMs / 1000),
-    cpuUsPerHop: result.serverCpuMs === null ? NaN : (result.serverCpuMs * 1000) / result.hops,
+    cpuUsPerHop: result.cpu.map(({ name, ms }) => ({
+      name,
+      us: ms === null ? NaN : (ms * 1000) / result.hops,
+    })),
+    machineBusy: result.machine ? result.machine.busy / result.machine.total : NaN,
+    machineUsPerHop: result.machine ? (result.machine.busy * 1000) / result.hops : NaN,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     errors: result.errors,
@@ -204,6 +270,7 @@ async function main(): Promise<void> {
   const stopAll = () => children.forEach((child) => child.kill('SIGTERM'));
   process.on('exit', stopAll);
 
+  const infoClient = new Redis(REDIS_URL);
   try {
     const sandbox = startProcess('src/sandbox/main.js', {
       SANDBOX_PORT: String(sandboxPort),
@@ -243,19 +310,38 @@ async function main(): Promise<void> {
     console.log(
       `playing electricity dialogues (5 hops) for ${SUBSCRIBERS} subscribers, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured each`,
     );
-    const baseline = summary(await load(barePort, '/ussd/africastalking', runId, bare.pid));
-    const gatewayResult = summary(await load(gatewayPort, '/ussd/africastalking', runId, gateway.pid));
+    // The server's own CPU, then everything else the machine spends on a hop.
+    const others = [loadGeneratorMeter, redisMeter(infoClient), processMeter('sandbox', sandbox.pid)];
+    const baseline = summary(
+      await load(barePort, '/ussd/africastalking', runId, [processMeter('server', bare.pid), ...others]),
+    );
+    const gatewayResult = summary(
+      await load(gatewayPort, '/ussd/africastalking', runId, [
+        processMeter('server', gateway.pid),
+        ...others,
+      ]),
+    );
 
     const row = (name: string, s: ReturnType<typeof summary>) =>
-      `${name.padEnd(22)} ${s.hopsPerSec.toFixed(0).padStart(8)} ${s.p50.toFixed(2).padStart(9)} ${s.p99.toFixed(2).padStart(9)} ${String(s.errors).padStart(7)} ${s.cpuUsPerHop.toFixed(0).padStart(11)}`;
+      `${name.padEnd(22)} ${s.hopsPerSec.toFixed(0).padStart(8)} ${s.p50.toFixed(2).padStart(9)} ${s.p99.toFixed(2).padStart(9)} ${String(s.errors).padStart(7)} ${s.cpuUsPerHop[0].us.toFixed(0).padStart(11)} ${`${(s.machineBusy * 100).toFixed(0)}%`.padStart(13)} ${s.machineUsPerHop.toFixed(0).padStart(15)}`;
     console.log(
-      `${'target'.padEnd(22)} ${'hops/s'.padStart(8)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'errors'.padStart(7)} ${'cpu µs/hop'.padStart(11)}`,
+      `${'target'.padEnd(22)} ${'hops/s'.padStart(8)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'errors'.padStart(7)} ${'cpu µs/hop'.padStart(11)} ${'machine busy'.padStart(13)} ${'machine µs/hop'.padStart(15)}`,
     );
     console.log(row('bare express handler', baseline));
     console.log(row('gateway (Redis)', gatewayResult));
     console.log(
       `ratio gateway/bare: throughput ${(gatewayResult.hopsPerSec / baseline.hopsPerSec).toFixed(2)}, ` +
         `p50 ${(gatewayResult.p50 / baseline.p50).toFixed(2)}x, p99 ${(gatewayResult.p99 / baseline.p99).toFixed(2)}x (target: throughput >= 0.70)`,
+    );
+    const breakdown = (s: ReturnType<typeof summary>) =>
+      s.cpuUsPerHop.map(({ name, us }) => `${name} ${us.toFixed(0)}`).join(', ');
+    console.log(`CPU µs per hop, bare:    ${breakdown(baseline)}`);
+    console.log(`CPU µs per hop, gateway: ${breakdown(gatewayResult)}`);
+    // With every core busy in both runs, throughput is inversely proportional to the CPU the
+    // whole machine spends per hop (load generator, Redis and sandbox included).
+    console.log(
+      `machine CPU per hop, bare/gateway: ${(baseline.machineUsPerHop / gatewayResult.machineUsPerHop).toFixed(2)} ` +
+        `(the throughput ratio a saturated machine allows)`,
     );
   } finally {
     stopAll();
@@ -265,6 +351,7 @@ async function main(): Promise<void> {
       ),
     );
     agent.destroy();
+    infoClient.disconnect();
     await removeKeys(`bench-${runId}`);
   }
 }
