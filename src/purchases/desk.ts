@@ -22,6 +22,8 @@ export interface PurchaseDeskOptions {
   config: LifecycleConfig;
   /** Overrides of the lifecycle settings derived from config (tests shorten the in-flight margin). */
   settings?: Partial<LifecycleSettings>;
+  /** Records the sweep reads per store call (tests make it small to page). */
+  sweepPageSize?: number;
   notifier?: PurchaseNotifier;
   clock?: () => Date;
   random?: () => number;
@@ -90,6 +92,7 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): PurchaseDeskHa
     settings: settingsFromConfig(options.config, options.settings),
     clock,
     random: options.random,
+    sweepPageSize: options.sweepPageSize,
   });
 
   let sweep: NodeJS.Timeout | undefined;

@@ -10,7 +10,7 @@ import { componentLogger, maskMsisdn } from '../observability/logger';
 import { MalformedResponseError, outcomeOf, PurchaseServiceError, RateLimitError } from '../vas/errors';
 import type { PurchaseRequest, PurchaseService, RetryRequest } from '../vas/port';
 import type { JobQueue, PurchaseJob } from './queue';
-import { awaitsNotification, SETTLED_STATES, type PurchaseStore } from './store';
+import { awaitsNotification, SETTLED_STATES, type PageOptions, type PurchaseStore } from './store';
 import type { PurchaseRecord, PurchaseState } from './types';
 
 const log = componentLogger('purchases');
@@ -37,6 +37,8 @@ export interface PurchaseEngineOptions {
   settings: LifecycleSettings;
   clock?: () => Date;
   random?: () => number;
+  /** Records the sweep reads per store call; it pages until it has seen them all. */
+  sweepPageSize?: number;
 }
 
 /** Lifecycle settings from the gateway configuration. */
@@ -113,7 +115,7 @@ export function retryRequest(record: PurchaseRecord): RetryRequest {
 /** The sweep re-enqueues existing steps: a job of theirs that failed for good is replaced. */
 const REVIVE = { replaceFailed: true } as const;
 
-const RESUME_BATCH = 1000;
+const SWEEP_PAGE_SIZE = 1000;
 
 /**
  * Runs the lifecycle: asks the machine what a call's answer means, writes that decision with
@@ -128,6 +130,7 @@ export class PurchaseEngine {
   readonly settings: LifecycleSettings;
   private readonly clock: () => Date;
   private readonly random: () => number;
+  private readonly sweepPageSize: number;
 
   constructor(options: PurchaseEngineOptions) {
     this.store = options.store;
@@ -137,6 +140,7 @@ export class PurchaseEngine {
     this.settings = options.settings;
     this.clock = options.clock ?? (() => new Date());
     this.random = options.random ?? Math.random;
+    this.sweepPageSize = options.sweepPageSize ?? SWEEP_PAGE_SIZE;
   }
 
   /** The queue's handler. */
@@ -236,7 +240,7 @@ export class PurchaseEngine {
     notify: number;
   }> {
     const counts = { confirm: 0, lost: 0, deferred: 0, reconcile: 0, notify: 0 };
-    for (const record of await this.store.listByState('created', { limit: RESUME_BATCH })) {
+    for await (const record of this.everyRecord((page) => this.store.listByState('created', page))) {
       await this.queue.enqueue(
         { kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts },
         0,
@@ -244,7 +248,7 @@ export class PurchaseEngine {
       );
       counts.confirm += 1;
     }
-    for (const record of await this.store.listByState('confirming', { limit: RESUME_BATCH })) {
+    for await (const record of this.everyRecord((page) => this.store.listByState('confirming', page))) {
       const inFlightUntil =
         Date.parse(record.confirmSentAt ?? '') +
         this.settings.confirmTimeoutMs +
@@ -265,12 +269,12 @@ export class PurchaseEngine {
       counts.lost += 1;
     }
     for (const state of ['unknown', 'reconciling'] as const) {
-      for (const record of await this.store.listByState(state, { limit: RESUME_BATCH })) {
+      for await (const record of this.everyRecord((page) => this.store.listByState(state, page))) {
         await this.scheduleReconcile(record, undefined, REVIVE);
         counts.reconcile += 1;
       }
     }
-    for (const record of await this.store.listUnnotified({ limit: RESUME_BATCH })) {
+    for await (const record of this.everyRecord((page) => this.store.listUnnotified(page))) {
       await this.handOver(record);
       counts.notify += 1;
     }
@@ -278,6 +282,21 @@ export class PurchaseEngine {
     if (Object.values(counts).some((n) => n > 0)) log.info('purchases resumed', counts);
     else log.debug('purchases resumed: nothing stuck');
     return counts;
+  }
+
+  /**
+   * Every record of a list, a page at a time: however many are stuck, the sweep reaches them
+   * all, not only the newest — also while the ones it resumed leave the list.
+   */
+  private async *everyRecord(
+    list: (page: PageOptions) => Promise<PurchaseRecord[]>,
+  ): AsyncGenerator<PurchaseRecord> {
+    for (let after: PurchaseRecord | undefined; ;) {
+      const page = await list({ limit: this.sweepPageSize, after });
+      if (page.length === 0) return;
+      yield* page;
+      after = page[page.length - 1];
+    }
   }
 
   /** Hand a settled, not yet handed-over outcome to the notifier, then note it on the record. */

@@ -1,4 +1,5 @@
 import type { PurchaseStore } from '../../src/purchases/store';
+import type { PurchaseRecord } from '../../src/purchases/types';
 import { intent, record } from './fixtures';
 
 /** One behaviour for every PurchaseStore: run by store.memory.test.ts and store.redis.test.ts. */
@@ -104,6 +105,41 @@ export function purchaseStoreContract(name: string, makeStore: () => Promise<Pur
       await store.transition(a.id, ['confirming'], 'unknown', 2);
       expect(await store.listByState('confirming')).toEqual([]);
       expect((await store.listByState('unknown')).map((x) => x.id)).toEqual([a.id]);
+    });
+
+    it('pages through a state and the unnotified list with a cursor, also while records leave', async () => {
+      // Two share a creation time: the id orders them, in both stores.
+      const tie = new Date(5_000).toISOString();
+      const created = [
+        record({ createdAt: new Date(1_000).toISOString() }),
+        record({ createdAt: tie }),
+        record({ createdAt: tie }),
+        record({ createdAt: new Date(9_000).toISOString() }),
+        record({ createdAt: new Date(7_000).toISOString() }),
+      ];
+      for (const r of created) await store.create(r);
+      const all = (await store.listByState('created', { limit: 50 })).map((x) => x.id);
+      expect(all).toHaveLength(5);
+      const pages: string[][] = [];
+      for (let after: PurchaseRecord | undefined; ;) {
+        const page = await store.listByState('created', { limit: 2, after });
+        pages.push(page.map((x) => x.id));
+        if (page.length === 0) break;
+        after = page[page.length - 1];
+        // What a sweep does: the records it just read leave the list before the next page.
+        for (const r of page) await store.transition(r.id, ['created'], 'confirming', 1);
+      }
+      expect(pages.map((page) => page.length)).toEqual([2, 2, 1, 0]);
+      expect(pages.flat()).toEqual(all);
+
+      for (const r of created.slice(0, 3)) {
+        await store.transition(r.id, ['confirming'], 'failed', 2, { settledAt: r.createdAt });
+      }
+      const unnotified = (await store.listUnnotified({ limit: 50 })).map((x) => x.id);
+      expect(unnotified).toHaveLength(3);
+      const first = await store.listUnnotified({ limit: 2 });
+      const rest = await store.listUnnotified({ limit: 2, after: first[first.length - 1] });
+      expect([...first, ...rest].map((x) => x.id)).toEqual(unnotified);
     });
 
     it('lists by beneficiary or requester MSISDN, newest first, with limit and state filter', async () => {

@@ -58,3 +58,36 @@ it('a created purchase that never got its job is confirmed by the periodic sweep
     await queue.close();
   }
 });
+
+it('reaches every stuck purchase however many there are, a page at a time', async () => {
+  const store = new MemoryPurchaseStore();
+  const queue = new InProcessJobQueue({ retryDelayMs: 50 });
+  const notifier = new RecordingNotifier();
+  const desk = createPurchaseDesk({
+    store,
+    queue,
+    service: makeService(sandbox.url),
+    notifier,
+    config: {
+      purchaseApi: { confirmTimeoutMs: CONFIRM_TIMEOUT_MS } as never,
+      reconcile: { baseDelayMs: 20, deadlineMs: 20_000 },
+    },
+    sweepPageSize: 2, // five orphans: three pages
+  });
+  await desk.startWorker();
+  try {
+    const orphans = [];
+    for (let i = 0; i < 5; i += 1) orphans.push((await store.create(record({ intent: intent() }))).record);
+
+    expect((await desk.resumeStuck()).confirm).toBe(5);
+    for (let i = 0; i < 200 && notifier.calls.length < orphans.length; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    for (const orphan of orphans) {
+      expect(await store.get(orphan.id)).toMatchObject({ state: 'succeeded', confirmAttempts: 1 });
+    }
+    expect(notifier.calls.map((c) => c.record.id).sort()).toEqual(orphans.map((o) => o.id).sort());
+  } finally {
+    await queue.close();
+  }
+});

@@ -6,19 +6,21 @@ import {
   DEFAULT_LIST_LIMIT,
   type CreateResult,
   type ListOptions,
+  type PageCursor,
+  type PageOptions,
   type PurchasePatch,
   type PurchaseStore,
   type TransitionResult,
 } from './store';
 
 const copy = (record: PurchaseRecord): PurchaseRecord => structuredClone(record);
-const order = (a: PurchaseRecord, b: PurchaseRecord): number => {
+const order = (a: PageCursor, b: PageCursor): number => {
   const ta = Date.parse(a.createdAt);
   const tb = Date.parse(b.createdAt);
   if (ta !== tb) return ta - tb;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 };
-const newestFirst = (a: PurchaseRecord, b: PurchaseRecord): number => order(b, a);
+const newestFirst = (a: PageCursor, b: PageCursor): number => order(b, a);
 
 /** In-process purchase store for the embedded mode: same semantics as the Redis store. */
 export class MemoryPurchaseStore implements PurchaseStore {
@@ -65,23 +67,27 @@ export class MemoryPurchaseStore implements PurchaseStore {
       (r) =>
         (r.intent.beneficiaryMsisdn === msisdn || r.intent.requesterMsisdn === msisdn) &&
         (options.state === undefined || r.state === options.state),
-      options.limit,
+      { limit: options.limit },
     );
   }
 
-  async listByState(state: PurchaseState, options: { limit?: number } = {}): Promise<PurchaseRecord[]> {
-    return this.list((r) => r.state === state, options.limit);
+  async listByState(state: PurchaseState, options: PageOptions = {}): Promise<PurchaseRecord[]> {
+    return this.list((r) => r.state === state, options);
   }
 
-  async listUnnotified(options: { limit?: number } = {}): Promise<PurchaseRecord[]> {
-    return this.list(awaitsNotification, options.limit, order);
+  async listUnnotified(options: PageOptions = {}): Promise<PurchaseRecord[]> {
+    return this.list(awaitsNotification, options, order);
   }
 
   private list(
     match: (record: PurchaseRecord) => boolean,
-    limit = DEFAULT_LIST_LIMIT,
+    { limit = DEFAULT_LIST_LIMIT, after }: PageOptions,
     sort = newestFirst,
   ): PurchaseRecord[] {
-    return [...this.records.values()].filter(match).sort(sort).slice(0, limit).map(copy);
+    return [...this.records.values()]
+      .filter((record) => match(record) && (after === undefined || sort(after, record) < 0))
+      .sort(sort)
+      .slice(0, limit)
+      .map(copy);
   }
 }

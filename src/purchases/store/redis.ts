@@ -9,6 +9,7 @@ import {
   DEFAULT_LIST_LIMIT,
   type CreateResult,
   type ListOptions,
+  type PageOptions,
   type PurchasePatch,
   type PurchaseStore,
   type TransitionResult,
@@ -119,16 +120,43 @@ export class RedisPurchaseStore implements PurchaseStore {
     return records.filter((r) => options.state === undefined || r.state === options.state).slice(0, limit);
   }
 
-  async listByState(state: PurchaseState, options: { limit?: number } = {}): Promise<PurchaseRecord[]> {
-    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
-    const ids = await this.redis.zrevrange(this.keys.byState(state), 0, String(limit - 1));
+  async listByState(state: PurchaseState, options: PageOptions = {}): Promise<PurchaseRecord[]> {
+    const ids = await this.page(this.keys.byState(state), 'newest', options);
     return (await this.load(ids)).filter((r) => r.state === state);
   }
 
-  async listUnnotified(options: { limit?: number } = {}): Promise<PurchaseRecord[]> {
-    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
-    const ids = await this.redis.zrange(this.keys.unnotified(), 0, String(limit - 1));
+  async listUnnotified(options: PageOptions = {}): Promise<PurchaseRecord[]> {
+    const ids = await this.page(this.keys.unnotified(), 'oldest', options);
     return (await this.load(ids)).filter(awaitsNotification);
+  }
+
+  /**
+   * Ids of one page of an index scored by creation time. Redis orders equal scores by member,
+   * as the memory store orders equal times by id, so (score, id) is the cursor: the ids that
+   * share the cursor's score and come after it, then those of later scores.
+   */
+  private async page(key: string, first: 'newest' | 'oldest', options: PageOptions): Promise<string[]> {
+    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+    const newest = first === 'newest';
+    if (!options.after) {
+      const last = String(limit - 1);
+      return newest ? this.redis.zrevrange(key, '0', last) : this.redis.zrange(key, '0', last);
+    }
+    const { id } = options.after;
+    const score = Date.parse(options.after.createdAt);
+    const [tied, later] = await Promise.all(
+      newest
+        ? [
+            this.redis.zrevrangebyscore(key, score, score),
+            this.redis.zrevrangebyscore(key, `(${score}`, '-inf', 'LIMIT', 0, limit),
+          ]
+        : [
+            this.redis.zrangebyscore(key, score, score),
+            this.redis.zrangebyscore(key, `(${score}`, '+inf', 'LIMIT', 0, limit),
+          ],
+    );
+    const tiedAfter = tied.filter((member) => (newest ? member < id : member > id));
+    return [...tiedAfter, ...later].slice(0, limit);
   }
 
   private async load(ids: string[]): Promise<PurchaseRecord[]> {

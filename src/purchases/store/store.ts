@@ -39,6 +39,18 @@ export interface TransitionConflict {
 export type TransitionResult =
   { ok: true; record: PurchaseRecord } | { ok: false; conflict: TransitionConflict };
 
+/** Where a page ends: lists are ordered by creation time, then id. */
+export type PageCursor = Pick<PurchaseRecord, 'createdAt' | 'id'>;
+
+export interface PageOptions {
+  limit?: number;
+  /**
+   * Start after this record (the last of the previous page). Unlike an offset, a cursor is not
+   * thrown off by records leaving the list meanwhile, as the ones a sweep resumes do.
+   */
+  after?: PageCursor;
+}
+
 export interface ListOptions {
   limit?: number;
   state?: PurchaseState;
@@ -67,9 +79,9 @@ export interface PurchaseStore {
   /** Newest first; beneficiary or requester. */
   listByMsisdn(msisdn: string, options?: ListOptions): Promise<PurchaseRecord[]>;
   /** Newest first. */
-  listByState(state: PurchaseState, options?: { limit?: number }): Promise<PurchaseRecord[]>;
+  listByState(state: PurchaseState, options?: PageOptions): Promise<PurchaseRecord[]>;
   /** Settled records not yet handed to the notifier (oldest first). */
-  listUnnotified(options?: { limit?: number }): Promise<PurchaseRecord[]>;
+  listUnnotified(options?: PageOptions): Promise<PurchaseRecord[]>;
 }
 
 export const DEFAULT_LIST_LIMIT = 20;
