@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-it('a created purchase that never got its job is confirmed by the periodic sweep, once', async () => {
+/** A desk on the memory store and in-process queue, buying from the sandbox. */
+function deskOnSandbox(options: { sweepPageSize?: number } = {}) {
   const store = new MemoryPurchaseStore();
   const queue = new InProcessJobQueue({ retryDelayMs: 50 });
   const notifier = new RecordingNotifier();
@@ -31,7 +32,13 @@ it('a created purchase that never got its job is confirmed by the periodic sweep
       purchaseApi: { confirmTimeoutMs: CONFIRM_TIMEOUT_MS } as never,
       reconcile: { baseDelayMs: 20, deadlineMs: 20_000 },
     },
+    sweepPageSize: options.sweepPageSize,
   });
+  return { store, queue, notifier, desk };
+}
+
+it('a created purchase that never got its job is confirmed by the periodic sweep, once', async () => {
+  const { store, queue, notifier, desk } = deskOnSandbox();
   await desk.startWorker({ sweepEveryMs: 50 });
   try {
     // Written as desk.create would, but no job was ever queued for it.
@@ -60,20 +67,7 @@ it('a created purchase that never got its job is confirmed by the periodic sweep
 });
 
 it('reaches every stuck purchase however many there are, a page at a time', async () => {
-  const store = new MemoryPurchaseStore();
-  const queue = new InProcessJobQueue({ retryDelayMs: 50 });
-  const notifier = new RecordingNotifier();
-  const desk = createPurchaseDesk({
-    store,
-    queue,
-    service: makeService(sandbox.url),
-    notifier,
-    config: {
-      purchaseApi: { confirmTimeoutMs: CONFIRM_TIMEOUT_MS } as never,
-      reconcile: { baseDelayMs: 20, deadlineMs: 20_000 },
-    },
-    sweepPageSize: 2, // five orphans: three pages
-  });
+  const { store, queue, notifier, desk } = deskOnSandbox({ sweepPageSize: 2 }); // five orphans: three pages
   await desk.startWorker();
   try {
     const orphans = [];
