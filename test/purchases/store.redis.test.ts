@@ -28,3 +28,22 @@ describe('redis purchase store keys', () => {
     expect(await redis.exists(`${prefix}:purchase:{${r.id}}`)).toBe(1);
   });
 });
+
+describe('redis purchase store pages', () => {
+  it('reads on past a page whose records all moved on between the index read and the load', async () => {
+    const prefix = testPrefix();
+    prefixes.push(prefix);
+    const store = new RedisPurchaseStore({ redis, prefix });
+    const { record } = await import('./fixtures');
+    const [oldest, older, newest] = [1_000, 2_000, 3_000].map((ms) =>
+      record({ createdAt: new Date(ms).toISOString() }),
+    );
+    for (const r of [oldest, older, newest]) await store.create(r);
+    // The index still lists the newest two as created; their records say they moved on, as a
+    // transition landing between the two reads would leave them.
+    for (const r of [older, newest]) {
+      await redis.hset(`${prefix}:purchase:{${r.id}}`, 'json', JSON.stringify({ ...r, state: 'confirming' }));
+    }
+    expect((await store.listByState('created', { limit: 2 })).map((x) => x.id)).toEqual([oldest.id]);
+  });
+});

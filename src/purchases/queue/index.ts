@@ -1,4 +1,3 @@
 export * from './queue';
 export { InProcessJobQueue, type InProcessQueueOptions } from './in-process';
 export { BullJobQueue, type BullJobQueueOptions } from './bullmq';
-export { ReconnectWatch, reconnectDelayMs } from './reconnect-watch';

@@ -120,14 +120,31 @@ export class RedisPurchaseStore implements PurchaseStore {
     return records.filter((r) => options.state === undefined || r.state === options.state).slice(0, limit);
   }
 
-  async listByState(state: PurchaseState, options: PageOptions = {}): Promise<PurchaseRecord[]> {
-    const ids = await this.page(this.keys.byState(state), 'newest', options);
-    return (await this.load(ids)).filter((r) => r.state === state);
+  listByState(state: PurchaseState, options: PageOptions = {}): Promise<PurchaseRecord[]> {
+    return this.listPage(this.keys.byState(state), 'newest', options, (r) => r.state === state);
   }
 
-  async listUnnotified(options: PageOptions = {}): Promise<PurchaseRecord[]> {
-    const ids = await this.page(this.keys.unnotified(), 'oldest', options);
-    return (await this.load(ids)).filter(awaitsNotification);
+  listUnnotified(options: PageOptions = {}): Promise<PurchaseRecord[]> {
+    return this.listPage(this.keys.unnotified(), 'oldest', options, awaitsNotification);
+  }
+
+  /**
+   * A page of an index's records that still belong there: one may have moved on between
+   * reading the index and loading it. A page that moved on whole is no sign of the end (an
+   * empty page ends a sweep): the next one is read instead.
+   */
+  private async listPage(
+    key: string,
+    first: 'newest' | 'oldest',
+    options: PageOptions,
+    belongs: (record: PurchaseRecord) => boolean,
+  ): Promise<PurchaseRecord[]> {
+    for (let after = options.after; ;) {
+      const records = await this.load(await this.page(key, first, { ...options, after }));
+      const kept = records.filter(belongs);
+      if (kept.length > 0 || records.length === 0) return kept;
+      after = records[records.length - 1];
+    }
   }
 
   /**
