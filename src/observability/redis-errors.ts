@@ -1,3 +1,4 @@
+import type winston from 'winston';
 import { componentLogger } from './logger';
 
 const log = componentLogger('redis');
@@ -30,4 +31,10 @@ export function isRedisConnectionError(error: Error): boolean {
     error.message === 'Connection is closed.' ||
     error.name === 'MaxRetriesPerRequestError'
   );
+}
+
+/** A BullMQ worker's 'error' listener: lost Redis goes to the shared report, the rest in full. */
+export function workerErrorListener(workerLog: winston.Logger, message: string): (error: Error) => void {
+  return (error) =>
+    isRedisConnectionError(error) ? reportRedisError(error) : workerLog.error(message, { error });
 }

@@ -11,17 +11,18 @@ afterEach(async () => {
 });
 afterAll(() => redis.quit());
 
-purchaseStoreContract('redis', async () => {
+/** A store on a key prefix of its own, removed after the test. */
+function storeOnOwnPrefix(): { store: RedisPurchaseStore; prefix: string } {
   const prefix = testPrefix();
   prefixes.push(prefix);
-  return new RedisPurchaseStore({ redis, prefix });
-});
+  return { store: new RedisPurchaseStore({ redis, prefix }), prefix };
+}
+
+purchaseStoreContract('redis', async () => storeOnOwnPrefix().store);
 
 describe('redis purchase store keys', () => {
   it('hash-tags the purchase id in the record key', async () => {
-    const prefix = testPrefix();
-    prefixes.push(prefix);
-    const store = new RedisPurchaseStore({ redis, prefix });
+    const { store, prefix } = storeOnOwnPrefix();
     const { record } = await import('./fixtures');
     const r = record();
     await store.create(r);
@@ -31,9 +32,7 @@ describe('redis purchase store keys', () => {
 
 describe('redis purchase store pages', () => {
   it('reads on past a page whose records all moved on between the index read and the load', async () => {
-    const prefix = testPrefix();
-    prefixes.push(prefix);
-    const store = new RedisPurchaseStore({ redis, prefix });
+    const { store, prefix } = storeOnOwnPrefix();
     const { record } = await import('./fixtures');
     const [oldest, older, newest] = [1_000, 2_000, 3_000].map((ms) =>
       record({ createdAt: new Date(ms).toISOString() }),

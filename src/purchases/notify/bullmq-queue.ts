@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } f
 import type { Redis } from 'ioredis';
 import type { SmsSender } from '../../channels/sms/outbound/sender';
 import { componentLogger, maskMsisdn } from '../../observability/logger';
-import { isRedisConnectionError, reportRedisError } from '../../observability/redis-errors';
+import { reportRedisError, workerErrorListener } from '../../observability/redis-errors';
 import { ReconnectWatch } from '../queue/reconnect-watch';
 import { attemptDelivery } from './deliver';
 import type { SmsJobQueue } from './queue';
@@ -88,11 +88,7 @@ export class BullmqSmsQueue implements SmsJobQueue {
             ),
         },
       });
-      this.worker.on('error', (err) =>
-        isRedisConnectionError(err)
-          ? reportRedisError(err)
-          : log.error('sms worker error', { error: err.message }),
-      );
+      this.worker.on('error', workerErrorListener(log, 'sms worker error'));
     }
   }
 

@@ -1,6 +1,6 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { componentLogger } from '../../observability/logger';
-import { isRedisConnectionError, reportRedisError } from '../../observability/redis-errors';
+import { reportRedisError, workerErrorListener } from '../../observability/redis-errors';
 import { jobIdOf, type JobHandler, type JobQueue, type PurchaseJob } from './queue';
 import { ReconnectWatch } from './reconnect-watch';
 
@@ -72,9 +72,7 @@ export class BullJobQueue implements JobQueue {
     this.worker.on('failed', (job, error) =>
       log.warn('purchase job failed', { jobId: job?.id, attemptsMade: job?.attemptsMade, error }),
     );
-    this.worker.on('error', (error) =>
-      isRedisConnectionError(error) ? reportRedisError(error) : log.error('purchase worker error', { error }),
-    );
+    this.worker.on('error', workerErrorListener(log, 'purchase worker error'));
     await this.worker.waitUntilReady();
   }
 
