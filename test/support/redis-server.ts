@@ -1,13 +1,26 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** How the server keeps data: not at all, an RDB file written only on `snapshot()`, or AOF fsynced per write. */
+export type TestPersistence = 'none' | 'snapshot' | 'aof-always';
 
 /**
  * A redis-server of the test's own, on a free port, for tests that kill and restart Redis
- * (the shared one at 6379 must never be disturbed). It keeps nothing on disk.
+ * (the shared one at 6379 must never be disturbed). With `snapshot` persistence a test takes
+ * an RDB snapshot when it chooses and a restart loads it: exactly how a Redis restarted from an
+ * older `SAVE` (or a lagging replica) loses the writes made after it.
  */
 export class OwnRedisServer {
   private process: ChildProcess | undefined;
   private chosenPort = 0;
+  private readonly dir: string | undefined;
+
+  constructor(private readonly persistence: TestPersistence = 'none') {
+    this.dir = persistence === 'none' ? undefined : mkdtempSync(join(tmpdir(), 'gw-redis-'));
+  }
 
   get port(): number {
     return this.chosenPort;
@@ -20,16 +33,27 @@ export class OwnRedisServer {
   /** Starts it (again on the same port after `kill`) and resolves once it accepts connections. */
   async start(): Promise<void> {
     this.chosenPort ||= await freePort();
-    this.process = spawn(
-      'redis-server',
-      ['--port', String(this.chosenPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
+    const args = ['--port', String(this.chosenPort), '--bind', '127.0.0.1', '--save', ''];
+    if (this.dir) args.push('--dir', this.dir, '--dbfilename', 'dump.rdb');
+    if (this.persistence === 'aof-always') args.push('--appendonly', 'yes', '--appendfsync', 'always');
+    else args.push('--appendonly', 'no');
+    this.process = spawn('redis-server', args, { stdio: 'ignore' });
     for (let i = 0; i < 100; i += 1) {
       if (await accepts(this.chosenPort)) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error('redis-server did not start');
+  }
+
+  /** Writes an RDB snapshot now (`SAVE`): what a restart will come back to. */
+  async snapshot(): Promise<void> {
+    if (this.persistence !== 'snapshot') throw new Error('snapshot() needs snapshot persistence');
+    await command(this.chosenPort, 'SAVE');
+  }
+
+  /** Forgets every snapshot, so the next start is empty (Redis restarted with no persistence). */
+  forgetData(): void {
+    if (this.dir) rmSync(join(this.dir, 'dump.rdb'), { force: true });
   }
 
   /** Kills it outright (SIGKILL, as a crash) and resolves once it has exited. */
@@ -40,9 +64,15 @@ export class OwnRedisServer {
     running.kill('SIGKILL');
     await exited;
   }
+
+  /** Kills it and removes its data directory. */
+  async destroy(): Promise<void> {
+    await this.kill();
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+  }
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.listen(0, '127.0.0.1', () => {
@@ -60,5 +90,19 @@ function accepts(port: number): Promise<boolean> {
       resolve(true);
     });
     socket.on('error', () => resolve(false));
+  });
+}
+
+/** One inline command over a raw socket; resolves with the first reply line. */
+function command(port: number, line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(`${line}\r\n`));
+    socket.once('data', (data) => {
+      socket.destroy();
+      const reply = data.toString().trim();
+      if (reply.startsWith('-')) reject(new Error(reply));
+      else resolve(reply);
+    });
+    socket.on('error', reject);
   });
 }
