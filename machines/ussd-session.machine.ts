@@ -68,6 +68,23 @@ const quoteRoute = (route: QuoteErrorRoute) =>
 const withError = (type: 'quoteRefused' | 'recordError') =>
   ({ type, params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) }) as const;
 
+/**
+ * Typed text at `state`: accepted by `ok` → `take` it and go on to `next`; refused → one
+ * `tries` fewer and the same prompt with the reason, or a polite end when none is left.
+ */
+const typedAnswer = (
+  state: string,
+  ok: 'phoneOk' | 'identifierOk' | 'amountOk',
+  take: 'takePhone' | 'takeIdentifier' | 'takeAmount',
+  next: string,
+  tries: 'identifier' | 'amount',
+) =>
+  [
+    { guard: ok, target: next, actions: take },
+    { guard: `${tries}TriesLeft`, target: state, reenter: true, actions: `${tries}Try` },
+    { target: 'tooManyTries', actions: `${tries}Try` },
+  ] as const;
+
 /** Which state re-runs the invocation a "please try again" screen stands for. */
 const RETRY: Record<StallTarget, string> = {
   catalogue: 'loading',
@@ -186,11 +203,7 @@ export const ussdMachine = setup({
     phone: {
       ...waiting('phone'),
       on: {
-        TEXT: [
-          { guard: 'phoneOk', target: 'amount', actions: 'takePhone' },
-          { guard: 'identifierTriesLeft', target: 'phone', reenter: true, actions: 'identifierTry' },
-          { target: 'tooManyTries', actions: 'identifierTry' },
-        ],
+        TEXT: typedAnswer('phone', 'phoneOk', 'takePhone', 'amount', 'identifier'),
         CHOOSE: again('phone', 'identifier.invalid.invalidPhone'),
         BACK: { target: 'airtimeFor' },
         HOME: toMenu,
@@ -200,11 +213,7 @@ export const ussdMachine = setup({
     identifier: {
       ...waiting('identifier'),
       on: {
-        TEXT: [
-          { guard: 'identifierOk', target: 'amount', actions: 'takeIdentifier' },
-          { guard: 'identifierTriesLeft', target: 'identifier', reenter: true, actions: 'identifierTry' },
-          { target: 'tooManyTries', actions: 'identifierTry' },
-        ],
+        TEXT: typedAnswer('identifier', 'identifierOk', 'takeIdentifier', 'amount', 'identifier'),
         CHOOSE: again('identifier', 'identifier.invalid.pattern'),
         BACK: [{ guard: 'manyProviders', target: 'provider' }, toMenu],
         HOME: toMenu,
@@ -214,11 +223,7 @@ export const ussdMachine = setup({
     amount: {
       ...waiting('amount'),
       on: {
-        TEXT: [
-          { guard: 'amountOk', target: 'quoting', actions: 'takeAmount' },
-          { guard: 'amountTriesLeft', target: 'amount', reenter: true, actions: 'amountTry' },
-          { target: 'tooManyTries', actions: 'amountTry' },
-        ],
+        TEXT: typedAnswer('amount', 'amountOk', 'takeAmount', 'quoting', 'amount'),
         CHOOSE: again('amount', 'amount.invalid.notNumber'),
         BACK: [
           { guard: 'airtimeForOther', target: 'phone' },

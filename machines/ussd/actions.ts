@@ -2,7 +2,7 @@
 import { assign } from 'xstate';
 import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogue';
 import { errorInfo } from '../../src/vas/error-info';
-import type { StallTarget, UssdContext } from './context';
+import type { DialogueArgs, StallTarget, UssdContext } from './context';
 import { dialogueError, reasonText, routeQuoteError } from './errors';
 import {
   airtimeNumber,
@@ -16,13 +16,8 @@ import {
 } from './input';
 import * as screens from './screens';
 
-interface Args {
-  context: UssdContext;
-  event: DialogueEvent;
-}
-
 /** `assign` typed for this machine, so the actions can live outside `setup`. */
-const update = <P = undefined>(fn: (args: Args, params: P) => Partial<UssdContext>) =>
+const update = <P = undefined>(fn: (args: DialogueArgs, params: P) => Partial<UssdContext>) =>
   assign<UssdContext, DialogueEvent, P, DialogueEvent, never>(fn);
 
 /** The in-progress purchase, cleared on HOME. */

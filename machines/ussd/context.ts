@@ -1,4 +1,4 @@
-import type { LocalText, Screen } from '../../src/session/dialogue';
+import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogue';
 import type { Money } from '../../src/vas/money';
 import type { PurchaseIntent } from '../../src/purchases/types';
 import type { ProductType, VasProduct } from '../../src/vas/port';
@@ -80,4 +80,10 @@ export interface UssdContext {
   resendId: string | null;
   stalled: StallTarget | null;
   lastError: DialogueError | null;
+}
+
+/** What a guard or an action of the dialogue is given. */
+export interface DialogueArgs {
+  context: UssdContext;
+  event: DialogueEvent;
 }
