@@ -10,14 +10,27 @@
  * Nothing here debits money: `order` hands the quoted intent to the purchase lifecycle.
  */
 import { assign, setup } from 'xstate';
-import { RESUMABLE_TAG, SETTLED_TAG, type DialogueEvent, type DialogueInput } from '../src/session/dialogue';
-import { actions, NO_PURCHASE, type PromptName } from './ussd/actions';
+import { SETTLED_TAG, type DialogueEvent, type DialogueInput } from '../src/session/dialogue';
+import { actions, NO_PURCHASE } from './ussd/actions';
 import { dialogueActors, unprovidedActors, type DialogueServices } from './ussd/actors';
-import type { StallTarget, UssdContext } from './ussd/context';
-import type { QuoteErrorRoute } from './ussd/errors';
+import type { UssdContext } from './ussd/context';
 import { guards } from './ussd/guards';
 import { dialogueKey, draftIntent } from './ussd/purchase';
 import { OPT } from './ussd/screens';
+import {
+  again,
+  end,
+  quoteRoute,
+  retryStalled,
+  stalledOn,
+  stayStalled,
+  stallOn,
+  stallOnError,
+  toMenu,
+  typedAnswer,
+  waiting,
+  withError,
+} from './ussd/transitions';
 
 export type { UssdContext } from './ussd/context';
 export type { DialogueServices, OperatorProblemReport } from './ussd/actors';
@@ -30,69 +43,6 @@ export { OPT } from './ussd/screens';
  * errors without `operatorProblem`.
  */
 export const USSD_MACHINE_VERSION = '2';
-
-// Transitions written once, used by every prompt.
-
-/** Shows `state` again with a notice above it (`error.invalidChoice` unless told). */
-const again = (state: string, key = 'error.invalidChoice') =>
-  ({ target: state, reenter: true, actions: { type: 'notice', params: { key } } }) as const;
-/** Back to the main menu, forgetting the purchase in progress. */
-const toMenu = { target: 'menu', actions: 'clearPurchase' } as const;
-/** Shows a prompt on entry. */
-const show = (prompt: PromptName) => ({ type: 'show', params: { prompt } }) as const;
-/** A state waiting for the subscriber; `resumable` ones may be offered again after a drop. */
-const waiting = (prompt: PromptName, resumable = true) => ({
-  tags: resumable ? [SETTLED_TAG, RESUMABLE_TAG] : [SETTLED_TAG],
-  entry: show(prompt),
-});
-/** A closing screen with one line. */
-const end = (key: string) =>
-  ({ type: 'final', tags: SETTLED_TAG, entry: { type: 'showFinal', params: { key } } }) as const;
-/** "Please try again" for the invocation `on`, reached on TIMEOUT or (`stallOnError`) failure. */
-const stallOn = (on: StallTarget) =>
-  ({ target: 'stalled', actions: { type: 'stall', params: { on } } }) as const;
-const stallOnError = (on: StallTarget) =>
-  ({
-    target: 'stalled',
-    actions: [
-      { type: 'recordError', params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) },
-      { type: 'stall', params: { on } },
-    ],
-  }) as const;
-/** Routes a failed quote by its error (see ussd/errors.ts). */
-const quoteRoute = (route: QuoteErrorRoute) =>
-  ({
-    type: 'quoteRoute',
-    params: ({ event }: { event: { error: unknown } }) => ({ route, error: event.error }),
-  }) as const;
-const withError = (type: 'quoteRefused' | 'recordError') =>
-  ({ type, params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) }) as const;
-
-/**
- * Typed text at `state`: accepted by `ok` → `take` it and go on to `next`; refused → one
- * `tries` fewer and the same prompt with the reason, or a polite end when none is left.
- */
-const typedAnswer = (
-  state: string,
-  ok: 'phoneOk' | 'identifierOk' | 'amountOk',
-  take: 'takePhone' | 'takeIdentifier' | 'takeAmount',
-  next: string,
-  tries: 'identifier' | 'amount',
-) =>
-  [
-    { guard: ok, target: next, actions: take },
-    { guard: `${tries}TriesLeft`, target: state, reenter: true, actions: `${tries}Try` },
-    { target: 'tooManyTries', actions: `${tries}Try` },
-  ] as const;
-
-/** Which state re-runs the invocation a "please try again" screen stands for. */
-const RETRY: Record<StallTarget, string> = {
-  catalogue: 'loading',
-  quote: 'quoting',
-  order: 'ordering',
-  tokens: 'tokensLoading',
-  resend: 'resending',
-};
 
 /** The dialogue, its actors unprovided: use {@link createUssdMachine}, or `.provide()` in tests. */
 export const ussdMachine = setup({
@@ -362,36 +312,16 @@ export const ussdMachine = setup({
         ],
         TEXT: again('stalled'),
         BACK: [
-          {
-            guard: { type: 'stalledOn', params: { on: ['order', 'catalogue'] } },
-            target: 'stalled',
-            reenter: true,
-          },
-          { guard: { type: 'stalledOn', params: { on: ['quote'] } }, target: 'amount', actions: 'unstall' },
-          { guard: { type: 'stalledOn', params: { on: ['resend'] } }, target: 'tokens', actions: 'unstall' },
+          stayStalled,
+          { guard: stalledOn('quote'), target: 'amount', actions: 'unstall' },
+          { guard: stalledOn('resend'), target: 'tokens', actions: 'unstall' },
           toMenu,
         ],
-        HOME: [
-          {
-            guard: { type: 'stalledOn', params: { on: ['order', 'catalogue'] } },
-            target: 'stalled',
-            reenter: true,
-          },
-          toMenu,
-        ],
+        HOME: [stayStalled, toMenu],
       },
     },
-    /** Transient: back to the invocation that stalled (see RETRY). */
-    retrying: {
-      always: [
-        ...(Object.entries(RETRY) as Array<[StallTarget, string]>).map(([on, target]) => ({
-          guard: { type: 'stalledOn', params: { on: [on] } } as const,
-          target,
-        })),
-        toMenu,
-      ],
-      exit: 'unstall',
-    },
+    /** Transient: back to the invocation that stalled. */
+    retrying: { always: retryStalled, exit: 'unstall' },
 
     done: { type: 'final', tags: SETTLED_TAG, entry: 'showDone' },
     cancelled: end('cancelled'),
