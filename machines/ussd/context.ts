@@ -1,11 +1,12 @@
-import type { LocalText, Screen } from '../../src/session/dialogue';
+import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogue';
 import type { Money } from '../../src/vas/money';
-import type { ProductType, PurchaseRequest, VasProduct } from '../../src/vas/port';
+import type { PurchaseIntent } from '../../src/purchases/types';
+import type { ProductType, VasProduct } from '../../src/vas/port';
 
 /** The quote as shown and as bought: plain JSON (money in minor units). */
 export interface QuoteView {
-  /** The validated request; the purchase intent is built from it, unchanged. */
-  request: PurchaseRequest;
+  /** The intent whose request the service validated; `order` hands it over unchanged. */
+  intent: PurchaseIntent;
   subscriberDetails: string | null;
   units: string | null;
   amount: Money;
@@ -23,13 +24,21 @@ export interface TokenItem {
   date: string;
 }
 
-/** A service error reduced to plain data (snapshots are JSON). */
+/** A service error reduced to plain data (snapshots are JSON); its code picks the closing line. */
 export interface DialogueError {
   code: string;
   message: string;
   param: string | null;
-  /** True for the operator's own problems (auth, balance, merchant credit, unexpected): log loudly. */
-  operatorProblem: boolean;
+}
+
+/** Gateway settings the dialogue reads, copied into the context when it starts. */
+export interface DialogueSettings {
+  /** Every locale: file code (`tn`), tag (`tn-BW`), display name (`Setswana`). */
+  languages: Array<{ code: string; tag: string; name: string }>;
+  /** Region for phone numbers when the language tag has none (`BW`). */
+  defaultRegion: string;
+  /** Wrong identifiers (or amounts) accepted before a polite end. */
+  maxTries: number;
 }
 
 /** Which invocation a "please try again" screen re-runs. */
@@ -54,6 +63,8 @@ export interface UssdContext {
   products: VasProduct[];
   /** The debited account: its id for the request, its currency for amounts. */
   account: { id: number; currency: string } | null;
+  /** Loaded with the catalogue: an in-flight dialogue keeps the settings it started with. */
+  settings: DialogueSettings;
   productType: ProductType | null;
   providerCode: string | null;
   /** Airtime only: for the caller's own number or another one. */
@@ -69,4 +80,10 @@ export interface UssdContext {
   resendId: string | null;
   stalled: StallTarget | null;
   lastError: DialogueError | null;
+}
+
+/** What a guard or an action of the dialogue is given. */
+export interface DialogueArgs {
+  context: UssdContext;
+  event: DialogueEvent;
 }

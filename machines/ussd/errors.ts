@@ -1,4 +1,5 @@
 import type { LocalText } from '../../src/session/dialogue';
+import type { ServiceErrorInfo } from '../../src/vas/error-info';
 import type { DialogueError } from './context';
 
 /** Where a failed quote sends the subscriber. */
@@ -39,22 +40,9 @@ const REASON_KEYS = new Set([
   'provider_error',
 ]);
 
-/**
- * Reduces anything thrown by a service to plain data. Duck-typed on the fields of
- * PurchaseServiceError / TransportError (vas/errors.ts) so it survives module duplication.
- */
-export function reduceError(error: unknown): DialogueError & { type: string | null } {
-  const e = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
-  const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-  const message = str(e.message) ?? String(error);
-  const code = str(e.code);
-  if (code !== null && typeof e.status === 'number') {
-    return { code, type: str(e.type), message, param: str(e.param), operatorProblem: false };
-  }
-  if (e.name === 'RequestNotSentError' || e.name === 'OutcomeUnknownError') {
-    return { code: 'transport_error', type: null, message, param: null, operatorProblem: false };
-  }
-  return { code: 'unexpected', type: null, message, param: null, operatorProblem: false };
+/** What the context keeps of a failure (the closing line reads its code). */
+export function dialogueError(info: ServiceErrorInfo): DialogueError {
+  return { code: info.code, message: info.message, param: info.param };
 }
 
 /**
@@ -63,7 +51,7 @@ export function reduceError(error: unknown): DialogueError & { type: string | nu
  * caller's own number, which re-typing a meter number cannot fix.
  */
 export function routeQuoteError(
-  err: { code: string; type: string | null; param: string | null },
+  err: Pick<ServiceErrorInfo, 'code' | 'type' | 'param'>,
   airtime: boolean,
 ): QuoteErrorRoute {
   if (IDENTIFIER_CODES.has(err.code)) return 'identifier';
@@ -79,4 +67,15 @@ export function routeQuoteError(
 /** The line explaining a service refusal (`reason.<code>`), with a generic fallback. */
 export function reasonText(code: string, fallback: string): LocalText {
   return { key: REASON_KEYS.has(code) ? `reason.${code}` : fallback };
+}
+
+/**
+ * The operator's own problems (credentials, permissions, balance, merchant credit, anything
+ * unexpected): the subscriber only sees "service unavailable", so the gateway must say why.
+ */
+export function isOperatorProblem(
+  err: Pick<ServiceErrorInfo, 'code' | 'type' | 'param'>,
+  airtime: boolean,
+): boolean {
+  return routeQuoteError(err, airtime) === 'unavailable';
 }

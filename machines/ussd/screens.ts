@@ -107,14 +107,14 @@ export function quoteScreen(ctx: UssdContext): Screen {
   const q = ctx.quote;
   if (!q) return prompt(ctx, [key('error.serviceUnavailable')], {});
   const money = {
-    identifier: q.request.subscriberIdentifier,
+    identifier: q.intent.subscriberIdentifier,
     amount: formatMoney(q.amount),
     charges: formatMoney(q.charge),
     total: formatMoney(q.total),
   };
   const name = q.subscriberDetails;
   let summary: LocalText;
-  if (q.request.productType === 'AIRTIME') summary = key('quote.summaryAirtime', money);
+  if (q.intent.productType === 'AIRTIME') summary = key('quote.summaryAirtime', money);
   else if (name && q.units) summary = key('quote.summary', { name, units: q.units, ...money });
   else if (q.units) summary = key('quote.summaryNoName', { units: q.units, ...money });
   else if (name) summary = key('quote.summaryNoUnits', { name, ...money });
@@ -137,12 +137,9 @@ export function tokensScreen(ctx: UssdContext): Screen {
   });
 }
 
-export function languageScreen(
-  ctx: UssdContext,
-  languages: Array<{ code: string; tag: string; name: string }>,
-): Screen {
+export function languageScreen(ctx: UssdContext): Screen {
   return prompt(ctx, [key('language.title')], {
-    options: languages.map((l) => ({ id: OPT.lang(l.code), label: { literal: l.name } })),
+    options: ctx.settings.languages.map((l) => ({ id: OPT.lang(l.code), label: { literal: l.name } })),
   });
 }
 
@@ -166,7 +163,7 @@ export function finalScreen(message: LocalText): Screen {
 }
 
 export function doneScreen(ctx: UssdContext): Screen {
-  const airtime = ctx.quote?.request.productType === 'AIRTIME';
+  const airtime = ctx.quote?.intent.productType === 'AIRTIME';
   return finalScreen(
     key(airtime ? 'confirm.doneAirtime' : 'confirm.done', { msisdn: maskMsisdn(ctx.msisdn) }),
   );

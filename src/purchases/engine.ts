@@ -1,15 +1,15 @@
 import {
   decide,
   type Decision,
-  type ErrorInfo,
   type LifecycleSettings,
   type PurchaseEvent,
 } from '../../machines/purchase.machine';
 import type { Config } from '../config';
 import { componentLogger, maskMsisdn } from '../observability/logger';
-import { MalformedResponseError, outcomeOf, PurchaseServiceError, RateLimitError } from '../vas/errors';
-import type { PurchaseRequest, PurchaseService, RetryRequest } from '../vas/port';
+import { errorInfo } from '../vas/error-info';
+import type { PurchaseService } from '../vas/port';
 import type { JobQueue, PurchaseJob } from './queue';
+import { confirmRequest, retryRequest } from './request';
 import { awaitsNotification, SETTLED_STATES, type PageOptions, type PurchaseStore } from './store';
 import type { PurchaseRecord, PurchaseState } from './types';
 
@@ -59,56 +59,6 @@ export function settingsFromConfig(
     deadlineMs: config.reconcile.deadlineMs,
     maxConfirmAttempts: 5,
     ...overrides,
-  };
-}
-
-/** Plain data about a failed call, for the machine. */
-export function errorInfo(error: unknown): ErrorInfo {
-  if (error instanceof PurchaseServiceError) {
-    return {
-      name: error.name,
-      code: error.code,
-      message: error.message,
-      status: error.status,
-      outcome: error.outcome,
-      retryable: error.retryable,
-      retryAfterMs: error instanceof RateLimitError ? error.retryAfterMs : null,
-    };
-  }
-  const name = error instanceof Error ? error.name : 'Error';
-  return {
-    name,
-    code: error instanceof MalformedResponseError ? 'malformed_response' : name,
-    message: error instanceof Error ? error.message : String(error),
-    status: error instanceof MalformedResponseError ? error.status : null,
-    outcome: outcomeOf(error),
-    retryable: true,
-    retryAfterMs: null,
-  };
-}
-
-export function confirmRequest(record: PurchaseRecord): PurchaseRequest {
-  const { intent } = record;
-  return {
-    sourceChannel: 'USSD',
-    language: intent.language,
-    productType: intent.productType,
-    providerCode: intent.providerCode,
-    debitedAccountId: intent.debitedAccountId,
-    beneficiaryPhoneNumber: intent.beneficiaryMsisdn,
-    subscriberIdentifier: intent.subscriberIdentifier,
-    amount: intent.amount,
-    externalReference: record.externalReference,
-  };
-}
-
-export function retryRequest(record: PurchaseRecord): RetryRequest {
-  return {
-    sourceChannel: 'USSD',
-    language: record.intent.language,
-    productType: record.intent.productType,
-    subscriberIdentifier: record.intent.subscriberIdentifier,
-    externalReference: record.externalReference,
   };
 }
 

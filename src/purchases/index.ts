@@ -15,3 +15,4 @@ export {
   InvalidIntentError,
   type PurchaseDeskHandle,
 } from './desk';
+export { purchaseRequest } from './request';

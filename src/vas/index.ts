@@ -31,6 +31,7 @@ export function createPurchaseService(
 
 export * from './port';
 export * from './errors';
+export { errorInfo, type ServiceErrorInfo } from './error-info';
 export * from './money';
 export * from './tokens';
 export {

@@ -5,10 +5,12 @@
  */
 import { createActor, waitFor, type Actor, type SnapshotFrom } from 'xstate';
 import {
-  createUssdMachine,
+  dialogueActors,
+  ussdMachine,
   type DialogueServices,
   type UssdMachine,
 } from '../../machines/ussd-session.machine';
+import type { ServiceErrorInfo } from '../../src/vas/error-info';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import {
   SETTLED_TAG,
@@ -236,13 +238,18 @@ export class Dialogue {
   readonly seen: Snap[] = [];
   /** How many times the actor was rebuilt from a persisted snapshot. */
   restores = 0;
+  /** Operator problems the actors reported (the gateway logs them loudly). */
+  readonly operatorProblems: Array<{ call: string; error: ServiceErrorInfo }> = [];
 
   constructor(
     svc: DialogueServices,
     private readonly roundTrip = false,
     private readonly input: DialogueInput = INPUT,
   ) {
-    this.machine = createUssdMachine(svc);
+    // The gateway's createUssdMachine does the same, reporting to the log instead.
+    this.machine = ussdMachine.provide({
+      actors: dialogueActors(svc, (call, error) => this.operatorProblems.push({ call, error })),
+    });
     this.actor = createActor(this.machine, { input });
   }
 

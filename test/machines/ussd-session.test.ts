@@ -1,5 +1,6 @@
 import { OPT, type DialogueServices } from '../../machines/ussd-session.machine';
-import { reduceError, routeQuoteError } from '../../machines/ussd/errors';
+import { routeQuoteError } from '../../machines/ussd/errors';
+import { errorInfo } from '../../src/vas/error-info';
 import {
   PurchaseServiceError,
   RateLimitError,
@@ -98,7 +99,8 @@ describe('main menu', () => {
       const { d } = await dialogue(overrides);
       expect(d.state).toBe('unavailable');
       expect(d.screen).toEqual({ body: [{ key: 'error.serviceUnavailable' }], final: true });
-      expect(d.snap.context.lastError?.operatorProblem).toBe(true);
+      // The subscriber sees "unavailable"; the operator is told why.
+      expect(d.operatorProblems.map((p) => p.call)).toEqual(['loadCatalogue']);
     }
   });
 });
@@ -310,7 +312,8 @@ describe('quote errors lead somewhere useful', () => {
     const { d } = await quoteFailing(serviceError(code, { status }));
     expect(d.state).toBe('identifier');
     expect(d.body).toEqual([`reason.${code}`, 'identifier.promptNoHint', 'identifier.hintDerived']);
-    expect(d.snap.context.lastError).toMatchObject({ code, operatorProblem: false });
+    expect(d.snap.context.lastError).toMatchObject({ code });
+    expect(d.operatorProblems).toEqual([]);
   });
 
   it('invalid_argument on subscriber_identifier → back to the identifier', async () => {
@@ -409,7 +412,7 @@ describe('quote errors lead somewhere useful', () => {
     const { d } = await quoteFailing(error);
     expect(d.state).toBe('tryLater');
     expect(d.screen).toEqual({ body: [{ key }], final: true });
-    expect(d.snap.context.lastError?.operatorProblem).toBe(false);
+    expect(d.operatorProblems).toEqual([]);
   });
 
   it.each<[string, unknown]>([
@@ -433,8 +436,11 @@ describe('quote errors lead somewhere useful', () => {
     const { d } = await quoteFailing(error);
     expect(d.state).toBe('unavailable');
     expect(d.screen).toEqual({ body: [{ key: 'error.serviceUnavailable' }], final: true });
-    expect(d.snap.context.lastError).toMatchObject({ operatorProblem: true });
-    if (error instanceof PurchaseServiceError) expect(d.snap.context.lastError?.code).toBe(code);
+    expect(d.operatorProblems.map((p) => p.call)).toEqual(['quote']);
+    if (error instanceof PurchaseServiceError) {
+      expect(d.snap.context.lastError?.code).toBe(code);
+      expect(d.operatorProblems[0]?.error.code).toBe(code);
+    }
     // Plain data only: the snapshot is JSON.
     expect(JSON.parse(JSON.stringify(d.snap.context.lastError))).toEqual(d.snap.context.lastError);
   });
@@ -443,7 +449,7 @@ describe('quote errors lead somewhere useful', () => {
     expect(routeQuoteError({ code: 'invalid_msisdn', type: 'validation_error', param: null }, false)).toBe(
       'unavailable',
     );
-    expect(reduceError('boom')).toMatchObject({ code: 'unexpected', message: 'boom' });
+    expect(errorInfo('boom')).toMatchObject({ code: 'unexpected', message: 'boom' });
   });
 });
 

@@ -1,3 +1,4 @@
+import { USSD_MACHINE_VERSION } from '../../machines/ussd-session.machine';
 import { SETTLED_TAG } from '../../src/session/dialogue';
 import { SCRIPTS, play } from './ussd-scripts';
 
@@ -49,5 +50,42 @@ describe('snapshot round-trip at every settled state', () => {
         'unavailable',
       ].sort(),
     );
+  });
+});
+
+describe('the persisted shape belongs to a machine version', () => {
+  it('changing the context keys means bumping USSD_MACHINE_VERSION (old snapshots then start afresh)', async () => {
+    const d = await play(SCRIPTS[0]!, false);
+    const keys = Object.keys(d.seen[0]!.context).sort();
+    // Update both together: the engine discards snapshots of another version instead of crashing on them.
+    expect({ version: USSD_MACHINE_VERSION, keys }).toEqual({
+      version: '2',
+      keys: [
+        'account',
+        'aggregator',
+        'airtimeFor',
+        'amountMinor',
+        'amountTries',
+        'identifier',
+        'identifierTries',
+        'language',
+        'lastError',
+        'msisdn',
+        'notice',
+        'productType',
+        'products',
+        'providerCode',
+        'purchaseId',
+        'quote',
+        'resendId',
+        'screen',
+        'serviceCode',
+        'sessionId',
+        'settings',
+        'stalled',
+        'startedAt',
+        'tokens',
+      ],
+    });
   });
 });

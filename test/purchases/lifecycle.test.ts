@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SANDBOX_ACCOUNTS, TEST_METERS } from '../../src/sandbox';
-import { confirmRequest } from '../../src/purchases/engine';
+import { confirmRequest } from '../../src/purchases/request';
 import { TransportError } from '../../src/vas/errors';
 import type { PurchaseService } from '../../src/vas/port';
 import { intent, record as makeRecord } from './fixtures';

@@ -1,0 +1,116 @@
+/** The dialogue's actions: context updates only (no I/O, no logging; the actors do that). */
+import { assign } from 'xstate';
+import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogue';
+import { errorInfo } from '../../src/vas/error-info';
+import type { DialogueArgs, StallTarget, UssdContext } from './context';
+import { dialogueError, reasonText, routeQuoteError } from './errors';
+import {
+  airtimeNumber,
+  amountMinor,
+  amountProblem,
+  chosenAfter,
+  compact,
+  identifierProblem,
+  productOf,
+  typed,
+} from './input';
+import * as screens from './screens';
+
+/** `assign` typed for this machine, so the actions can live outside `setup`. */
+const update = <P = undefined>(fn: (args: DialogueArgs, params: P) => Partial<UssdContext>) =>
+  assign<UssdContext, DialogueEvent, P, DialogueEvent, never>(fn);
+
+/** The in-progress purchase, cleared on HOME. */
+export const NO_PURCHASE = {
+  productType: null,
+  providerCode: null,
+  airtimeFor: null,
+  identifier: null,
+  identifierTries: 0,
+  amountMinor: null,
+  amountTries: 0,
+  quote: null,
+  stalled: null,
+  lastError: null,
+} satisfies Partial<UssdContext>;
+
+/** The screens that wait for the subscriber, by the name the machine shows them with. */
+const PROMPTS = {
+  menu: screens.menuScreen,
+  provider: screens.providerScreen,
+  airtimeFor: screens.airtimeForScreen,
+  phone: screens.phoneScreen,
+  identifier: screens.identifierScreen,
+  amount: screens.amountScreen,
+  quote: screens.quoteScreen,
+  tokens: screens.tokensScreen,
+  language: screens.languageScreen,
+  stalled: screens.stalledScreen,
+} satisfies Record<string, (ctx: UssdContext) => Screen>;
+
+/** A prompt the machine can show. */
+export type PromptName = keyof typeof PROMPTS;
+
+/** Named actions for `setup`. */
+export const actions = {
+  /** A prompt, with the pending notice above it (shown once). */
+  show: update(({ context }, params: { prompt: PromptName }) => ({
+    screen: PROMPTS[params.prompt](context),
+    notice: null,
+  })),
+  showDone: update(({ context }) => ({ screen: screens.doneScreen(context) })),
+  showFinal: update((_, params: { key: string }) => ({ screen: screens.finalScreen({ key: params.key }) })),
+  showTryLater: update(({ context }) => ({
+    screen: screens.finalScreen(reasonText(context.lastError?.code ?? '', 'error.tryAgainLater')),
+  })),
+  notice: update((_, params: { key: string }) => ({ notice: { key: params.key } })),
+  clearPurchase: update(() => ({ ...NO_PURCHASE })),
+  stall: update((_, params: { on: StallTarget }) => ({ stalled: params.on })),
+  unstall: update(() => ({ stalled: null })),
+  selectProduct: update(({ event }) => ({
+    ...NO_PURCHASE,
+    productType: chosenAfter(event, 'product:') as UssdContext['productType'],
+  })),
+  selectProvider: update(({ event }) => ({ providerCode: chosenAfter(event, 'provider:') })),
+  selectOnlyProvider: update(({ context }) => ({
+    providerCode: productOf(context, context.productType)?.providers[0]?.code ?? null,
+  })),
+  useOwnNumber: update(({ context }) => ({ airtimeFor: 'self' as const, identifier: context.msisdn })),
+  useOtherNumber: update(() => ({ airtimeFor: 'other' as const })),
+  takePhone: update(({ context, event }) => ({ identifier: airtimeNumber(context, typed(event)) })),
+  takeIdentifier: update(({ event }) => ({ identifier: compact(typed(event)) })),
+  takeAmount: update(({ event }) => ({ amountMinor: amountMinor(typed(event)) })),
+  /** A wrong identifier (typed, or refused by the service): one try fewer, the reason above the re-prompt. */
+  identifierTry: update(({ context, event }) => ({
+    identifierTries: context.identifierTries + 1,
+    notice: event.type === 'TEXT' ? identifierNotice(context, event.text.trim()) : context.notice,
+  })),
+  /** A wrong amount (typed, or refused by the service). */
+  amountTry: update(({ context, event }) => ({
+    amountTries: context.amountTries + 1,
+    notice: event.type === 'TEXT' ? amountProblem(event.text.trim()) : context.notice,
+  })),
+  /** A refused quote: the reason goes above the re-prompt, the error into the context. */
+  quoteRefused: update(({ context }, params: { error: unknown }) => {
+    const info = errorInfo(params.error);
+    const route = routeQuoteError(info, context.productType === 'AIRTIME');
+    const fallback = route === 'amount' ? 'reason.invalid_amount' : 'identifier.invalid.pattern';
+    return { notice: reasonText(info.code, fallback), lastError: dialogueError(info) };
+  }),
+  /** Any other failure, kept for the closing line (the actor already reported the operator's). */
+  recordError: update((_, params: { error: unknown }) => ({
+    lastError: dialogueError(errorInfo(params.error)),
+  })),
+  setLanguage: update(({ context, event }) => {
+    const code = chosenAfter(event, 'lang:');
+    const lang = context.settings.languages.find((l) => l.code === code);
+    return lang ? { language: lang.tag } : {};
+  }),
+  chooseToken: update(({ event }) => ({ resendId: chosenAfter(event, 'token:') })),
+};
+
+function identifierNotice(ctx: UssdContext, text: string): LocalText | null {
+  return ctx.productType === 'AIRTIME'
+    ? { key: 'identifier.invalid.invalidPhone' }
+    : identifierProblem(ctx, text);
+}

@@ -1,0 +1,145 @@
+/**
+ * The dialogue's only I/O: promise actors over the injected {@link DialogueServices}. Restoring
+ * a snapshot restarts a running invocation, so each one is safe to run twice: catalogue,
+ * account, quote and "my tokens" are reads; `order` is idempotent by the dialogue's key;
+ * `resend` by a key derived from the session and the purchase.
+ */
+import { fromPromise } from 'xstate';
+import { componentLogger } from '../../src/observability/logger';
+import { maskMsisdn } from '../../src/phone';
+import { purchaseRequest } from '../../src/purchases/request';
+import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
+import { errorInfo, type ServiceErrorInfo } from '../../src/vas/error-info';
+import type { Account, PurchaseRequest, Transaction, VasProduct } from '../../src/vas/port';
+import type { DialogueSettings, QuoteView, TokenItem, UssdContext } from './context';
+import { isOperatorProblem } from './errors';
+
+/** What the dialogue may call. Every method must be safe to call twice with the same arguments. */
+export interface DialogueServices {
+  /** The (cached) catalogue, in catalogue order. */
+  products(): Promise<VasProduct[]>;
+  /** The debited account: DEBIT_ACCOUNT_ID, else the first CURRENT account. */
+  debitAccount(): Promise<Account>;
+  /** Validate (no state change on the server); throws PurchaseServiceError / TransportError. */
+  quote(request: PurchaseRequest): Promise<Transaction>;
+  /** Hand the intent to the purchase lifecycle; the same key returns the same record. */
+  order(intent: PurchaseIntent, idempotencyKey: string): Promise<PurchaseRecord>;
+  /** The caller's succeeded purchases, newest first. */
+  recentPurchases(msisdn: string): Promise<PurchaseRecord[]>;
+  /** Queue the purchase's SMS again; the same request key sends it once. */
+  resend(purchaseId: string, requestKey: string): Promise<void>;
+  /** Every locale: file code (`tn`), tag (`tn-BW`), display name (`Setswana`). */
+  languages(): Array<{ code: string; tag: string; name: string }>;
+  /** Region for phone numbers when the language tag has none (`BW`). */
+  defaultRegion: string;
+  /** Wrong identifiers (or amounts) accepted before a polite end; 3 by default. */
+  maxIdentifierTries?: number;
+}
+
+/** Where the operator's own problems are reported (the gateway's log unless a test listens). */
+export type OperatorProblemReport = (call: string, error: ServiceErrorInfo) => void;
+
+/** What the dialogue starts from: the catalogue, the debited account and the settings. */
+export interface DialogueStart {
+  products: VasProduct[];
+  account: NonNullable<UssdContext['account']>;
+  settings: DialogueSettings;
+}
+
+/** How many "My tokens" entries the dialogue lists (the engine paginates them). */
+const MAX_TOKENS = 10;
+
+const log = componentLogger('dialogue');
+
+const logOperatorProblem: OperatorProblemReport = (call, error) =>
+  log.error(`dialogue: ${call} failed on the operator's side (the subscriber sees "unavailable")`, {
+    code: error.code,
+    type: error.type,
+    status: error.status,
+    message: error.message,
+  });
+
+/** The actors' shapes, none of them provided: the machine definition reads nothing global. */
+export const unprovidedActors = {
+  loadCatalogue: fromPromise<DialogueStart>(notProvided('loadCatalogue')),
+  quote: fromPromise<QuoteView, { intent: PurchaseIntent | null }>(notProvided('quote')),
+  order: fromPromise<string, { intent: PurchaseIntent; key: string }>(notProvided('order')),
+  recentPurchases: fromPromise<TokenItem[], { msisdn: string }>(notProvided('recentPurchases')),
+  resend: fromPromise<void, { purchaseId: string; key: string }>(notProvided('resend')),
+};
+
+function notProvided(name: string): () => Promise<never> {
+  return () => Promise.reject(new Error(`the dialogue's "${name}" actor was not provided`));
+}
+
+/** The actors over real services; `report` hears of every operator problem before it is rethrown. */
+export function dialogueActors(
+  services: DialogueServices,
+  report: OperatorProblemReport = logOperatorProblem,
+): typeof unprovidedActors {
+  /** Calls a service, reporting the operator's problems loudly; the machine still sees the error. */
+  async function call<T>(name: string, run: () => Promise<T>, airtime = false): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      const info = errorInfo(error);
+      if (isOperatorProblem(info, airtime)) report(name, info);
+      throw error;
+    }
+  }
+
+  return {
+    loadCatalogue: fromPromise(() =>
+      call('loadCatalogue', async () => {
+        const [products, account] = await Promise.all([services.products(), services.debitAccount()]);
+        return {
+          // A copy: the context is persisted and must not alias the service's cache.
+          products: structuredClone(products.filter((p) => p.providers.length > 0)),
+          account: { id: account.id, currency: account.currency },
+          settings: {
+            languages: structuredClone(services.languages()),
+            defaultRegion: services.defaultRegion,
+            maxTries: services.maxIdentifierTries ?? 3,
+          },
+        };
+      }),
+    ),
+    quote: fromPromise(({ input: { intent } }) =>
+      call(
+        'quote',
+        async () => {
+          if (!intent) throw new Error('incomplete purchase in the dialogue');
+          const tx = await services.quote(purchaseRequest(intent));
+          const subscriberDetails = tx.subscriberDetails ?? null;
+          return {
+            intent: { ...intent, subscriberDetails },
+            subscriberDetails,
+            units: tx.units ?? null,
+            amount: { ...intent.amount },
+            charge: { currency: tx.charge.currency, minor: tx.charge.minor },
+            total: { currency: tx.total.currency, minor: tx.total.minor },
+          };
+        },
+        intent?.productType === 'AIRTIME',
+      ),
+    ),
+    order: fromPromise(({ input }) =>
+      call('order', async () => (await services.order(input.intent, input.key)).id),
+    ),
+    recentPurchases: fromPromise(({ input }) =>
+      call('recentPurchases', async () => {
+        const records = await services.recentPurchases(input.msisdn);
+        return records
+          .filter((r) => r.state === 'succeeded')
+          .slice(0, MAX_TOKENS)
+          .map((r) => ({
+            purchaseId: r.id,
+            identifier: maskMsisdn(r.intent.subscriberIdentifier),
+            amount: { currency: r.intent.amount.currency, minor: r.intent.amount.minor },
+            date: r.createdAt.slice(0, 10),
+          }));
+      }),
+    ),
+    resend: fromPromise(({ input }) => call('resend', () => services.resend(input.purchaseId, input.key))),
+  };
+}

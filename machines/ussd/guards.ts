@@ -1,0 +1,45 @@
+/** The dialogue's guards: pure questions about the context and the subscriber's event. */
+import { errorInfo } from '../../src/vas/error-info';
+import type { DialogueArgs, StallTarget, UssdContext } from './context';
+import { routeQuoteError, type QuoteErrorRoute } from './errors';
+import {
+  airtimeNumber,
+  amountProblem,
+  chosen,
+  chosenAfter,
+  identifierProblem,
+  productOf,
+  typed,
+} from './input';
+
+const providersOf = (ctx: UssdContext) => productOf(ctx, ctx.productType)?.providers ?? [];
+
+/** Named guards for `setup`. */
+export const guards = {
+  chose: ({ event }: DialogueArgs, params: { id: string }) => chosen(event) === params.id,
+  choseProduct: ({ context, event }: DialogueArgs) =>
+    productOf(context, chosenAfter(event, 'product:')) !== undefined,
+  choseProvider: ({ context, event }: DialogueArgs) =>
+    providersOf(context).some((p) => p.code === chosenAfter(event, 'provider:')),
+  choseLanguage: ({ context, event }: DialogueArgs) =>
+    context.settings.languages.some((l) => l.code === chosenAfter(event, 'lang:')),
+  choseToken: ({ context, event }: DialogueArgs) =>
+    context.tokens.some((t) => t.purchaseId === chosenAfter(event, 'token:')),
+  manyProviders: ({ context }: DialogueArgs) => providersOf(context).length > 1,
+  isAirtime: ({ context }: DialogueArgs) => context.productType === 'AIRTIME',
+  airtimeForOther: ({ context }: DialogueArgs) => context.airtimeFor === 'other',
+  // The caller's MSISDN is E.164 digits already: parse it as international, whatever the region.
+  ownNumberFits: ({ context }: DialogueArgs) =>
+    airtimeNumber(context, `+${context.msisdn}`) === context.msisdn,
+  identifierOk: ({ context, event }: DialogueArgs) =>
+    typed(event) !== '' && identifierProblem(context, typed(event)) === null,
+  phoneOk: ({ context, event }: DialogueArgs) => airtimeNumber(context, typed(event)) !== null,
+  amountOk: ({ event }: DialogueArgs) => amountProblem(typed(event)) === null,
+  identifierTriesLeft: ({ context }: DialogueArgs) => context.identifierTries + 1 < context.settings.maxTries,
+  amountTriesLeft: ({ context }: DialogueArgs) => context.amountTries + 1 < context.settings.maxTries,
+  /** `error` is the failed quote's, passed as a param by the `onError` transition. */
+  quoteRoute: ({ context }: DialogueArgs, params: { route: QuoteErrorRoute; error: unknown }) =>
+    routeQuoteError(errorInfo(params.error), context.productType === 'AIRTIME') === params.route,
+  stalledOn: ({ context }: DialogueArgs, params: { on: readonly StallTarget[] }) =>
+    context.stalled !== null && params.on.includes(context.stalled),
+};

@@ -1,0 +1,64 @@
+/**
+ * Reading what the subscriber sent: the chosen option, the typed text, and whether a typed
+ * identifier, phone number or amount passes. Pure: guards and actions share these.
+ */
+import { normaliseMsisdn, regionFromLanguageTag, type CountryCode } from '../../src/phone';
+import type { DialogueEvent, LocalText } from '../../src/session/dialogue';
+import { validateIdentifier } from '../../src/vas/catalogue';
+import { parseDecimalAmount } from '../../src/vas/money';
+import type { VasProduct } from '../../src/vas/port';
+import type { UssdContext } from './context';
+
+/** The option id of a CHOOSE, else null. */
+export const chosen = (event: DialogueEvent): string | null =>
+  event.type === 'CHOOSE' ? event.optionId : null;
+
+/** The trimmed text of a TEXT, else ''. */
+export const typed = (event: DialogueEvent): string => (event.type === 'TEXT' ? event.text.trim() : '');
+
+/** The rest of the chosen option id after `prefix` (`product:AIRTIME` → `AIRTIME`), else null. */
+export const chosenAfter = (event: DialogueEvent, prefix: string): string | null => {
+  const id = chosen(event);
+  return id !== null && id.startsWith(prefix) ? id.slice(prefix.length) : null;
+};
+
+/** People type spaces inside meter numbers; the service wants the bare value. */
+export const compact = (text: string): string => text.replace(/\s+/g, '');
+
+/** The catalogue product of that type (the one being bought when `type` is the context's). */
+export const productOf = (ctx: UssdContext, type: string | null): VasProduct | undefined =>
+  ctx.products.find((p) => p.productType === type);
+
+/** Why a typed identifier is refused, or null when it passes the catalogue rule. */
+export function identifierProblem(ctx: UssdContext, text: string): LocalText | null {
+  const rule = productOf(ctx, ctx.productType)?.identifier;
+  if (!rule) return null;
+  const check = validateIdentifier(rule, compact(text));
+  if (check.ok) return null;
+  if (check.reason === 'tooShort')
+    return { key: 'identifier.invalid.tooShort', params: { min: check.min ?? 0 } };
+  if (check.reason === 'tooLong')
+    return { key: 'identifier.invalid.tooLong', params: { max: check.max ?? 0 } };
+  return { key: 'identifier.invalid.pattern' };
+}
+
+/** E.164 digits of a typed airtime number that also passes the catalogue rule, or null. */
+export function airtimeNumber(ctx: UssdContext, text: string): string | null {
+  const region = regionFromLanguageTag(ctx.language, ctx.settings.defaultRegion as CountryCode);
+  const n = normaliseMsisdn(text, region);
+  if (!n.ok) return null;
+  const rule = productOf(ctx, ctx.productType)?.identifier;
+  return !rule || validateIdentifier(rule, n.e164).ok ? n.e164 : null;
+}
+
+/** Why a typed amount is refused, or null. */
+export function amountProblem(text: string): LocalText | null {
+  const parsed = parseDecimalAmount(text);
+  return parsed.ok ? null : { key: `amount.invalid.${parsed.reason}` };
+}
+
+/** The typed amount in minor units, or null. */
+export function amountMinor(text: string): number | null {
+  const parsed = parseDecimalAmount(text);
+  return parsed.ok ? parsed.minor : null;
+}
