@@ -6,6 +6,7 @@ import {
   MalformedResponseError,
   PurchaseServiceError,
   RateLimitError,
+  TokenUnavailableError,
   TransportError,
   outcomeOf,
 } from './errors';
@@ -103,7 +104,7 @@ export class ServiceCaller {
   async call(spec: CallSpec, ctx: CallContext): Promise<SuccessAnswer> {
     const requestId = outgoingRequestId(ctx.requestId);
     const timeoutMs = spec.kind === 'write' ? this.options.confirmTimeoutMs : this.options.timeoutMs;
-    let bearer = await this.tokens.accessToken(requestId);
+    let bearer = await this.bearer(spec, requestId, () => this.tokens.accessToken(requestId));
     let authRetried = false;
     let rateLimitRetries = 0;
     for (;;) {
@@ -112,7 +113,8 @@ export class ServiceCaller {
       } catch (error) {
         if (error instanceof AuthenticationError && error.code === 'invalid_credentials' && !authRetried) {
           authRetried = true;
-          bearer = await this.tokens.afterRejected(bearer, requestId);
+          const rejected = bearer;
+          bearer = await this.bearer(spec, requestId, () => this.tokens.afterRejected(rejected, requestId));
           continue;
         }
         if (
@@ -129,6 +131,20 @@ export class ServiceCaller {
         }
         throw error;
       }
+    }
+  }
+
+  /**
+   * A token for this call. When a write (confirm) cannot get one, the write was never sent:
+   * say so (`not_sent`), so the lifecycle sends it later instead of reconciling a purchase that
+   * never reached the service.
+   */
+  private async bearer(spec: CallSpec, requestId: string, acquire: () => Promise<string>): Promise<string> {
+    try {
+      return await acquire();
+    } catch (error) {
+      if (spec.kind !== 'write') throw error;
+      throw new TokenUnavailableError(spec.operation, error, requestId);
     }
   }
 

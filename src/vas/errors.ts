@@ -114,6 +114,23 @@ export class TransportError extends Error {
   }
 }
 
+/**
+ * No access token could be had (login or refresh failed) before a confirm: the confirm itself
+ * was never sent, so nothing was debited and it may be sent later. Raised for writes only; reads
+ * keep the login's own error (the CLI's `check` names bad credentials as such).
+ */
+export class TokenUnavailableError extends TransportError {
+  constructor(operation: string, cause: unknown, requestId: string | null) {
+    super(
+      'not_sent',
+      `${operation}: no access token (${cause instanceof Error ? cause.message : String(cause)}); nothing was sent`,
+      requestId,
+      { cause },
+    );
+    this.name = 'TokenUnavailableError';
+  }
+}
+
 /** The answer arrived but could not be understood (not JSON, missing fields, bad money string). */
 export class MalformedResponseError extends Error {
   readonly outcome: CallOutcome = 'unknown';

@@ -4,6 +4,7 @@ import {
   ProviderTimeoutError,
   ProviderUnavailableError,
   RateLimitError,
+  TokenUnavailableError,
   TransportError,
   outcomeOf,
 } from '../../src/vas';
@@ -151,5 +152,26 @@ describe('rate limit (sandbox 429 with Retry-After)', () => {
       await counting.close();
       await limited.close();
     }
+  });
+});
+
+describe('no access token before a confirm', () => {
+  it('a login that fails is "not sent": the confirm never left, nothing is debited', async () => {
+    const service = serviceFor(proxy.url);
+    await armFault(sandbox.url, { endpoint: 'login', fault: 'internal_error' });
+    const before = proxy.count(CONFIRM);
+    const debits = (await ledger(sandbox.url)).length;
+    const error = await service.confirm(purchase({ externalReference: ref('tok') }), ctx()).catch((e) => e);
+    expect(error).toBeInstanceOf(TokenUnavailableError);
+    expect(outcomeOf(error)).toBe('not_sent');
+    expect(error.message).toMatch(/^confirm: no access token \(.*\); nothing was sent$/);
+    expect(proxy.count(CONFIRM)).toBe(before);
+    expect(await ledger(sandbox.url)).toHaveLength(debits);
+  });
+
+  it('a read keeps the login error itself', async () => {
+    const service = serviceFor(proxy.url);
+    await armFault(sandbox.url, { endpoint: 'login', fault: 'internal_error' });
+    await expect(service.listAccounts(ctx())).rejects.toBeInstanceOf(InternalServerError);
   });
 });
