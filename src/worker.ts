@@ -1,8 +1,8 @@
-import { ConfigError, loadConfig } from '../config';
-import { componentLogger } from '../observability/logger';
-import { checkRedisReachable, PreflightError } from '../observability/preflight';
-import { gracefulStop } from '../observability/shutdown';
-import { startPurchasing } from '../purchasing';
+import { ConfigError, loadConfig } from './config';
+import { componentLogger } from './observability/logger';
+import { checkRedisReachable, PreflightError } from './observability/preflight';
+import { gracefulStop } from './observability/shutdown';
+import { startMoneyPath } from './gateway/money-path';
 
 /**
  * `npm run worker`: lifecycle jobs (confirm, reconcile) and SMS delivery on BullMQ, away from
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
       'PURCHASE_API_BASE_URL must be set for npm run worker (the sandbox runs in the gateway)',
     );
   await checkRedisReachable(config.redisUrl);
-  const purchasing = await startPurchasing(config, {
+  const moneyPath = await startMoneyPath(config, {
     purchaseServiceUrl: config.purchaseApi.baseUrl,
     runWorkers: true,
   });
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
 
   const stop = gracefulStop({
     name: 'purchase worker',
-    close: () => purchasing.close(),
+    close: () => moneyPath.close(),
     // A running confirm may finish; a dead Redis must not keep the worker from stopping.
     deadlineMs: config.purchaseApi.confirmTimeoutMs + 5000,
     log,
