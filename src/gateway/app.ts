@@ -1,3 +1,8 @@
+/**
+ * The gateway's HTTP process: the USSD route, health, metrics, the admin and dev routes, on
+ * top of the money path. The one place where the folders are wired together (with
+ * `money-path.ts` for what the standalone worker shares).
+ */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -18,12 +23,6 @@ import { Catalogue } from '../vas';
 import { dialogueServices } from './dialogue-services';
 import { instrumentHopEngine } from './instrument';
 import { startMoneyPath } from './money-path';
-
-/**
- * The gateway's HTTP process: the USSD route, health, metrics, the admin and dev routes, on
- * top of the money path. The one place where the folders are wired together (with
- * `money-path.ts` for what the standalone worker shares).
- */
 
 /** What tests and the benchmark may change about a gateway beyond its config. */
 export interface GatewayOptions {

@@ -1,3 +1,8 @@
+/**
+ * Metric decorators: each wraps one port (purchase service, purchase store, SMS sender, hop
+ * engine), delegates every call and records what it saw into {@link Metrics}. They live in the
+ * composition root so that `observability/` knows no domain type and the domain knows no metric.
+ */
 import { performance } from 'node:perf_hooks';
 import type { OutboundSms, SendOutcome, SmsSender } from '../channels/sms/outbound/sender';
 import type { UssdHop, UssdReply } from '../channels/ussd/types';
@@ -7,12 +12,6 @@ import type { PurchaseState } from '../purchases/types';
 import type { HopEngine } from '../session/engine';
 import { outcomeOf, PurchaseServiceError } from '../vas/errors';
 import type { CallContext, PurchaseService } from '../vas/port';
-
-/**
- * Metric decorators: each wraps one port (purchase service, purchase store, SMS sender, hop
- * engine), delegates every call and records what it saw into {@link Metrics}. They live in the
- * composition root so that `observability/` knows no domain type and the domain knows no metric.
- */
 
 /** The `outcome` label of a failed purchase-service call: its code (bounded) or transport outcome. */
 export function serviceCallOutcome(metrics: Metrics, error: unknown): string {

@@ -1,13 +1,12 @@
-import { Router } from 'express';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { bearerMatches } from '../http/secrets';
-
 /**
  * Prometheus metrics for operators: the series, their label bounds and `GET /metrics`. Nothing
  * inside the other modules knows about them: the composition root (`src/gateway/instrument.ts`)
  * wraps each port (purchase service, purchase store, SMS sender, hop engine) in a decorator
  * that delegates every call and records what it saw here.
  */
+import { Router } from 'express';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { bearerMatches } from '../http/secrets';
 
 /** A USSD hop must answer within the aggregator's timeout (seconds at most). */
 const HOP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
