@@ -1,15 +1,15 @@
-import { ConfigError, loadConfig } from './config';
-import { componentLogger } from './observability/logger';
-import { checkRedisReachable, PreflightError } from './observability/preflight';
-import { gracefulStop } from './observability/shutdown';
-import { startMoneyPath } from './gateway/money-path';
-
 /**
  * `npm run worker`: lifecycle jobs (confirm, reconcile) and SMS delivery on BullMQ, away from
  * the gateway process (run the gateway with GATEWAY_WORKERS=false to leave all jobs to
  * workers). Needs REDIS_URL and a real purchase service (the embedded sandbox lives in the
  * gateway). Resumes stuck purchases on start; finishes running jobs on SIGTERM.
  */
+import { ConfigError, loadConfig } from './config';
+import { startMoneyPath } from './gateway/money-path';
+import { componentLogger } from './observability/logger';
+import { checkRedisReachable, PreflightError } from './observability/preflight';
+import { gracefulStop } from './observability/shutdown';
+
 const log = componentLogger('worker');
 
 async function main(): Promise<void> {
