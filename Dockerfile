@@ -26,6 +26,6 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-# Start the worker instead with: docker run --no-healthcheck ... node dist/src/purchases/worker-main.js
+# Start the worker instead with: docker run --no-healthcheck ... node dist/src/worker.js
 # (the worker serves no HTTP: the health check above would mark it unhealthy and get it restarted).
 CMD ["node", "dist/src/main.js"]

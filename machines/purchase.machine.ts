@@ -6,15 +6,15 @@ import type { Transaction } from '../src/vas/port';
 
 /**
  * The purchase lifecycle: a pure decision machine. It classifies what the purchase service
- * answered into the next state and computes when to ask again; it performs no I/O. The engine
- * (src/purchases/engine.ts) persists each decided transition with compare-and-set BEFORE the
+ * answered into the next state and computes when to ask again; it performs no I/O. The lifecycle
+ * (src/purchases/lifecycle.ts) persists each decided transition with compare-and-set BEFORE the
  * side effect it allows (e.g. `created → confirming` before sending confirm).
  *
  *   created → confirming → succeeded | failed | unknown   (confirming → created only when not sent)
  *   unknown → reconciling → succeeded | failed | needs_attention | managed_retry
  */
 
-/** Tunables of the lifecycle, from config (see settingsFromConfig in src/purchases/engine.ts). */
+/** Tunables of the lifecycle, from config (see settingsFromConfig in src/purchases/lifecycle.ts). */
 export interface LifecycleSettings {
   /** The client's confirm read timeout: a confirm can be in flight this long after it was sent. */
   confirmTimeoutMs: number;
@@ -30,7 +30,7 @@ export interface LifecycleSettings {
   maxConfirmAttempts: number;
 }
 
-/** What the engine tells the machine about a failed call (plain data: no Error objects). */
+/** What the lifecycle tells the machine about a failed call (plain data: no Error objects). */
 export interface ErrorInfo {
   name: string;
   code: string;

@@ -2,7 +2,7 @@
  * `npm start`: the gateway with whatever the environment configures — by default the embedded
  * sandbox purchase service, in-memory sessions and queue, and the SMS outbox.
  */
-import { startGateway } from './app';
+import { startGateway } from './gateway/app';
 import { ConfigError, loadConfig } from './config';
 import { componentLogger } from './observability/logger';
 import { checkRedisReachable, PreflightError } from './observability/preflight';

@@ -2,7 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { LifecycleSettings } from '../../machines/purchase.machine';
 import { componentLogger, maskMsisdn } from '../observability/logger';
 import type { PurchaseService } from '../vas/port';
-import { PurchaseEngine, settingsFromConfig, type LifecycleConfig, type PurchaseNotifier } from './engine';
+import {
+  PurchaseLifecycle,
+  settingsFromConfig,
+  type LifecycleConfig,
+  type PurchaseNotifier,
+} from './lifecycle';
 import type { JobQueue } from './queue';
 import type { PurchaseStore } from './store';
 import {
@@ -13,8 +18,16 @@ import {
   type PurchaseState,
 } from './types';
 
+/**
+ * The purchase desk: the counter where channels hand in orders (`create`), ask about them
+ * (`get`, `list*`) and ask for an SMS again (`resendSms`). Behind the counter the lifecycle
+ * (`lifecycle.ts`) works the orders off the job queue; the desk never calls the purchase
+ * service itself.
+ */
+
 const log = componentLogger('purchases');
 
+/** What a desk is built from; `config` gives the lifecycle its timings. */
 export interface PurchaseDeskOptions {
   store: PurchaseStore;
   queue: JobQueue;
@@ -29,9 +42,12 @@ export interface PurchaseDeskOptions {
   random?: () => number;
 }
 
-export interface PurchaseDeskHandle extends PurchaseDesk {
-  engine: PurchaseEngine;
-  /** Start consuming lifecycle jobs (the gateway or `npm run worker`). */
+/**
+ * A desk with the controls of the lifecycle behind it, for the process that runs it (the
+ * gateway or `npm run worker`); channels see only the {@link PurchaseDesk}.
+ */
+export interface RunningPurchaseDesk extends PurchaseDesk {
+  lifecycle: PurchaseLifecycle;
   /**
    * Start consuming lifecycle jobs. With `sweepEveryMs`, also re-run `resumeStuck` on that
    * period: a purchase whose job was never queued (Redis blip between record and job) or whose
@@ -40,7 +56,8 @@ export interface PurchaseDeskHandle extends PurchaseDesk {
   startWorker(options?: { sweepEveryMs?: number }): Promise<void>;
   /** Stop the periodic sweep (the queue itself is closed by its owner). */
   stopSweep(): void;
-  resumeStuck(): ReturnType<PurchaseEngine['resumeStuck']>;
+  /** Re-queue what a crash or a Redis blip left half-done (see `PurchaseLifecycle.resumeStuck`). */
+  resumeStuck(): ReturnType<PurchaseLifecycle['resumeStuck']>;
 }
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -63,6 +80,7 @@ export function newExternalReference(now: Date): string {
   return `GW-${day}-${out}`;
 }
 
+/** `create` was handed an intent no purchase can be made from (amount, currency, MSISDNs, identifier). */
 export class InvalidIntentError extends Error {
   constructor(message: string) {
     super(message);
@@ -80,11 +98,11 @@ function checkIntent(intent: PurchaseIntent): void {
     throw new InvalidIntentError('subscriber identifier is empty');
 }
 
-/** The channels' entry to purchases: create once per key, then the lifecycle runs on the queue. */
-export function createPurchaseDesk(options: PurchaseDeskOptions): PurchaseDeskHandle {
+/** Open the desk: create once per key, then the lifecycle runs the purchase on the queue. */
+export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchaseDesk {
   const clock = options.clock ?? (() => new Date());
   const { store, queue } = options;
-  const engine = new PurchaseEngine({
+  const lifecycle = new PurchaseLifecycle({
     store,
     queue,
     service: options.service,
@@ -98,15 +116,15 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): PurchaseDeskHa
   let sweep: NodeJS.Timeout | undefined;
 
   return {
-    engine,
+    lifecycle,
     async startWorker({ sweepEveryMs = 0 } = {}) {
-      await queue.start(engine.handle);
+      await queue.start(lifecycle.handle);
       if (sweepEveryMs > 0 && !sweep) {
         let running = false;
         sweep = setInterval(() => {
           if (running) return; // a slow sweep is never overlapped by the next one
           running = true;
-          engine
+          lifecycle
             .resumeStuck()
             .catch((error: unknown) => log.error('purchase sweep failed', { error }))
             .finally(() => (running = false));
@@ -118,7 +136,7 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): PurchaseDeskHa
       if (sweep) clearInterval(sweep);
       sweep = undefined;
     },
-    resumeStuck: () => engine.resumeStuck(),
+    resumeStuck: () => lifecycle.resumeStuck(),
 
     async create(intent: PurchaseIntent, idempotencyKey: string): Promise<PurchaseRecord> {
       checkIntent(intent);
@@ -156,6 +174,6 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): PurchaseDeskHa
 
     listByState: (state: PurchaseState, opts?: { limit?: number }) => store.listByState(state, opts),
 
-    resendSms: (id: string, requestKey: string) => engine.resend(id, requestKey),
+    resendSms: (id: string, requestKey: string) => lifecycle.resend(id, requestKey),
   };
 }

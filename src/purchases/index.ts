@@ -2,17 +2,17 @@ export * from './types';
 export * from './store';
 export * from './queue';
 export {
-  PurchaseEngine,
+  PurchaseLifecycle,
   PurchaseNotFoundError,
   PurchaseNotSettledError,
   settingsFromConfig,
   type PurchaseNotifier,
   type NotifyReason,
-} from './engine';
+} from './lifecycle';
 export {
   createPurchaseDesk,
   newExternalReference,
   InvalidIntentError,
-  type PurchaseDeskHandle,
+  type RunningPurchaseDesk,
 } from './desk';
 export { purchaseRequest } from './request';

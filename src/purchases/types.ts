@@ -131,7 +131,7 @@ export function resultFromTransaction(tx: Transaction): PurchaseResult {
   };
 }
 
-/** What the USSD/SMS channels call. Implemented in src/purchases/. */
+/** The purchase desk: what the USSD/SMS channels call to hand in and look up orders (src/purchases/desk.ts). */
 export interface PurchaseDesk {
   /** Write a purchase for `intent` and schedule its confirm; the same key returns the same record, starting nothing new. */
   create(intent: PurchaseIntent, idempotencyKey: string): Promise<PurchaseRecord>;

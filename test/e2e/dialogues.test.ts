@@ -1,5 +1,5 @@
 import axios from 'axios';
-import type { Gateway } from '../../src/app';
+import type { Gateway } from '../../src/gateway/app';
 import { loadLocales } from '../../src/i18n';
 import { maskMsisdn } from '../../src/observability/logger';
 import { TEST_METERS, TEST_WATER_ACCOUNTS } from '../../src/sandbox';

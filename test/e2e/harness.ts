@@ -1,5 +1,5 @@
 import axios from 'axios';
-import { startGateway, type Gateway, type GatewayOptions } from '../../src/app';
+import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app';
 import { loadConfig } from '../../src/config';
 
 /**

@@ -1,4 +1,4 @@
-import type { Gateway } from '../../src/app';
+import type { Gateway } from '../../src/gateway/app';
 import { loadLocales } from '../../src/i18n';
 import { TEST_METERS } from '../../src/sandbox';
 import { OwnRedisServer } from '../support/redis-server';

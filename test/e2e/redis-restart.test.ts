@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Gateway } from '../../src/app';
+import type { Gateway } from '../../src/gateway/app';
 import { SANDBOX_CREDENTIALS, startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
 import { hop, ledger, newPhone, startTestGateway, waitForSms } from './harness';
 

@@ -105,15 +105,15 @@ describe('gateway entry (src/main.ts)', () => {
   });
 });
 
-describe('worker entry (src/purchases/worker-main.ts)', () => {
+describe('worker entry (src/worker.ts)', () => {
   it('without REDIS_URL: one line', async () => {
-    expect(await failsWithOneLine('src/purchases/worker-main.ts', WORKER_ENV)).toBe(
+    expect(await failsWithOneLine('src/worker.ts', WORKER_ENV)).toBe(
       'worker: REDIS_URL must be set for npm run worker',
     );
   });
 
   it('with a dead Redis: one line, no retry loop', async () => {
-    const line = await failsWithOneLine('src/purchases/worker-main.ts', {
+    const line = await failsWithOneLine('src/worker.ts', {
       ...WORKER_ENV,
       REDIS_URL: 'redis://127.0.0.1:1',
     });
@@ -121,7 +121,7 @@ describe('worker entry (src/purchases/worker-main.ts)', () => {
   });
 
   it('stops on SIGTERM with exit 0 and nothing on stderr', async () => {
-    const r = run('src/purchases/worker-main.ts', {
+    const r = run('src/worker.ts', {
       ...WORKER_ENV,
       REDIS_URL,
       REDIS_PREFIX: `${PREFIX}-worker`,

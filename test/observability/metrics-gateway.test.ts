@@ -1,5 +1,5 @@
 import axios from 'axios';
-import type { Gateway } from '../../src/app';
+import type { Gateway } from '../../src/gateway/app';
 import { hop, newPhone, startTestGateway } from '../e2e/harness';
 
 /** The composed gateway records into its own metrics and serves them at `GET /metrics`. */

@@ -16,9 +16,9 @@ import {
   instrumentPurchaseService,
   instrumentPurchaseStore,
   instrumentSmsSender,
-  Metrics,
-  metricsRouter,
-} from '../../src/observability/metrics';
+  serviceCallOutcome,
+} from '../../src/gateway/instrument';
+import { Metrics, metricsRouter } from '../../src/observability/metrics';
 import { MemoryPurchaseStore } from '../../src/purchases/store';
 import { SANDBOX_ACCOUNTS, SANDBOX_CREDENTIALS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import type { HopEngine } from '../../src/session/engine';
@@ -74,19 +74,22 @@ describe('Metrics', () => {
 
   it('labels an error by its code, a transport error by its outcome, anything else as unknown', () => {
     const metrics = new Metrics({ defaultMetrics: false });
-    expect(metrics.errorOutcome(serviceError('meter_blocked'))).toBe('meter_blocked');
-    expect(metrics.errorOutcome(new TransportError('not_sent', 'ECONNREFUSED', null))).toBe('not_sent');
-    expect(metrics.errorOutcome(new TransportError('unknown', 'reset', null))).toBe('unknown');
-    expect(metrics.errorOutcome(new Error('bug'))).toBe('unknown');
+    expect(serviceCallOutcome(metrics, serviceError('meter_blocked'))).toBe('meter_blocked');
+    expect(serviceCallOutcome(metrics, new TransportError('not_sent', 'ECONNREFUSED', null))).toBe(
+      'not_sent',
+    );
+    expect(serviceCallOutcome(metrics, new TransportError('unknown', 'reset', null))).toBe('unknown');
+    expect(serviceCallOutcome(metrics, new Error('bug'))).toBe('unknown');
   });
 
   it('bounds error-code labels: malformed codes and codes past the 64th become "other"', () => {
     const metrics = new Metrics({ defaultMetrics: false });
-    expect(metrics.errorOutcome(serviceError('Not A Code; DROP'))).toBe('other');
-    expect(metrics.errorOutcome(serviceError('x'.repeat(49)))).toBe('other');
-    for (let i = 0; i < 64; i += 1) expect(metrics.errorOutcome(serviceError(`code_${i}`))).toBe(`code_${i}`);
-    expect(metrics.errorOutcome(serviceError('code_64'))).toBe('other');
-    expect(metrics.errorOutcome(serviceError('code_3'))).toBe('code_3');
+    expect(serviceCallOutcome(metrics, serviceError('Not A Code; DROP'))).toBe('other');
+    expect(serviceCallOutcome(metrics, serviceError('x'.repeat(49)))).toBe('other');
+    for (let i = 0; i < 64; i += 1)
+      expect(serviceCallOutcome(metrics, serviceError(`code_${i}`))).toBe(`code_${i}`);
+    expect(serviceCallOutcome(metrics, serviceError('code_64'))).toBe('other');
+    expect(serviceCallOutcome(metrics, serviceError('code_3'))).toBe('code_3');
   });
 });
 

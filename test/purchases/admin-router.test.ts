@@ -6,7 +6,7 @@ import { createAdminRouter } from '../../src/purchases/admin/router';
 import { createNotifier } from '../../src/purchases/notify/notifier';
 import { InProcessSmsQueue } from '../../src/purchases/notify/queue';
 import { MemoryPurchaseStore } from '../../src/purchases/store';
-import { createPurchaseDesk, type PurchaseDeskHandle } from '../../src/purchases/desk';
+import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
 import { InProcessJobQueue } from '../../src/purchases/queue';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
@@ -20,7 +20,7 @@ const locales = loadLocales();
 function realDesk(
   store: MemoryPurchaseStore,
   notifier: ReturnType<typeof createNotifier>,
-): PurchaseDeskHandle {
+): RunningPurchaseDesk {
   return createPurchaseDesk({
     store,
     queue: new InProcessJobQueue(),

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { LifecycleSettings } from '../../machines/purchase.machine';
-import type { PurchaseNotifier } from '../../src/purchases/engine';
-import { createPurchaseDesk, type PurchaseDeskHandle } from '../../src/purchases/desk';
+import type { PurchaseNotifier } from '../../src/purchases/lifecycle';
+import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../../src/purchases/queue';
 import {
   MemoryPurchaseStore,
@@ -49,7 +49,7 @@ export interface Harness {
   service: PurchaseService;
   store: PurchaseStore;
   queue: JobQueue;
-  desk: PurchaseDeskHandle;
+  desk: RunningPurchaseDesk;
   notifier: RecordingNotifier;
   ledger(externalReference: string): Promise<LedgerRow[]>;
   fault(body: Record<string, unknown>): Promise<void>;

@@ -142,9 +142,9 @@ describe.each<Mode>(['in-process', 'bullmq'])('purchase lifecycle (%s queue)', (
     const r = makeRecord({ intent: intent({ amount: bwp(42) }) });
     await h.store.create(r);
     await Promise.all([
-      h.desk.engine.runConfirm(r.id),
-      h.desk.engine.runConfirm(r.id),
-      h.desk.engine.runConfirm(r.id),
+      h.desk.lifecycle.runConfirm(r.id),
+      h.desk.lifecycle.runConfirm(r.id),
+      h.desk.lifecycle.runConfirm(r.id),
     ]);
     const done = await h.settled(r.id);
     expect(done.state).toBe('succeeded');
@@ -160,9 +160,9 @@ describe.each<Mode>(['in-process', 'bullmq'])('purchase lifecycle (%s queue)', (
       confirmAttempts: 2,
       confirmSentAt: new Date().toISOString(),
     });
-    await h.desk.engine.handle({ kind: 'confirm', purchaseId: r.id, attempt: 0 });
+    await h.desk.lifecycle.handle({ kind: 'confirm', purchaseId: r.id, attempt: 0 });
     expect(await h.store.get(r.id)).toEqual(expect.objectContaining({ state: 'confirming', version: 3 }));
-    await h.desk.engine.handle({ kind: 'confirm', purchaseId: r.id, attempt: 1 });
+    await h.desk.lifecycle.handle({ kind: 'confirm', purchaseId: r.id, attempt: 1 });
     const lost = await h.store.get(r.id);
     expect(lost?.state).not.toBe('confirming');
     expect(lost?.confirmAttempts).toBe(2);
@@ -178,7 +178,7 @@ describe.each<Mode>(['in-process', 'bullmq'])('purchase lifecycle (%s queue)', (
       confirmAttempts: 1,
       nextAttemptAt: new Date(Date.now() + 60 * 60_000).toISOString(),
     });
-    await h.desk.engine.handle({ kind: 'confirm', purchaseId: r.id, attempt: 0 });
+    await h.desk.lifecycle.handle({ kind: 'confirm', purchaseId: r.id, attempt: 0 });
     expect(await h.store.get(r.id)).toEqual(expect.objectContaining({ state: 'created', version: 3 }));
     expect(await h.ledger(r.externalReference)).toHaveLength(0);
   });
@@ -283,7 +283,7 @@ describe.each<Mode>(['in-process', 'bullmq'])('purchase lifecycle (%s queue)', (
     expect(done.notFoundCount).toBeGreaterThanOrEqual(2);
     // not before the original confirm could have been answered
     expect(Date.parse(done.settledAt!) - Date.parse(done.confirmSentAt!)).toBeGreaterThan(
-      h.desk.engine.settings.confirmTimeoutMs,
+      h.desk.lifecycle.settings.confirmTimeoutMs,
     );
     expect(await h.ledger(created.externalReference)).toHaveLength(0);
   });

@@ -8,7 +8,7 @@ import { MemoryOutboxStore, OutboxSender, outboxRouter } from '../../src/channel
 import type { SmsSender } from '../../src/channels/sms/outbound/sender';
 import { loadLocales } from '../../src/i18n';
 import { BullmqSmsQueue } from '../../src/purchases/notify/bullmq-queue';
-import { PurchaseNotSettledError } from '../../src/purchases/engine';
+import { PurchaseNotSettledError } from '../../src/purchases/lifecycle';
 import { createNotifier } from '../../src/purchases/notify/notifier';
 import { InProcessSmsQueue, type SmsJobQueue } from '../../src/purchases/notify/queue';
 import type { SmsRetryPolicy } from '../../src/purchases/notify/retry';

@@ -10,7 +10,7 @@ import {
 } from '../../src/channels/sms/outbound/outbox/driver';
 import { loadLocales } from '../../src/i18n';
 import { createAdminRouter } from '../../src/purchases/admin/router';
-import { createPurchaseDesk, type PurchaseDeskHandle } from '../../src/purchases/desk';
+import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
 import { BullmqSmsQueue } from '../../src/purchases/notify/bullmq-queue';
 import { createNotifier } from '../../src/purchases/notify/notifier';
 import { InProcessSmsQueue, type SmsJobQueue } from '../../src/purchases/notify/queue';
@@ -31,7 +31,7 @@ const locales = loadLocales();
 const ADMIN = 'e2e-admin-token';
 
 interface World {
-  desk: PurchaseDeskHandle;
+  desk: RunningPurchaseDesk;
   store: PurchaseStore;
   sms: SmsJobQueue;
   app: express.Express;

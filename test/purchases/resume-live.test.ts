@@ -67,7 +67,7 @@ describe.each<Mode>(['in-process', 'bullmq'])('resumeStuck beside a live confirm
     });
     await h.store.create(r);
     const gate = gated.arm();
-    const live = h.desk.engine.runConfirm(r.id, 0);
+    const live = h.desk.lifecycle.runConfirm(r.id, 0);
     await gate.entered;
     expect((await h.store.get(r.id))?.state).toBe('confirming');
 
@@ -94,10 +94,10 @@ describe.each<Mode>(['in-process', 'bullmq'])('resumeStuck beside a live confirm
     });
     await h.store.create(r);
     const gate = gated.arm('after'); // the confirm reached the sandbox (debited); its answer is slow
-    const live = h.desk.engine.runConfirm(r.id, 0);
+    const live = h.desk.lifecycle.runConfirm(r.id, 0);
     await gate.entered;
     // BullMQ lost the job's lock (Redis blip, blocked loop) and runs the same job again.
-    await h.desk.engine.handle({ kind: 'confirm', purchaseId: r.id, attempt: 0 });
+    await h.desk.lifecycle.handle({ kind: 'confirm', purchaseId: r.id, attempt: 0 });
     for (let i = 0; i < 200; i += 1) {
       const current = await h.store.get(r.id);
       if (current?.lastError?.code === 'retries_disabled') break;

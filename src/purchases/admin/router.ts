@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import { bearerMatches } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
-import { PurchaseNotFoundError, PurchaseNotSettledError } from '../engine';
+import { PurchaseNotFoundError, PurchaseNotSettledError } from '../lifecycle';
 import { SETTLED_STATES } from '../store/store';
 import type { NotificationRecord } from '../notify/types';
 import type { PurchaseDesk, PurchaseState } from '../types';

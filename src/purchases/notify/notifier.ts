@@ -1,6 +1,6 @@
 import type { Locales } from '../../i18n';
 import { componentLogger } from '../../observability/logger';
-import { PurchaseNotSettledError, type PurchaseNotifier } from '../engine';
+import { PurchaseNotSettledError, type PurchaseNotifier } from '../lifecycle';
 import { SETTLED_STATES } from '../store/store';
 import { composeOutcomeSms } from './compose';
 import type { SmsJobQueue } from './queue';

@@ -1,4 +1,6 @@
+import type { Config } from '../../../config';
 import { maskMsisdn, maskNumbersInText } from '../../../observability/logger';
+import type { OutboxStore } from './outbox/store';
 
 /** One outbound SMS, addressed by the caller's id (the idempotency key of the notification). */
 export interface OutboundSms {
@@ -26,6 +28,30 @@ export interface SmsSender {
   readonly name: string;
   send(sms: OutboundSms): Promise<SendOutcome>;
   close?(): Promise<void>;
+}
+
+/** How long an HTTP driver waits for the provider (the config does not carry it). */
+export const PROVIDER_TIMEOUT_MS = 10_000;
+
+/** The `sms` section of the config a driver reads its settings from (retries belong to the queue). */
+export type SmsConfig = Omit<Config['sms'], 'retry'>;
+
+/** What every driver may be given besides its settings. */
+export interface SmsSenderDeps {
+  /** Where the outbox driver keeps messages (memory in the embedded mode, Redis otherwise). */
+  outbox: OutboxStore;
+  now?: () => Date;
+}
+
+/**
+ * One row of the driver table (`drivers.ts`): how a driver reads its settings from the config,
+ * and how it builds its sender from them.
+ */
+export interface SmsDriver<Settings extends object> {
+  /** This driver's settings from the `sms` config section; throws naming the missing variables. */
+  settings(sms: SmsConfig): Settings;
+  /** The sender for those settings. An SMPP sender starts connecting at once. */
+  create(settings: Settings, deps: SmsSenderDeps): SmsSender;
 }
 
 /**

@@ -2,7 +2,14 @@ import axios, { type AxiosResponse } from 'axios';
 import { componentLogger } from '../../../../observability/logger';
 import { maskMsisdn } from '../../../../phone';
 import { parseRetryAfter } from '../../../../vas/error-mapper';
-import { maskNumbers, type OutboundSms, type SendOutcome, type SmsSender } from '../sender';
+import {
+  maskNumbers,
+  PROVIDER_TIMEOUT_MS,
+  type OutboundSms,
+  type SendOutcome,
+  type SmsDriver,
+  type SmsSender,
+} from '../sender';
 
 const log = componentLogger('sms-africastalking');
 
@@ -44,6 +51,15 @@ interface Recipient {
   status?: string;
   messageId?: string;
 }
+
+/** `SMS_DRIVER=africastalking`: AT_USERNAME, AT_API_KEY (and AT_SMS_URL) from the config. */
+export const africasTalkingDriver: SmsDriver<AfricasTalkingConfig> = {
+  settings(sms) {
+    if (!sms.africastalking) throw new Error('SMS_DRIVER=africastalking needs AT_USERNAME and AT_API_KEY');
+    return { ...sms.africastalking, from: sms.senderId, timeoutMs: PROVIDER_TIMEOUT_MS };
+  },
+  create: (settings) => new AfricasTalkingSender(settings),
+};
 
 /** Africa's Talking bulk messaging API (`POST /version1/messaging`), one recipient per call. */
 export class AfricasTalkingSender implements SmsSender {

@@ -2,7 +2,14 @@ import axios, { type AxiosResponse } from 'axios';
 import { componentLogger } from '../../../../observability/logger';
 import { maskMsisdn } from '../../../../phone';
 import { parseRetryAfter } from '../../../../vas/error-mapper';
-import { maskNumbers, type OutboundSms, type SendOutcome, type SmsSender } from '../sender';
+import {
+  maskNumbers,
+  PROVIDER_TIMEOUT_MS,
+  type OutboundSms,
+  type SendOutcome,
+  type SmsDriver,
+  type SmsSender,
+} from '../sender';
 
 const log = componentLogger('sms-http');
 
@@ -14,6 +21,20 @@ export interface HttpSmsConfig {
   from?: string;
   timeoutMs: number;
 }
+
+/** `SMS_DRIVER=http`: SMS_HTTP_URL (and SMS_HTTP_TOKEN) from the config. */
+export const httpDriver: SmsDriver<HttpSmsConfig> = {
+  settings(sms) {
+    if (!sms.http) throw new Error('SMS_DRIVER=http needs SMS_HTTP_URL');
+    return {
+      url: sms.http.url,
+      bearerToken: sms.http.token,
+      from: sms.senderId,
+      timeoutMs: PROVIDER_TIMEOUT_MS,
+    };
+  },
+  create: (settings) => new HttpSmsSender(settings),
+};
 
 /** Generic JSON webhook for providers without a dedicated driver. The `id` lets the peer de-duplicate. */
 export class HttpSmsSender implements SmsSender {

@@ -2,13 +2,19 @@ import { Router } from 'express';
 import { smsParts } from '../../../../i18n/gsm';
 import { componentLogger } from '../../../../observability/logger';
 import { maskMsisdn } from '../../../../phone';
-import type { OutboundSms, SendOutcome, SmsSender } from '../sender';
+import type { OutboundSms, SendOutcome, SmsDriver, SmsSender } from '../sender';
 import type { OutboxEntry, OutboxStore } from './store';
 
 export { MemoryOutboxStore, RedisOutboxStore } from './store';
 export type { OutboxEntry, OutboxQuery, OutboxStore, RedisOutboxOptions } from './store';
 
 const log = componentLogger('sms-outbox');
+
+/** `SMS_DRIVER=outbox`: no settings; messages go to the injected outbox store. */
+export const outboxDriver: SmsDriver<Record<never, never>> = {
+  settings: () => ({}),
+  create: (_settings, deps) => new OutboxSender(deps.outbox, deps.now),
+};
 
 /** Keeps messages in a store instead of sending them: the embedded mode's "SMS provider". */
 export class OutboxSender implements SmsSender {

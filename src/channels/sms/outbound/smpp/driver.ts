@@ -3,7 +3,7 @@ import * as smpp from 'smpp';
 import { encodingOf, splitSmsSegments } from '../../../../i18n/gsm';
 import { componentLogger } from '../../../../observability/logger';
 import { maskMsisdn } from '../../../../phone';
-import type { OutboundSms, SendOutcome, SmsSender } from '../sender';
+import type { OutboundSms, SendOutcome, SmsDriver, SmsSender } from '../sender';
 
 const log = componentLogger('sms-smpp');
 
@@ -66,6 +66,15 @@ const ERROR_NAMES = new Map(Object.entries(smpp.errors).map(([name, code]) => [c
 function statusName(status: number): string {
   return ERROR_NAMES.get(status) ?? `0x${status.toString(16).padStart(2, '0')}`;
 }
+
+/** `SMS_DRIVER=smpp`: SMPP_HOST, SMPP_PORT, SMPP_SYSTEM_ID, SMPP_PASSWORD from the config. */
+export const smppDriver: SmsDriver<SmppConfig> = {
+  settings(sms) {
+    if (!sms.smpp) throw new Error('SMS_DRIVER=smpp needs SMPP_HOST, SMPP_SYSTEM_ID and SMPP_PASSWORD');
+    return { ...sms.smpp, sourceAddr: sms.senderId ?? 'INFO', enquireLinkMs: 30_000 };
+  },
+  create: (settings) => new SmppSender(settings),
+};
 
 /** SMPP 3.4 transceiver: one bound session, kept alive with enquire_link and re-bound with backoff. */
 export class SmppSender implements SmsSender {

@@ -7,34 +7,31 @@ import {
   smsSenderConfigFrom,
   type OutboxStore,
   type SmsSender,
-} from './channels/sms/outbound';
-import type { Config } from './config';
-import { loadLocales, type Locales } from './i18n';
-import { componentLogger } from './observability/logger';
-import { reportRedisError } from './observability/redis-errors';
-import {
-  instrumentPurchaseService,
-  instrumentPurchaseStore,
-  instrumentSmsSender,
-  type Metrics,
-} from './observability/metrics';
-import { createPurchaseDesk, type PurchaseDeskHandle } from './purchases/desk';
-import { BullmqSmsQueue, createNotifier, InProcessSmsQueue, type SmsRetryPolicy } from './purchases/notify';
-import { BullJobQueue, InProcessJobQueue, type JobQueue } from './purchases/queue';
-import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from './purchases/store';
-import { createPurchaseService, type PurchaseService } from './vas';
+} from '../channels/sms/outbound';
+import type { Config } from '../config';
+import { loadLocales, type Locales } from '../i18n';
+import { componentLogger } from '../observability/logger';
+import { reportRedisError } from '../observability/redis-errors';
+import type { Metrics } from '../observability/metrics';
+import { createPurchaseDesk, type RunningPurchaseDesk } from '../purchases/desk';
+import { BullmqSmsQueue, createNotifier, InProcessSmsQueue, type SmsRetryPolicy } from '../purchases/notify';
+import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
+import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from '../purchases/store';
+import { createPurchaseService, type PurchaseService } from '../vas';
+import { instrumentPurchaseService, instrumentPurchaseStore, instrumentSmsSender } from './instrument';
 
 /**
- * Everything behind the channels: the purchase-service client, purchase records and their
- * lifecycle queue, SMS delivery. Shared by the gateway (`npm start`) and the standalone
- * worker (`npm run worker`), so both run the same money path.
+ * The money path: everything behind the channels — the purchase-service client, purchase
+ * records and their lifecycle queue, SMS delivery. Shared by the gateway (`npm start`) and the
+ * standalone worker (`npm run worker`), so both run the same money path.
  */
 
-const log = componentLogger('purchasing');
+const log = componentLogger('money-path');
 
 /** A command that has not answered in this long fails (the hop answers, the job retries). */
 const REDIS_COMMAND_TIMEOUT_MS = 2000;
-export interface PurchasingOptions {
+/** How a process runs the money path. */
+export interface MoneyPathOptions {
   /** Base URL of the purchase service (the embedded sandbox's in the default mode). */
   purchaseServiceUrl: string;
   /** Consume lifecycle and SMS jobs in this process (always true without Redis). */
@@ -45,10 +42,11 @@ export interface PurchasingOptions {
   locales?: Locales;
 }
 
-export interface Purchasing {
+/** A running money path; `close()` stops its workers and releases its connections. */
+export interface MoneyPath {
   service: PurchaseService;
   locales: Locales;
-  desk: PurchaseDeskHandle;
+  desk: RunningPurchaseDesk;
   /** Shared command connection; undefined in the in-memory mode. */
   redis: Redis | undefined;
   outbox: OutboxStore;
@@ -110,7 +108,8 @@ function redisBacking(
   };
 }
 
-export async function startPurchasing(config: Config, options: PurchasingOptions): Promise<Purchasing> {
+/** Build the money path from config; with `runWorkers` (or without Redis) it also consumes jobs. */
+export async function startMoneyPath(config: Config, options: MoneyPathOptions): Promise<MoneyPath> {
   const { metrics } = options;
   const vas = createPurchaseService({ ...config.purchaseApi, baseUrl: options.purchaseServiceUrl });
   const service = metrics ? instrumentPurchaseService(vas, metrics) : vas;

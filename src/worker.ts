@@ -1,15 +1,15 @@
-import { ConfigError, loadConfig } from '../config';
-import { componentLogger } from '../observability/logger';
-import { checkRedisReachable, PreflightError } from '../observability/preflight';
-import { gracefulStop } from '../observability/shutdown';
-import { startPurchasing } from '../purchasing';
-
 /**
  * `npm run worker`: lifecycle jobs (confirm, reconcile) and SMS delivery on BullMQ, away from
  * the gateway process (run the gateway with GATEWAY_WORKERS=false to leave all jobs to
  * workers). Needs REDIS_URL and a real purchase service (the embedded sandbox lives in the
  * gateway). Resumes stuck purchases on start; finishes running jobs on SIGTERM.
  */
+import { ConfigError, loadConfig } from './config';
+import { startMoneyPath } from './gateway/money-path';
+import { componentLogger } from './observability/logger';
+import { checkRedisReachable, PreflightError } from './observability/preflight';
+import { gracefulStop } from './observability/shutdown';
+
 const log = componentLogger('worker');
 
 async function main(): Promise<void> {
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
       'PURCHASE_API_BASE_URL must be set for npm run worker (the sandbox runs in the gateway)',
     );
   await checkRedisReachable(config.redisUrl);
-  const purchasing = await startPurchasing(config, {
+  const moneyPath = await startMoneyPath(config, {
     purchaseServiceUrl: config.purchaseApi.baseUrl,
     runWorkers: true,
   });
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
 
   const stop = gracefulStop({
     name: 'purchase worker',
-    close: () => purchasing.close(),
+    close: () => moneyPath.close(),
     // A running confirm may finish; a dead Redis must not keep the worker from stopping.
     deadlineMs: config.purchaseApi.confirmTimeoutMs + 5000,
     log,

@@ -29,7 +29,7 @@ export interface PurchaseNotifier {
   notify(record: PurchaseRecord, reason: NotifyReason, requestKey: string): Promise<void>;
 }
 
-export interface PurchaseEngineOptions {
+export interface PurchaseLifecycleOptions {
   store: PurchaseStore;
   service: PurchaseService;
   queue: JobQueue;
@@ -41,12 +41,12 @@ export interface PurchaseEngineOptions {
   sweepPageSize?: number;
 }
 
-/** Lifecycle settings from the gateway configuration. */
 /** The configuration the lifecycle reads. */
 export type LifecycleConfig = Pick<Config, 'purchaseApi'> & {
   reconcile: Pick<Config['reconcile'], 'deadlineMs' | 'baseDelayMs'>;
 };
 
+/** Lifecycle settings from the gateway configuration, with test overrides. */
 export function settingsFromConfig(
   config: LifecycleConfig,
   overrides: Partial<LifecycleSettings> = {},
@@ -68,11 +68,13 @@ const REVIVE = { replaceFailed: true } as const;
 const SWEEP_PAGE_SIZE = 1000;
 
 /**
- * Runs the lifecycle: asks the machine what a call's answer means, writes that decision with
- * compare-and-set, and only then does what it allows. Every handler re-reads the record, so a
- * re-delivered or duplicated job does nothing new.
+ * The purchase lifecycle's worker side: runs the confirm and reconcile jobs, resumes what a
+ * crash left behind, and hands settled outcomes to the notifier. It asks the machine
+ * (`purchaseMachine`) what a call's answer means, writes that decision with compare-and-set,
+ * and only then does what it allows. Every handler re-reads the record, so a re-delivered or
+ * duplicated job does nothing new.
  */
-export class PurchaseEngine {
+export class PurchaseLifecycle {
   private readonly store: PurchaseStore;
   private readonly service: PurchaseService;
   private readonly queue: JobQueue;
@@ -82,7 +84,7 @@ export class PurchaseEngine {
   private readonly random: () => number;
   private readonly sweepPageSize: number;
 
-  constructor(options: PurchaseEngineOptions) {
+  constructor(options: PurchaseLifecycleOptions) {
     this.store = options.store;
     this.service = options.service;
     this.queue = options.queue;

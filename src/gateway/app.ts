@@ -1,31 +1,30 @@
-import { randomUUID } from 'node:crypto';
+/**
+ * The gateway's HTTP process: the USSD route, health, metrics, the admin and dev routes, on
+ * top of the money path. The one place where the folders are wired together (with
+ * `money-path.ts` for what the standalone worker shares).
+ */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import {
-  createUssdMachine,
-  USSD_MACHINE_VERSION,
-  type DialogueServices,
-} from '../machines/ussd-session.machine';
-import { outboxRouter, type OutboxStore } from './channels/sms/outbound';
-import { africasTalkingAdapter } from './channels/ussd/africastalking/adapter';
-import { ussdRouter } from './channels/ussd/router';
-import { ConfigError, type Config } from './config';
-import { loadLocales } from './i18n';
-import { currentRequestId } from './observability/logger';
-import { requestIdMiddleware } from './observability/request-id';
-import { instrumentHopEngine, Metrics, metricsRouter } from './observability/metrics';
-import { createAdminRouter } from './purchases/admin/router';
-import type { PurchaseDeskHandle } from './purchases/desk';
-import { startPurchasing, type Purchasing } from './purchasing';
-import { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox';
-import { createHopEngine, type HopEngine } from './session/engine';
-import { MemorySessionStore, RedisSessionStore } from './session/store';
-import { Catalogue, type Account, type CallContext, type PurchaseService } from './vas';
+import { createUssdMachine, USSD_MACHINE_VERSION } from '../../machines/ussd-session.machine';
+import { outboxRouter, type OutboxStore } from '../channels/sms/outbound';
+import { ussdAdapters } from '../channels/ussd/adapters';
+import { ussdRouter } from '../channels/ussd/router';
+import { ConfigError, type Config } from '../config';
+import { loadLocales } from '../i18n';
+import { Metrics, metricsRouter } from '../observability/metrics';
+import { requestIdMiddleware } from '../observability/request-id';
+import { createAdminRouter } from '../purchases/admin/router';
+import type { RunningPurchaseDesk } from '../purchases/desk';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../sandbox';
+import { createHopEngine, type HopEngine } from '../session/engine';
+import { MemorySessionStore, RedisSessionStore } from '../session/store';
+import { Catalogue } from '../vas';
+import { dialogueServices } from './dialogue-services';
+import { instrumentHopEngine } from './instrument';
+import { startMoneyPath } from './money-path';
 
-/** How long the debited account (id, currency) is reused before asking the service again. */
-const ACCOUNT_CACHE_MS = 5 * 60 * 1000;
-
+/** What tests and the benchmark may change about a gateway beyond its config. */
 export interface GatewayOptions {
   /** Options of the embedded sandbox (tests shorten its delays); ignored with a real service. */
   sandbox?: SandboxOptions;
@@ -40,7 +39,7 @@ export interface Gateway {
   /** Base URL of the purchase service in use (the embedded sandbox's in the default mode). */
   purchaseServiceUrl: string;
   sandbox: RunningSandbox | undefined;
-  desk: PurchaseDeskHandle;
+  desk: RunningPurchaseDesk;
   engine: HopEngine;
   outbox: OutboxStore;
   /** This gateway's metrics (its own registry), served at `GET /metrics`. */
@@ -48,51 +47,7 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** A call context tied to the hop or job running now (its log context), else a fresh id. */
-function callContext(): CallContext {
-  return { requestId: currentRequestId() ?? `gw-${randomUUID()}` };
-}
-
-/** The debited account: DEBIT_ACCOUNT_ID, else the first CURRENT account the service lists. */
-function debitAccountLookup(
-  service: PurchaseService,
-  configuredId: number | undefined,
-): () => Promise<Account> {
-  let cached: { account: Account; at: number } | null = null;
-  return async () => {
-    if (cached && Date.now() - cached.at < ACCOUNT_CACHE_MS) return cached.account;
-    let account: Account | undefined;
-    if (configuredId !== undefined) account = await service.getAccount(configuredId, callContext());
-    else {
-      const accounts = await service.listAccounts(callContext());
-      account = [...accounts].sort((a, b) => a.rank - b.rank).find((a) => a.category === 'CURRENT');
-    }
-    if (!account)
-      throw new Error('the purchase service lists no CURRENT account to debit; set DEBIT_ACCOUNT_ID');
-    cached = { account, at: Date.now() };
-    return account;
-  };
-}
-
-/** What the dialogue may call: reads, the quote, and idempotent hand-overs to the lifecycle. */
-function dialogueServices(config: Config, purchasing: Purchasing, catalogue: Catalogue): DialogueServices {
-  const { service, desk, locales } = purchasing;
-  const languages = locales.languages().map((code) => {
-    const meta = locales.meta(code);
-    return { code, tag: meta.tag, name: meta.name };
-  });
-  return {
-    products: () => catalogue.products(callContext()),
-    debitAccount: debitAccountLookup(service, config.debitAccountId),
-    quote: (request) => service.validate(request, callContext()),
-    order: (intent, key) => desk.create(intent, key),
-    recentPurchases: (msisdn) => desk.listByMsisdn(msisdn, { state: 'succeeded', limit: 10 }),
-    resend: (purchaseId, requestKey) => desk.resendSms(purchaseId, requestKey),
-    languages: () => languages,
-    defaultRegion: config.defaultRegion,
-  };
-}
-
+/** Listen on `port` (0: any free port), resolving once the server accepts connections. */
 function listen(app: express.Express, port: number, host: string | undefined): Promise<Server> {
   return new Promise((resolve, reject) => {
     // Express 5 hands a listen error (EADDRINUSE) to this callback instead of throwing.
@@ -109,7 +64,7 @@ const HEALTH_PING_MS = 1000;
 
 /**
  * Start the gateway: the embedded sandbox when no purchase service is configured, the money
- * path (`startPurchasing`), the USSD hop engine, and the HTTP routes.
+ * path (`startMoneyPath`), the USSD hop engine, and the HTTP routes.
  */
 export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   // Checked before anything starts, so a bad value leaves nothing running.
@@ -123,19 +78,19 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     : undefined;
   const purchaseServiceUrl = sandbox?.url ?? config.purchaseApi.baseUrl!;
   const metrics = new Metrics();
-  const purchasing = await startPurchasing(config, {
+  const moneyPath = await startMoneyPath(config, {
     purchaseServiceUrl,
     runWorkers: config.gatewayWorkers,
     metrics,
     locales,
   });
-  const { desk, redis } = purchasing;
-  const catalogue = new Catalogue(purchasing.service);
+  const { desk, redis } = moneyPath;
+  const catalogue = new Catalogue(moneyPath.service);
 
   const sessions = redis ? new RedisSessionStore(redis, config.redisPrefix) : new MemorySessionStore();
   const hopEngine = createHopEngine({
     store: sessions,
-    machine: createUssdMachine(dialogueServices(config, purchasing, catalogue)),
+    machine: createUssdMachine(dialogueServices(config, moneyPath, catalogue)),
     machineVersion: USSD_MACHINE_VERSION,
     locales,
     screenLimit: config.ussd.screenLimit,
@@ -156,7 +111,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   app.use(
     ussdRouter({
       engine,
-      adapters: [africasTalkingAdapter],
+      adapters: ussdAdapters,
       callbackSecret: config.ussd.callbackSecret,
       allowedIps: config.ussd.allowedIps,
     }),
@@ -183,9 +138,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     });
   });
   app.use(metricsRouter(metrics, { token: config.metricsToken }));
-  if (config.devRoutes) app.use(outboxRouter(purchasing.outbox));
+  if (config.devRoutes) app.use(outboxRouter(moneyPath.outbox));
   if (config.adminToken)
-    app.use(createAdminRouter({ desk, adminToken: config.adminToken, notifications: purchasing.sms.store }));
+    app.use(createAdminRouter({ desk, adminToken: config.adminToken, notifications: moneyPath.sms.store }));
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });
@@ -200,7 +155,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     sandbox,
     desk,
     engine,
-    outbox: purchasing.outbox,
+    outbox: moneyPath.outbox,
     metrics,
     async close() {
       // Stop accepting, let hops in flight answer (bounded), then cut what is left.
@@ -215,7 +170,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         await closed;
       }
       await sessions.close();
-      await purchasing.close();
+      await moneyPath.close();
       await sandbox?.close();
     },
   };

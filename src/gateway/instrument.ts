@@ -1,0 +1,120 @@
+/**
+ * Metric decorators: each wraps one port (purchase service, purchase store, SMS sender, hop
+ * engine), delegates every call and records what it saw into {@link Metrics}. They live in the
+ * composition root so that `observability/` knows no domain type and the domain knows no metric.
+ */
+import { performance } from 'node:perf_hooks';
+import type { OutboundSms, SendOutcome, SmsSender } from '../channels/sms/outbound/sender';
+import type { UssdHop, UssdReply } from '../channels/ussd/types';
+import type { Metrics } from '../observability/metrics';
+import type { PurchaseStore } from '../purchases/store/store';
+import type { PurchaseState } from '../purchases/types';
+import type { HopEngine } from '../session/engine';
+import { outcomeOf, PurchaseServiceError } from '../vas/errors';
+import type { CallContext, PurchaseService } from '../vas/port';
+
+/** The `outcome` label of a failed purchase-service call: its code (bounded) or transport outcome. */
+export function serviceCallOutcome(metrics: Metrics, error: unknown): string {
+  return error instanceof PurchaseServiceError ? metrics.errorCodeLabel(error.code) : outcomeOf(error);
+}
+
+/** Times one purchase-service call; rethrows whatever the call threw. */
+async function timed<T>(metrics: Metrics, operation: string, call: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    const result = await call();
+    metrics.vasCallDuration.observe({ operation, outcome: 'ok' }, (performance.now() - started) / 1000);
+    return result;
+  } catch (error) {
+    const outcome = serviceCallOutcome(metrics, error);
+    metrics.vasCallDuration.observe({ operation, outcome }, (performance.now() - started) / 1000);
+    throw error;
+  }
+}
+
+/** `vas_call_duration_seconds{operation, outcome}` around every call of the purchase service. */
+export function instrumentPurchaseService(service: PurchaseService, metrics: Metrics): PurchaseService {
+  return {
+    listProducts: (ctx: CallContext) => timed(metrics, 'list_products', () => service.listProducts(ctx)),
+    listAccounts: (ctx) => timed(metrics, 'list_accounts', () => service.listAccounts(ctx)),
+    getAccount: (id, ctx) => timed(metrics, 'get_account', () => service.getAccount(id, ctx)),
+    validate: (request, ctx) => timed(metrics, 'validate', () => service.validate(request, ctx)),
+    confirm: (request, ctx) => timed(metrics, 'confirm', () => service.confirm(request, ctx)),
+    retry: (request, ctx) => timed(metrics, 'retry', () => service.retry(request, ctx)),
+  };
+}
+
+/** `ussd_hops_total{aggregator, end}` and `ussd_hop_duration_seconds{aggregator}` per hop. */
+export function instrumentHopEngine(engine: HopEngine, metrics: Metrics): HopEngine {
+  return {
+    async handleHop(hop: UssdHop): Promise<UssdReply> {
+      const started = performance.now();
+      const counted = metrics.hopSeries(hop.aggregator);
+      let reply: UssdReply;
+      try {
+        reply = await engine.handleHop(hop);
+      } catch (error) {
+        // The engine promises never to throw; if it does, the hop still shows up.
+        counted.failed.inc();
+        counted.duration.observe((performance.now() - started) / 1000);
+        throw error;
+      }
+      (reply.end ? counted.ended : counted.continued).inc();
+      counted.duration.observe((performance.now() - started) / 1000);
+      return reply;
+    },
+    endSession: (end) => engine.endSession(end),
+  };
+}
+
+/**
+ * `purchases_created_total{product}` on creates that wrote a record, and
+ * `purchase_transitions_total{from, to}` on compare-and-sets that wrote a new state. Conflicts,
+ * idempotent repeats and same-state writes (e.g. noting that a purchase was notified) are not
+ * counted. `from` is the state the caller expected; when it allowed several, they are joined
+ * with `|` (call sites pass fixed lists, so the label stays bounded).
+ */
+export function instrumentPurchaseStore(store: PurchaseStore, metrics: Metrics): PurchaseStore {
+  const fromLabel = (from: readonly PurchaseState[]): string =>
+    from.length === 1 ? from[0] : [...from].sort().join('|');
+  return {
+    async create(record) {
+      const result = await store.create(record);
+      if (result.created) metrics.purchasesCreated.inc({ product: result.record.intent.productType });
+      return result;
+    },
+    async transition(id, from, to, expectedVersion, patch) {
+      const result = await store.transition(id, from, to, expectedVersion, patch);
+      if (result.ok && !(from.length === 1 && from[0] === to))
+        metrics.purchaseTransitions.inc({ from: fromLabel(from), to });
+      return result;
+    },
+    get: (id) => store.get(id),
+    getByIdempotencyKey: (key) => store.getByIdempotencyKey(key),
+    listByMsisdn: (msisdn, options) => store.listByMsisdn(msisdn, options),
+    listByState: (state, options) => store.listByState(state, options),
+    listUnnotified: (options) => store.listUnnotified(options),
+  };
+}
+
+/** `sms_send_attempts_total{driver, status}`; `error` when a driver broke its promise not to throw. */
+export function instrumentSmsSender(sender: SmsSender, metrics: Metrics): SmsSender {
+  const count = (status: SendOutcome['status'] | 'error') =>
+    metrics.smsSendAttempts.inc({ driver: sender.name, status });
+  const instrumented: SmsSender = {
+    name: sender.name,
+    async send(sms: OutboundSms): Promise<SendOutcome> {
+      let outcome: SendOutcome;
+      try {
+        outcome = await sender.send(sms);
+      } catch (error) {
+        count('error');
+        throw error;
+      }
+      count(outcome.status);
+      return outcome;
+    },
+  };
+  if (sender.close) instrumented.close = () => sender.close!();
+  return instrumented;
+}
