@@ -11,7 +11,9 @@ import type { Transaction } from '../src/vas/port';
  * side effect it allows (e.g. `created → confirming` before sending confirm).
  *
  *   created → confirming → succeeded | failed | unknown   (confirming → created only when not sent)
- *   unknown → reconciling → succeeded | failed | needs_attention | managed_retry
+ *   created → succeeded | unknown      a probe found an earlier confirm (its write was lost)
+ *   unknown → reconciling → succeeded | failed | needs_attention
+ *   failed (no charge found) | needs_attention → succeeded   a later re-check found the success
  */
 
 /** Tunables of the lifecycle, from config (see settingsFromConfig in src/purchases/lifecycle.ts). */
@@ -28,6 +30,13 @@ export interface LifecycleSettings {
   deadlineMs: number;
   /** Confirm sends allowed when earlier ones provably never reached the service. */
   maxConfirmAttempts: number;
+  /**
+   * After a verdict that is not a fact ("no charge was found", needs_attention), how long the
+   * lifecycle keeps asking `retry` whether the purchase succeeded after all.
+   */
+  recheckForMs: number;
+  /** First wait between those re-checks; doubles up to maxDelayMs × 12 (an hour by default). */
+  recheckEveryMs: number;
 }
 
 /** What the lifecycle tells the machine about a failed call (plain data: no Error objects). */
@@ -45,6 +54,8 @@ export interface ErrorInfo {
 export interface PurchaseContext {
   settings: LifecycleSettings;
   confirmSentAt: string | null;
+  confirmInFlightUntil: string | null;
+  recheckUntil: string | null;
   confirmEndedAt: string | null;
   confirmAttempts: number;
   reconcileAttempts: number;
@@ -67,7 +78,13 @@ export type PurchaseEvent =
   | { type: 'CONFIRM_LOST'; at: string }
   | { type: 'RECONCILE_START'; at: string }
   | { type: 'RETRY_OK'; tx: Transaction; at: string; random: number }
-  | { type: 'RETRY_ERR'; error: ErrorInfo; at: string; random: number };
+  | { type: 'RETRY_ERR'; error: ErrorInfo; at: string; random: number }
+  /** Before a confirm, `retry` found an earlier attempt of this `created` record (a lost write). */
+  | { type: 'PROBE_FOUND'; tx: Transaction; at: string }
+  /** …or answered for an earlier attempt without its transaction (its failure, `retries_disabled`). */
+  | { type: 'PROBE_REFUSED'; error: ErrorInfo; at: string }
+  /** A late re-check of a verdict that was not a fact found the purchase successful. */
+  | { type: 'RECHECK_OK'; tx: Transaction; at: string };
 
 type TimedEvent = Extract<PurchaseEvent, { random: number }>;
 
@@ -89,17 +106,23 @@ function waitMs(context: PurchaseContext, event: TimedEvent): number {
 }
 
 /**
- * The original confirm can no longer be in flight: well past its client timeout, counted from
- * the send at the latest — which is no later than when the call came back, if that is known.
+ * The original confirm can no longer be in flight: past the in-flight deadline the sender stored
+ * when it sent it (its own client timeout, not the reader's), or past when the call came back if
+ * that is later — plus a margin for clocks and the network.
  */
 const pastInFlight = (context: PurchaseContext, event: { at: string }) => {
   const ended = ms(context.confirmEndedAt);
+  const deadline = ms(context.confirmInFlightUntil);
   const lastAnswer = Math.max(
-    ms(context.confirmSentAt) + context.settings.confirmTimeoutMs,
+    Number.isFinite(deadline) ? deadline : ms(context.confirmSentAt) + context.settings.confirmTimeoutMs,
     Number.isFinite(ended) ? ended : -Infinity,
   );
   return ms(event.at) > lastAnswer + context.settings.inFlightMarginMs;
 };
+
+/** Until when a verdict that is not a fact keeps being re-checked. */
+const recheckUntil = (context: PurchaseContext, at: string) =>
+  new Date(ms(at) + context.settings.recheckForMs).toISOString();
 
 const isNotSent = (error: ErrorInfo) => error.outcome === 'not_sent';
 /** A refusal that says "not now" about this very request: nothing happened, it may be sent again. */
@@ -149,9 +172,9 @@ export const purchaseMachine = setup({
       event.type === 'CONFIRM_ERR' && (isNotSent(event.error) || isResendable(event.error)),
     outcomeUnknown: ({ event }) => event.type === 'CONFIRM_ERR' && event.error.outcome === 'unknown',
     /**
-     * `retries_disabled` (managed-retry account) hands the outcome to the service — but only once
-     * the original confirm can no longer be in flight: the account mode is answered whatever the
-     * transaction's state, and a live confirm's success arriving after `managed_retry` is lost.
+     * `retries_disabled` (managed-retry account): the gateway cannot learn the outcome, so an
+     * operator must — but only once the original confirm can no longer be in flight, since the
+     * account mode is answered whatever the transaction's state and a live confirm may still answer.
      */
     retriesDisabled: ({ context, event }) =>
       event.type === 'RETRY_ERR' && event.error.code === 'retries_disabled' && pastInFlight(context, event),
@@ -165,12 +188,20 @@ export const purchaseMachine = setup({
       context.notFoundCount + 1 >= 2 &&
       pastInFlight(context, event),
     isNotFound: ({ event }) => event.type === 'RETRY_ERR' && event.error.code === 'transaction_not_found',
+    /** Only a verdict inferred from silence is re-checked, never the service's own refusal. */
+    noChargeFound: ({ context, event }) =>
+      event.type === 'RECHECK_OK' &&
+      event.tx.status === 'SUCCESSFUL' &&
+      context.failure?.charged === false &&
+      context.failure.code === 'transaction_not_found',
     definitiveRefusal: ({ event }) => event.type === 'RETRY_ERR' && isDefinitiveRefusal(event.error),
     pastDeadline: ({ context, event }) => ms(event.at) >= ms(context.reconcileDeadlineAt),
   },
   actions: {
     startConfirm: assign({
       confirmSentAt: ({ event }) => (event as { at: string }).at,
+      confirmInFlightUntil: ({ context, event }) =>
+        new Date(ms((event as { at: string }).at) + context.settings.confirmTimeoutMs).toISOString(),
       confirmAttempts: ({ context }) => context.confirmAttempts + 1,
       delayMs: null,
     }),
@@ -189,6 +220,10 @@ export const purchaseMachine = setup({
       failure: null,
       settledAt: ({ event }) => (event as { at: string }).at,
       delayMs: null,
+    }),
+    /** "No charge was found" is inferred, not told: keep asking for a while. */
+    watchVerdict: assign({
+      recheckUntil: ({ context, event }) => recheckUntil(context, (event as { at: string }).at),
     }),
     failNotCharged: assign({
       failure: ({ event }) => {
@@ -235,12 +270,6 @@ export const purchaseMachine = setup({
       reconcileAttempts: ({ context }) => context.reconcileAttempts + 1,
     }),
     countAttempt: assign({ reconcileAttempts: ({ context }) => context.reconcileAttempts + 1 }),
-    handOverToService: assign({
-      lastError: ({ event }) => errorOf(event),
-      failure: null,
-      settledAt: ({ event }) => (event as { at: string }).at,
-      delayMs: null,
-    }),
     giveUp: assign({
       lastError: ({ context, event }) => errorOf(event) ?? context.lastError,
       failure: ({ context }) => ({
@@ -248,6 +277,32 @@ export const purchaseMachine = setup({
         message: 'The outcome could not be established before the reconcile deadline',
         charged: 'unknown' as const,
       }),
+      settledAt: ({ event }) => (event as { at: string }).at,
+      recheckUntil: ({ context, event }) => recheckUntil(context, (event as { at: string }).at),
+      delayMs: null,
+    }),
+    /**
+     * A managed-retry debit account: the service answers `retries_disabled` and owns the outcome,
+     * so the gateway cannot learn it — an operator must, with everything known on the record.
+     */
+    giveUpManaged: assign({
+      lastError: ({ event }) => errorOf(event),
+      failure: () => ({
+        code: 'retries_disabled',
+        message:
+          'The debit account is in managed-retry mode: the service owns the outcome; find the ' +
+          'transaction by its external reference and resend the token if it succeeded',
+        charged: 'unknown' as const,
+      }),
+      settledAt: ({ event }) => (event as { at: string }).at,
+      recheckUntil: ({ context, event }) => recheckUntil(context, (event as { at: string }).at),
+      delayMs: null,
+    }),
+    /** A success found after a verdict: the outcome is corrected and told again. */
+    correct: assign({
+      result: ({ event }) => resultFromTransaction((event as { tx: Transaction }).tx),
+      failure: null,
+      recheckUntil: null,
       settledAt: ({ event }) => (event as { at: string }).at,
       delayMs: null,
     }),
@@ -258,7 +313,18 @@ export const purchaseMachine = setup({
   initial: 'created',
   states: {
     created: {
-      on: { CONFIRM_START: { target: 'confirming', actions: 'startConfirm' } },
+      on: {
+        CONFIRM_START: { target: 'confirming', actions: 'startConfirm' },
+        // The `created → confirming` write was lost (Redis restarted from older data) but this
+        // process's confirm answered: the purchase happened, adopt it.
+        CONFIRM_OK: { guard: 'isSuccessful', target: 'succeeded', actions: 'succeed' },
+        PROBE_FOUND: [
+          { guard: 'isSuccessful', target: 'succeeded', actions: 'succeed' },
+          // Pending or failed: the earlier attempt exists; reconcile settles it.
+          { target: 'unknown', actions: 'becomeUnknown' },
+        ],
+        PROBE_REFUSED: { target: 'unknown', actions: 'becomeUnknown' },
+      },
     },
     confirming: {
       on: {
@@ -294,13 +360,13 @@ export const purchaseMachine = setup({
         RETRY_ERR: [
           {
             guard: 'retriesDisabled',
-            target: 'managed_retry',
-            actions: ['countAttempt', 'handOverToService'],
+            target: 'needs_attention',
+            actions: ['countAttempt', 'giveUpManaged'],
           },
           {
             guard: 'provedNotCharged',
             target: 'failed',
-            actions: ['countAttempt', 'countNotFound', 'failNotCharged'],
+            actions: ['countAttempt', 'countNotFound', 'failNotCharged', 'watchVerdict'],
           },
           { guard: 'definitiveRefusal', target: 'failed', actions: ['countAttempt', 'failNotCharged'] },
           { guard: 'pastDeadline', target: 'needs_attention', actions: ['countAttempt', 'giveUp'] },
@@ -309,10 +375,13 @@ export const purchaseMachine = setup({
         ],
       },
     },
-    succeeded: {},
-    failed: {},
-    needs_attention: {},
-    managed_retry: {},
+    succeeded: { type: 'final' },
+    failed: {
+      on: { RECHECK_OK: { guard: 'noChargeFound', target: 'succeeded', actions: 'correct' } },
+    },
+    needs_attention: {
+      on: { RECHECK_OK: { guard: 'isSuccessful', target: 'succeeded', actions: 'correct' } },
+    },
   },
 });
 
@@ -323,6 +392,8 @@ export function contextOf(record: PurchaseRecord, settings: LifecycleSettings): 
   return {
     settings,
     confirmSentAt: record.confirmSentAt,
+    confirmInFlightUntil: record.confirmInFlightUntil ?? null,
+    recheckUntil: record.recheckUntil ?? null,
     confirmEndedAt: record.confirmEndedAt ?? null,
     confirmAttempts: record.confirmAttempts,
     reconcileAttempts: record.reconcileAttempts,
@@ -343,6 +414,8 @@ export interface Decision {
   patch: Pick<
     PurchaseRecord,
     | 'confirmSentAt'
+    | 'confirmInFlightUntil'
+    | 'recheckUntil'
     | 'confirmEndedAt'
     | 'confirmAttempts'
     | 'reconcileAttempts'
@@ -370,4 +443,60 @@ export function decide(
   const [next] = transition(purchaseMachine, snapshot, event);
   const { settings: _settings, delayMs, ...patch } = next.context;
   return { from: record.state, to: next.value as PurchaseState, patch, delayMs };
+}
+
+/** What a `retry` asked before a confirm (the probe) allows. */
+export type ProbeVerdict =
+  /** No earlier attempt exists, and none can still be on its way: confirm now. */
+  | { kind: 'confirm' }
+  /** An earlier attempt exists: feed `PROBE_FOUND` (adopt its success, or reconcile it). */
+  | { kind: 'found' }
+  /** Not known yet (pending, a transient error, or a lost confirm may still be in flight). */
+  | { kind: 'wait'; delayMs: number };
+
+/**
+ * Decide on the probe's answer. `holdUntil` is when any confirm sent before a Redis data loss can
+ * no longer be in flight (null when no loss is involved): a `transaction_not_found` before then
+ * may only mean that confirm has not reached the service yet.
+ */
+export function probeVerdict(
+  answer: { tx: Transaction } | { error: ErrorInfo },
+  holdUntil: string | null,
+  at: string,
+  settings: LifecycleSettings,
+  round: number,
+  random: number,
+): ProbeVerdict {
+  const backoff = () => backoffMs(settings, round, random);
+  if ('tx' in answer)
+    return answer.tx.status === 'ON_GOING' ? { kind: 'wait', delayMs: backoff() } : { kind: 'found' };
+  const { error } = answer;
+  if (error.code === 'transaction_not_found') {
+    const wait = ms(holdUntil) - ms(at);
+    return Number.isFinite(wait) && wait > 0 ? { kind: 'wait', delayMs: wait } : { kind: 'confirm' };
+  }
+  if (
+    isNotSent(error) ||
+    error.outcome === 'unknown' ||
+    isResendable(error) ||
+    isNoVerdict(error) ||
+    error.status === 401 ||
+    error.status === 403
+  )
+    return { kind: 'wait', delayMs: Math.max(backoff(), error.retryAfterMs ?? 0) };
+  // retries_disabled (an original exists on a managed-retry account) or its definitive failure.
+  return { kind: 'found' };
+}
+
+/** The wait before the next re-check of a verdict that is not a fact; null once it is past its time. */
+export function nextRecheckMs(
+  record: PurchaseRecord,
+  at: string,
+  settings: LifecycleSettings,
+  round: number,
+): number | null {
+  const until = ms(record.recheckUntil ?? null);
+  if (!Number.isFinite(until) || ms(at) >= until) return null;
+  const delay = Math.min(settings.recheckEveryMs * 2 ** Math.min(round, 20), settings.maxDelayMs * 12);
+  return Math.min(delay, until - ms(at));
 }

@@ -2,6 +2,7 @@
  * `npm start`: the gateway with whatever the environment configures — by default the embedded
  * sandbox purchase service, in-memory sessions and queue, and the SMS outbox.
  */
+import { DurabilityError } from './redis/durability';
 import { startGateway } from './gateway/app';
 import { ConfigError, loadConfig } from './config';
 import { componentLogger } from './observability/logger';
@@ -52,7 +53,7 @@ process.on('unhandledRejection', (reason: unknown) => {
 
 main().catch((error: unknown) => {
   // A misconfiguration is one clear line, never a stack trace.
-  if (error instanceof ConfigError || error instanceof PreflightError) {
+  if (error instanceof ConfigError || error instanceof PreflightError || error instanceof DurabilityError) {
     console.error(`gateway: ${error.message}`);
   } else if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') {
     console.error(`gateway: port already in use (${error.message}); set PORT / SANDBOX_PORT`);

@@ -4,6 +4,7 @@
  * workers). Needs REDIS_URL and a real purchase service (the embedded sandbox lives in the
  * gateway). Resumes stuck purchases on start; finishes running jobs on SIGTERM.
  */
+import { DurabilityError } from './redis/durability';
 import { ConfigError, loadConfig } from './config';
 import { startMoneyPath } from './gateway/money-path';
 import { componentLogger } from './observability/logger';
@@ -44,7 +45,7 @@ process.on('unhandledRejection', (reason: unknown) => {
 });
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof PreflightError) {
+  if (error instanceof ConfigError || error instanceof PreflightError || error instanceof DurabilityError) {
     process.stderr.write(`worker: ${error.message}\n`);
   } else {
     log.error('purchase worker failed to start', { error });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RedisDurability } from '../redis/durability';
 
 /**
  * The gateway's one typed configuration, read from the environment and validated at start.
@@ -65,6 +66,10 @@ const EnvSchema = z.object({
       .optional(),
   ),
   REDIS_PREFIX: optionalString,
+  // How the write that precedes a confirm survives a Redis crash (see src/redis/durability.ts).
+  REDIS_DURABILITY: z.enum(['aof', 'wait', 'none']).optional(),
+  REDIS_WAIT_REPLICAS: int(1, 1, 16),
+  REDIS_WAIT_TIMEOUT_MS: int(1000, 10, 30000),
   GATEWAY_WORKERS: bool(true),
 
   // USSD.
@@ -135,6 +140,12 @@ export interface Config {
   debitAccountId: number | undefined;
   redisUrl: string | undefined;
   redisPrefix: string;
+  /**
+   * What makes the `created → confirming` write durable before a confirm is sent: `aof`
+   * (the server's AOF with fsync always, checked at start), `wait` (WAIT for replicas after it),
+   * `none` (development; refused in production).
+   */
+  redisDurability: { mode: RedisDurability; replicas: number; timeoutMs: number };
   /** Run purchase and SMS workers inside the gateway process (else only `npm run worker` does). */
   gatewayWorkers: boolean;
   ussd: {
@@ -186,6 +197,11 @@ function required(env: Env, names: (keyof Env)[], why: string): void {
   if (missing.length > 0) throw new ConfigError(`${missing.join(', ')} must be set ${why}`);
 }
 
+/** Whether the gateway runs as a production deployment (NODE_ENV=production). */
+function isProduction(env: Env): boolean {
+  return env.NODE_ENV === 'production';
+}
+
 /** Read and validate the configuration; throws ConfigError with one readable line. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(source);
@@ -220,6 +236,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       'PURCHASE_API_TIMEOUT_MS must be shorter than USSD_HOP_BUDGET_MS (a quote must fit in a hop)',
     );
 
+  const durability = env.REDIS_DURABILITY ?? (isProduction(env) ? 'aof' : 'none');
+  if (env.REDIS_URL && isProduction(env) && durability === 'none')
+    throw new ConfigError(
+      'REDIS_DURABILITY=none is refused in production: a Redis that loses the write before a confirm can ' +
+        'confirm twice; use aof (appendonly yes, appendfsync always) or wait (a replica)',
+    );
+
   const login = embeddedSandbox
     ? SANDBOX_LOGIN
     : {
@@ -245,6 +268,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     debitAccountId: env.DEBIT_ACCOUNT_ID,
     redisUrl: env.REDIS_URL,
     redisPrefix: env.REDIS_PREFIX ?? 'gw',
+    redisDurability: {
+      mode: durability,
+      replicas: env.REDIS_WAIT_REPLICAS,
+      timeoutMs: env.REDIS_WAIT_TIMEOUT_MS,
+    },
     gatewayWorkers: env.GATEWAY_WORKERS,
     ussd: {
       callbackSecret: env.USSD_CALLBACK_SECRET,

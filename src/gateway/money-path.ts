@@ -13,7 +13,9 @@ import { loadLocales, type Locales } from '../i18n';
 import { componentLogger } from '../observability/logger';
 import { reportRedisError } from '../observability/redis-errors';
 import type { Metrics } from '../observability/metrics';
-import { createPurchaseDesk, type RunningPurchaseDesk } from '../purchases/desk';
+import { createPurchaseDesk, type PurchaseDeskOptions, type RunningPurchaseDesk } from '../purchases/desk';
+import { RedisDataLossWatch, dataLossKey } from '../redis/data-loss';
+import { awaitReplicas, checkDurability } from '../redis/durability';
 import { BullmqSmsQueue, createNotifier, InProcessSmsQueue, type SmsRetryPolicy } from '../purchases/notify';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
 import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from '../purchases/store';
@@ -60,6 +62,12 @@ interface Backing {
   jobs: JobQueue;
   outbox: OutboxStore;
   sms: InProcessSmsQueue | BullmqSmsQueue;
+  /** Redis only: the confirm's guards against a Redis that loses writes. */
+  guards?: PurchaseDeskOptions['guards'];
+  /** Redis only: checks at start that Redis keeps what REDIS_DURABILITY promises. */
+  checkDurability?: () => Promise<void>;
+  /** Connections of its own beside `redis`, closed with it. */
+  extraConnections?: Redis[];
 }
 
 function inMemoryBacking(sender: (outbox: OutboxStore) => SmsSender, smsRetry: SmsRetryPolicy): Backing {
@@ -79,6 +87,7 @@ function redisBacking(
   runWorkers: boolean,
   sender: (outbox: OutboxStore) => SmsSender,
   smsRetry: SmsRetryPolicy,
+  durability: Config['redisDurability'],
 ): Backing {
   // BullMQ opens connections of its own (workers block) and needs maxRetriesPerRequest: null.
   const connection: ConnectionOptions = { url: redisUrl, maxRetriesPerRequest: null };
@@ -93,9 +102,22 @@ function redisBacking(
   });
   redis.on('error', reportRedisError);
   const outbox = new RedisOutboxStore(redis, { prefix: `${prefix}:sms:outbox` });
+  // WAIT blocks its connection: purchase records get their own so hops never queue behind it.
+  const purchaseRedis = durability.mode === 'wait' ? redis.duplicate() : redis;
+  if (purchaseRedis !== redis) purchaseRedis.on('error', reportRedisError);
+  const dataLoss = new RedisDataLossWatch(redis, dataLossKey(prefix));
   return {
     redis,
-    purchases: new RedisPurchaseStore({ redis, prefix }),
+    purchases: new RedisPurchaseStore({ redis: purchaseRedis, prefix }),
+    guards: {
+      writesLostBefore: () => dataLoss.writesLostBefore(),
+      confirmWriteDurable:
+        durability.mode === 'wait'
+          ? () => awaitReplicas(purchaseRedis, durability.replicas, durability.timeoutMs)
+          : undefined,
+    },
+    checkDurability: () => checkDurability(redis, durability.mode, { replicas: durability.replicas }),
+    extraConnections: purchaseRedis === redis ? [] : [purchaseRedis],
     jobs: new BullJobQueue({ connection, prefix: bullPrefix }),
     outbox,
     sms: new BullmqSmsQueue({
@@ -122,8 +144,18 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
   };
   const runWorkers = options.runWorkers || !config.redisUrl;
   const backing = config.redisUrl
-    ? redisBacking(config.redisUrl, config.redisPrefix, runWorkers, makeSender, config.sms.retry)
+    ? redisBacking(
+        config.redisUrl,
+        config.redisPrefix,
+        runWorkers,
+        makeSender,
+        config.sms.retry,
+        config.redisDurability,
+      )
     : inMemoryBacking(makeSender, config.sms.retry);
+  await backing.checkDurability?.();
+  // Before this process writes anything: see RedisDataLossWatch.
+  await backing.guards?.writesLostBefore?.();
 
   const notifier = createNotifier({ queue: backing.sms, locales, senderId: config.sms.senderId });
   const desk = createPurchaseDesk({
@@ -132,6 +164,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     service,
     config,
     notifier,
+    guards: backing.guards,
   });
   if (runWorkers) {
     await desk.startWorker({ sweepEveryMs: config.reconcile.sweepEveryMs });
@@ -151,6 +184,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
       await backing.jobs.close();
       await backing.sms.close();
       await smsSender?.close?.();
+      for (const connection of backing.extraConnections ?? []) await connection.quit().catch(() => undefined);
       await backing.redis?.quit().catch(() => undefined);
     },
   };

@@ -6,6 +6,7 @@ import {
   PurchaseLifecycle,
   settingsFromConfig,
   type LifecycleConfig,
+  type PurchaseLifecycleOptions,
   type PurchaseNotifier,
 } from './lifecycle';
 import type { JobQueue } from './queue';
@@ -40,6 +41,8 @@ export interface PurchaseDeskOptions {
   notifier?: PurchaseNotifier;
   clock?: () => Date;
   random?: () => number;
+  /** Redis data-loss and durability guards of the confirm (see PurchaseLifecycleOptions). */
+  guards?: Pick<PurchaseLifecycleOptions, 'writesLostBefore' | 'confirmWriteDurable'>;
 }
 
 /**
@@ -111,6 +114,7 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
     clock,
     random: options.random,
     sweepPageSize: options.sweepPageSize,
+    ...options.guards,
   });
 
   let sweep: NodeJS.Timeout | undefined;

@@ -1,17 +1,19 @@
 import {
   decide,
+  nextRecheckMs,
+  probeVerdict,
   type Decision,
   type LifecycleSettings,
   type PurchaseEvent,
 } from '../../machines/purchase.machine';
 import type { Config } from '../config';
-import { componentLogger, maskMsisdn } from '../observability/logger';
+import { componentLogger, maskMsisdn, maskToken } from '../observability/logger';
 import { errorInfo } from '../vas/error-info';
-import type { PurchaseService } from '../vas/port';
+import type { PurchaseService, Transaction } from '../vas/port';
 import type { JobQueue, PurchaseJob } from './queue';
 import { confirmRequest, retryRequest } from './request';
 import { awaitsNotification, SETTLED_STATES, type PageOptions, type PurchaseStore } from './store';
-import type { PurchaseRecord, PurchaseState } from './types';
+import { resultFromTransaction, type PurchaseRecord, type PurchaseState } from './types';
 
 const log = componentLogger('purchases');
 
@@ -39,6 +41,17 @@ export interface PurchaseLifecycleOptions {
   random?: () => number;
   /** Records the sweep reads per store call; it pages until it has seen them all. */
   sweepPageSize?: number;
+  /**
+   * When Redis last came back with older data than it had (see `RedisDataLossWatch`), null
+   * when never: a `created` record older than that may have been confirmed in the lost data.
+   */
+  writesLostBefore?: () => Promise<Date | null>;
+  /**
+   * Resolves true once the `created → confirming` write is durable (Redis `WAIT` for replicas);
+   * false means it may still be lost, so the confirm is not sent. Absent: durable by the server's
+   * own persistence (AOF fsync always), checked at start.
+   */
+  confirmWriteDurable?: () => Promise<boolean>;
 }
 
 /** The configuration the lifecycle reads. */
@@ -58,6 +71,8 @@ export function settingsFromConfig(
     maxDelayMs: 5 * 60_000,
     deadlineMs: config.reconcile.deadlineMs,
     maxConfirmAttempts: 5,
+    recheckForMs: 24 * 3600_000,
+    recheckEveryMs: 5 * 60_000,
     ...overrides,
   };
 }
@@ -83,6 +98,8 @@ export class PurchaseLifecycle {
   private readonly clock: () => Date;
   private readonly random: () => number;
   private readonly sweepPageSize: number;
+  private readonly writesLostBefore: () => Promise<Date | null>;
+  private readonly confirmWriteDurable: (() => Promise<boolean>) | undefined;
 
   constructor(options: PurchaseLifecycleOptions) {
     this.store = options.store;
@@ -93,11 +110,15 @@ export class PurchaseLifecycle {
     this.clock = options.clock ?? (() => new Date());
     this.random = options.random ?? Math.random;
     this.sweepPageSize = options.sweepPageSize ?? SWEEP_PAGE_SIZE;
+    this.writesLostBefore = options.writesLostBefore ?? (async () => null);
+    this.confirmWriteDurable = options.confirmWriteDurable;
   }
 
   /** The queue's handler. */
   readonly handle = async (job: PurchaseJob): Promise<void> => {
     if (job.kind === 'confirm') await this.runConfirm(job.purchaseId, job.attempt);
+    else if (job.kind === 'probe') await this.runConfirm(job.purchaseId, undefined, job.attempt);
+    else if (job.kind === 'recheck') await this.runRecheck(job.purchaseId, job.attempt);
     else await this.runReconcile(job.purchaseId);
   };
 
@@ -111,7 +132,7 @@ export class PurchaseLifecycle {
    * duplicate enqueued from an old read) and must neither mark a live confirm lost nor skip the
    * wait (backoff, Retry-After) before the attempt that is due.
    */
-  async runConfirm(id: string, attempt?: number): Promise<void> {
+  async runConfirm(id: string, attempt?: number, probeRound = 0): Promise<void> {
     const record = await this.store.get(id);
     if (!record) return;
     if (record.state === 'confirming') {
@@ -140,18 +161,123 @@ export class PurchaseLifecycle {
       );
       return;
     }
+    const lost = await this.writesLostBefore();
+    // The in-flight margin also covers clock skew between the process that created the record
+    // and the one that noticed the loss.
+    const createdBeforeLoss =
+      lost !== null && Date.parse(record.createdAt) < lost.getTime() + this.settings.inFlightMarginMs;
+    if (createdBeforeLoss && !(await this.probe(record, lost, probeRound))) return;
     const started = await this.apply(record, { type: 'CONFIRM_START', at: this.now() });
     if (!started) return; // another worker won the compare-and-set: it sends, not us
     let event: PurchaseEvent;
-    try {
-      const tx = await this.service.confirm(confirmRequest(started), {
-        requestId: `confirm-${started.id}-${started.confirmAttempts}`,
-      });
-      event = { type: 'CONFIRM_OK', tx, at: this.now(), random: this.random() };
-    } catch (error) {
-      event = { type: 'CONFIRM_ERR', error: errorInfo(error), at: this.now(), random: this.random() };
+    if (this.confirmWriteDurable && !(await this.confirmWriteDurable().catch(() => false))) {
+      // Not sent: the write that proves it was attempted could still be lost with Redis.
+      event = {
+        type: 'CONFIRM_ERR',
+        error: {
+          name: 'RedisNotDurable',
+          code: 'redis_not_durable',
+          message: 'replicas did not acknowledge the confirming write; confirm not sent',
+          status: null,
+          outcome: 'not_sent',
+          retryable: true,
+          retryAfterMs: null,
+        },
+        at: this.now(),
+        random: this.random(),
+      };
+    } else {
+      try {
+        const tx = await this.service.confirm(confirmRequest(started), {
+          requestId: `confirm-${started.id}-${started.confirmAttempts}`,
+        });
+        event = { type: 'CONFIRM_OK', tx, at: this.now(), random: this.random() };
+      } catch (error) {
+        event = { type: 'CONFIRM_ERR', error: errorInfo(error), at: this.now(), random: this.random() };
+      }
     }
     await this.applyOutcome(started, event);
+  }
+
+  /**
+   * Ask `retry` before confirming a record that may already have been confirmed: Redis lost
+   * writes since it was created (`lost`), the `created → confirming` one possibly among them.
+   * Without a loss the record is the proof: a confirm is only ever sent after that write.
+   * True: nothing was found and nothing can still be on its way, so confirm. False: the answer was written
+   * (an earlier attempt was found) or a later probe is scheduled.
+   *
+   * The window this leaves open — a confirm sent before the loss that has not reached the service
+   * yet — is closed by the hold: `transaction_not_found` counts only once any confirm sent before
+   * the loss can no longer be in flight (the loss + the confirm timeout + the in-flight margin).
+   */
+  private async probe(record: PurchaseRecord, lost: Date, round: number): Promise<boolean> {
+    const holdUntil = new Date(
+      lost.getTime() + this.settings.confirmTimeoutMs + this.settings.inFlightMarginMs,
+    ).toISOString();
+    let answer: { tx: Transaction } | { error: ReturnType<typeof errorInfo> };
+    try {
+      answer = {
+        tx: await this.service.retry(retryRequest(record), { requestId: `probe-${record.id}-${round}` }),
+      };
+    } catch (error) {
+      answer = { error: errorInfo(error) };
+    }
+    const at = this.now();
+    const verdict = probeVerdict(answer, holdUntil, at, this.settings, round, this.random());
+    log.info('purchase probed before confirm', {
+      purchaseId: record.id,
+      externalReference: record.externalReference,
+      verdict: verdict.kind,
+      ...('error' in answer ? { code: answer.error.code } : { status: answer.tx.status }),
+    });
+    if (verdict.kind === 'confirm') return true;
+    if (verdict.kind === 'wait') {
+      await this.queue.enqueue({ kind: 'probe', purchaseId: record.id, attempt: round + 1 }, verdict.delayMs);
+      return false;
+    }
+    const event: PurchaseEvent =
+      'tx' in answer
+        ? { type: 'PROBE_FOUND', tx: answer.tx, at }
+        : { type: 'PROBE_REFUSED', error: answer.error, at };
+    log.error('EARLIER CONFIRM FOUND for a purchase Redis had as not yet confirmed: not confirming again', {
+      purchaseId: record.id,
+      externalReference: record.externalReference,
+    });
+    await this.applyOutcome(record, event);
+    return false;
+  }
+
+  /**
+   * Re-check a verdict that is not a fact (no charge found, needs_attention) at a low frequency:
+   * a success found late corrects the outcome and the token is sent.
+   */
+  async runRecheck(id: string, round: number): Promise<void> {
+    const record = await this.store.get(id);
+    if (!record || (record.state !== 'failed' && record.state !== 'needs_attention')) return;
+    if (nextRecheckMs(record, this.now(), this.settings, 0) === null) return;
+    try {
+      const tx = await this.service.retry(retryRequest(record), {
+        requestId: `recheck-${record.id}-${round}`,
+      });
+      if (tx.status === 'SUCCESSFUL') {
+        log.error('PURCHASE FOUND SUCCESSFUL AFTER ITS VERDICT: correcting it and sending the token', {
+          purchaseId: record.id,
+          state: record.state,
+          externalReference: record.externalReference,
+        });
+        await this.applyOutcome(record, { type: 'RECHECK_OK', tx, at: this.now() });
+        return;
+      }
+    } catch {
+      // Not found, refused, unreachable: the verdict stands until the next re-check.
+    }
+    await this.scheduleRecheck(record, round + 1);
+  }
+
+  private async scheduleRecheck(record: PurchaseRecord, round: number): Promise<void> {
+    const delayMs = nextRecheckMs(record, this.now(), this.settings, round);
+    if (delayMs !== null)
+      await this.queue.enqueue({ kind: 'recheck', purchaseId: record.id, attempt: round }, delayMs);
   }
 
   /** Ask `retry` for an `unknown`/`reconciling` record; never confirms. */
@@ -261,7 +387,10 @@ export class PurchaseLifecycle {
       });
       return;
     }
-    const requestKey = `settled:${record.id}`;
+    // A corrected outcome (a success found after a failure was told) is a new message.
+    const requestKey = record.notifications.some((key) => key === `settled:${record.id}`)
+      ? `corrected:${record.id}`
+      : `settled:${record.id}`;
     await this.notifier.notify(record, 'settled', requestKey);
     let current: PurchaseRecord | null = record;
     for (let i = 0; i < 3 && current && awaitsNotification(current); i += 1) {
@@ -306,17 +435,17 @@ export class PurchaseLifecycle {
   /** Write the outcome of a call; if the record moved meanwhile, a late success still settles it. */
   private async applyOutcome(record: PurchaseRecord, event: PurchaseEvent): Promise<void> {
     let current: PurchaseRecord | null = record;
-    for (let i = 0; i < 3 && current; i += 1) {
+    for (let i = 0; i < 3; i += 1) {
+      if (!current) {
+        // The record is gone (Redis restarted empty): a success still reaches the subscriber.
+        if ('tx' in event && event.tx.status === 'SUCCESSFUL')
+          await this.deliverLateSuccess(record, event.tx, 'gone');
+        return;
+      }
       const decision = decide(current, event, this.settings);
       if (!decision) {
         if ('tx' in event && event.tx.status === 'SUCCESSFUL') {
-          log.error('PURCHASE SUCCEEDED AFTER ITS RECORD SETTLED: the subscriber was not told; check it', {
-            purchaseId: current.id,
-            state: current.state,
-            event: event.type,
-            externalReference: current.externalReference,
-            reference: event.tx.reference,
-          });
+          await this.deliverLateSuccess(current, event.tx, current.state);
           return;
         }
         log.info('purchase outcome ignored: record moved on', {
@@ -333,6 +462,36 @@ export class PurchaseLifecycle {
       }
       current = result.current;
     }
+  }
+
+  /**
+   * A successful answer the record can no longer take (it settled otherwise, or is gone): the
+   * token was issued and is never discarded. It goes to the beneficiary as a success SMS under a
+   * key of its own, and an operator is told loudly.
+   */
+  private async deliverLateSuccess(record: PurchaseRecord, tx: Transaction, state: string): Promise<void> {
+    if (state === 'succeeded') {
+      log.info('purchase success answered again; already told', { purchaseId: record.id });
+      return;
+    }
+    log.error(
+      'PURCHASE SUCCEEDED BUT ITS RECORD CANNOT TAKE IT: sending the token anyway; check the record',
+      {
+        purchaseId: record.id,
+        state,
+        externalReference: record.externalReference,
+        reference: tx.reference,
+        token: tx.rawToken ? maskToken(tx.rawToken) : null,
+      },
+    );
+    if (!this.notifier) return;
+    const succeeded: PurchaseRecord = {
+      ...record,
+      state: 'succeeded',
+      result: resultFromTransaction(tx),
+      failure: null,
+    };
+    await this.notifier.notify(succeeded, 'settled', `late:${record.id}:${tx.id ?? tx.reference ?? 'tx'}`);
   }
 
   /** Decide and write one event; null when the state does not take it or another writer won. */
@@ -352,6 +511,8 @@ export class PurchaseLifecycle {
     const result = await this.store.transition(record.id, [record.state], decision.to, record.version, {
       ...decision.patch,
       nextAttemptAt,
+      // A corrected outcome (a settled record re-settling) is handed over again.
+      ...(SETTLED_STATES.includes(decision.from) ? { notifiedAt: null } : {}),
     });
     if (!result.ok) {
       log.info('purchase transition lost a race', {
@@ -388,6 +549,7 @@ export class PurchaseLifecycle {
       await this.scheduleReconcile(record, delayMs ?? 0);
     } else if (SETTLED_STATES.includes(state)) {
       await this.handOver(record);
+      if (record.recheckUntil) await this.scheduleRecheck(record, 0);
     }
   }
 }

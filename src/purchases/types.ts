@@ -3,14 +3,7 @@ import type { ProductType, Transaction } from '../vas/port';
 
 /** Lifecycle states of a purchase (see machines/purchase.machine.ts and DESIGN.md). */
 export type PurchaseState =
-  | 'created'
-  | 'confirming'
-  | 'succeeded'
-  | 'failed'
-  | 'unknown'
-  | 'reconciling'
-  | 'needs_attention'
-  | 'managed_retry';
+  'created' | 'confirming' | 'succeeded' | 'failed' | 'unknown' | 'reconciling' | 'needs_attention';
 
 export type PurchaseChannel = 'USSD' | 'SMS';
 
@@ -69,6 +62,13 @@ export interface PurchaseRecord {
    * 401), so the in-flight window also runs from here.
    */
   confirmEndedAt?: string | null;
+  /**
+   * Until when the confirm sent last can still be in flight (ISO): its sender's client timeout,
+   * stored with the send so a process with another timeout never judges it by its own.
+   */
+  confirmInFlightUntil?: string | null;
+  /** After a verdict that is not a fact (no charge found, needs_attention): re-check until then (ISO). */
+  recheckUntil?: string | null;
   reconcileAttempts: number;
   result: PurchaseResult | null;
   failure: PurchaseFailure | null;

@@ -5,59 +5,51 @@ import type { Redis } from 'ioredis';
  * snapshot, an `appendfsync everysec` file, or empty) or a failover to a lagging replica. Every
  * such event changes the server's `run_id`. The last `run_id` seen is kept in Redis itself with
  * the moment the change was first noticed, so every process sharing the server agrees on it.
+ * Every process asks once at start, before it writes anything else.
  *
  * Why the money path needs it: a purchase still `created` in Redis may have been moved to
  * `confirming` — and confirmed — in the data that was lost. Such a record is probed with
  * `retry` before any confirm (see the purchase lifecycle), and a `transaction_not_found` only
  * counts once any confirm sent before the loss can no longer be in flight.
  */
-export class RedisDataLossWatch {
-  private lostBefore: Date | null = null;
-  private checking: Promise<void> | null = null;
+/** Where the last seen server identity is kept. */
+export function dataLossKey(prefix: string): string {
+  return `${prefix}:redis:identity`;
+}
 
+export class RedisDataLossWatch {
   /**
-   * @param redis the command connection; the watch re-checks on each of its reconnects.
+   * @param redis a command connection.
    * @param key where the last seen server identity is kept.
    */
   constructor(
     private readonly redis: Redis,
     private readonly key: string,
     private readonly clock: () => Date = () => new Date(),
-  ) {
-    redis.on('ready', () => {
-      void this.check().catch(() => undefined);
-    });
-  }
+  ) {}
 
   /**
-   * Writes made before this moment may have been lost (null: no loss noticed yet). A record
-   * created before it may already have been confirmed in the lost data.
+   * Writes made before the returned moment may have been lost (null: none ever noticed): a
+   * record created before it may already have been confirmed in the lost data. Asked afresh on
+   * every call (two round trips): a job that runs right after Redis came back must not act on a
+   * stale answer, and it is asked once per confirm, never on the hop path.
    */
-  lostWritesBefore(): Date | null {
-    return this.lostBefore;
-  }
-
-  /** Compare the server's identity with the one kept in it; concurrent calls share one check. */
-  check(): Promise<void> {
-    this.checking ??= this.compare().finally(() => {
-      this.checking = null;
-    });
-    return this.checking;
-  }
-
-  private async compare(): Promise<void> {
+  async writesLostBefore(): Promise<Date | null> {
     const info = await this.redis.info('server');
     const runId = /^run_id:(\S+)/m.exec(info)?.[1];
-    if (!runId) return;
+    if (!runId) return null;
     const [seenRunId, seenSince] = await this.redis.hmget(this.key, 'runId', 'since');
-    if (seenRunId === runId && seenSince) {
-      // Another process (or this one, before a restart of ours) noticed it first.
-      this.lostBefore = new Date(seenSince);
-      return;
+    if (seenRunId === runId) return seenSince ? new Date(seenSince) : null;
+    if (seenRunId === null) {
+      // A first start, or Redis restarted empty: nothing that exists now was written before it,
+      // so nothing can have been confirmed in lost data. Every process asks at start, so the key
+      // is written before any record and any snapshot that holds records holds it too.
+      await this.redis.hset(this.key, { runId, since: '' });
+      return null;
     }
-    // A missing key is a first start or data lost with it: either way nothing older is trusted.
+    // Another server identity (a restart from older data, or a failover): writes may be lost.
     const since = this.clock().toISOString();
     await this.redis.hset(this.key, { runId, since });
-    this.lostBefore = new Date(since);
+    return new Date(since);
   }
 }

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { OwnRedisServer } from '../support/redis-server';
 
 /**
  * The real entry points as operators start them (transpiled on the fly, no build): a broken
@@ -14,12 +15,22 @@ const ROOT = path.resolve(__dirname, '../..');
 const HOOK = path.join(__dirname, 'ts-require-hook.js');
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `entry-test-${process.pid}-${Date.now()}`;
+/** Production refuses a Redis that may lose the write before a confirm: these runs get a durable one. */
+const durableRedis = new OwnRedisServer('aof-always');
+const volatileRedis = new OwnRedisServer('none');
+
+beforeAll(async () => {
+  await durableRedis.start();
+  await volatileRedis.start();
+});
 
 afterAll(async () => {
   const redis = new Redis(REDIS_URL);
   const keys = await redis.keys(`${PREFIX}*`);
   if (keys.length) await redis.del(...keys);
   redis.disconnect();
+  await durableRedis.destroy();
+  await volatileRedis.destroy();
 });
 
 interface Run {
@@ -92,8 +103,28 @@ describe('gateway entry (src/main.ts)', () => {
     expect(await failsWithOneLine('src/main.ts', env)).toBe(line);
   });
 
+  it('production refuses a Redis that may lose the write before a confirm, with one line', async () => {
+    expect(await failsWithOneLine('src/main.ts', { REDIS_URL: volatileRedis.url })).toBe(
+      'gateway: Redis may lose the write that precedes a confirm (appendonly=no, appendfsync=everysec): ' +
+        'set appendonly yes and appendfsync always, or REDIS_DURABILITY=wait with a replica',
+    );
+    expect(
+      await failsWithOneLine('src/main.ts', { REDIS_URL: volatileRedis.url, REDIS_DURABILITY: 'none' }),
+    ).toMatch(/^gateway: REDIS_DURABILITY=none is refused in production: /);
+    expect(
+      await failsWithOneLine('src/main.ts', {
+        REDIS_URL,
+        REDIS_DURABILITY: 'wait',
+        REDIS_PREFIX: `${PREFIX}-w`,
+      }),
+    ).toBe('gateway: REDIS_DURABILITY=wait needs 1 connected replica(s); Redis has 0');
+  });
+
   it('stops on SIGTERM with exit 0 and nothing on stderr (embedded mode and Redis)', async () => {
-    const modes: Record<string, string>[] = [{}, { REDIS_URL, REDIS_PREFIX: `${PREFIX}-gw` }];
+    const modes: Record<string, string>[] = [
+      {},
+      { REDIS_URL: durableRedis.url, REDIS_PREFIX: `${PREFIX}-gw` },
+    ];
     for (const extra of modes) {
       const r = run('src/main.ts', { PORT: '0', SANDBOX_PORT: '0', ...extra });
       await until(r, '"gateway started"');
@@ -123,7 +154,7 @@ describe('worker entry (src/worker.ts)', () => {
   it('stops on SIGTERM with exit 0 and nothing on stderr', async () => {
     const r = run('src/worker.ts', {
       ...WORKER_ENV,
-      REDIS_URL,
+      REDIS_URL: durableRedis.url,
       REDIS_PREFIX: `${PREFIX}-worker`,
     });
     await until(r, '"purchase worker started"');

@@ -288,15 +288,19 @@ describe.each<Mode>(['in-process', 'bullmq'])('purchase lifecycle (%s queue)', (
     expect(await h.ledger(created.externalReference)).toHaveLength(0);
   });
 
-  it('retries_disabled (managed-retry account) after an ambiguous confirm → managed_retry', async () => {
+  it('retries_disabled (managed-retry account) after an ambiguous confirm → needs_attention with everything known', async () => {
     await h.fault({ endpoint: 'confirm', fault: 'provider_timeout', completes: true });
     const created = await h.desk.create(
       intent({ amount: bwp(48), debitedAccountId: SANDBOX_ACCOUNTS.managedRetry }),
       key(),
     );
     const done = await h.settled(created.id);
-    expect(done.state).toBe('managed_retry');
+    // The service owns the outcome and will not tell it: an operator must, so it is never left silent.
+    expect(done.state).toBe('needs_attention');
     expect(done.lastError?.code).toBe('retries_disabled');
+    expect(done.failure).toMatchObject({ code: 'retries_disabled', charged: 'unknown' });
+    expect(done.failure?.message).toMatch(/managed-retry mode/);
+    expect(done.recheckUntil).not.toBeNull();
     expect(await h.ledger(created.externalReference)).toHaveLength(1);
     expect(h.notifier.for(created.id)).toHaveLength(1);
   });

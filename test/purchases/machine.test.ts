@@ -9,6 +9,8 @@ const settings: LifecycleSettings = {
   maxDelayMs: 300_000,
   deadlineMs: 1_800_000,
   maxConfirmAttempts: 5,
+  recheckForMs: 86_400_000,
+  recheckEveryMs: 300_000,
 };
 const SENT = '2025-01-01T10:00:00.000Z';
 const at = (seconds: number) => new Date(Date.parse(SENT) + seconds * 1000).toISOString();
@@ -115,7 +117,7 @@ describe('purchase machine: reconcile outcomes', () => {
       retryErr({ status: 409, code: 'transaction_pending', retryable: true }),
       'reconciling',
     ],
-    ['retries_disabled', retryErr({ status: 403, code: 'retries_disabled' }), 'managed_retry'],
+    ['retries_disabled', retryErr({ status: 403, code: 'retries_disabled' }), 'needs_attention'],
     ['404 without an envelope (a proxy)', retryErr({ status: 404, code: 'http_404' }), 'reconciling'],
     [
       '400 invalid_argument (the retry request itself)',

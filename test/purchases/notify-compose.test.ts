@@ -161,16 +161,20 @@ describe('composeOutcomeSms: every state × locale', () => {
       'Theko ya gago ya Motlakase (04123456789) ya BWP 100.00 ga e a atlega. Fa madi a gago a ntshitswe, ikgolaganye le rona ka Ref: GW-EXT-1',
     ],
     [
-      'managed retry',
+      'failed, no charge found (inferred from the service not finding it)',
       'en-BW',
-      settled('managed_retry', 'en-BW'),
-      'Your Electricity purchase (04123456789) of BWP 100.00 is delayed. The service will complete it and SMS you, or refund you. Ref: GW-EXT-1',
+      settled('failed', 'en-BW', {
+        failure: { code: 'transaction_not_found', message: 'x', charged: false },
+      }),
+      'Your Electricity purchase (04123456789) of BWP 100.00 failed. No charge for it was found; if money was taken from you, contact us with Ref: GW-EXT-1',
     ],
     [
-      'managed retry',
+      'failed, no charge found',
       'tn-BW',
-      settled('managed_retry', 'tn-BW'),
-      'Theko ya gago ya Motlakase (04123456789) ya BWP 100.00 e diegile. Tirelo e tla e wetsa mme e go itsise ka SMS, kgotsa e go busetse madi. Ref: GW-EXT-1',
+      settled('failed', 'tn-BW', {
+        failure: { code: 'transaction_not_found', message: 'x', charged: false },
+      }),
+      'Theko ya gago ya Motlakase (04123456789) ya BWP 100.00 ga e a atlega. Ga go a bonwa tefo epe ya yone; fa madi a gago a ntshitswe, ikgolaganye le rona ka Ref: GW-EXT-1',
     ],
     [
       'needs attention',

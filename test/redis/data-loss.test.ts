@@ -26,32 +26,41 @@ describe('RedisDataLossWatch', () => {
     redis = new Redis(server.url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
     let now = new Date('2026-01-01T10:00:00Z');
     const watch = new RedisDataLossWatch(redis, KEY, () => now);
-    await watch.check();
-    const first = watch.lostWritesBefore();
-    expect(first?.toISOString()).toBe('2026-01-01T10:00:00.000Z');
-
-    // A second process sharing the server adopts the moment the first one noticed.
-    const other = new Redis(server.url);
-    const second = new RedisDataLossWatch(other, KEY, () => new Date('2026-01-01T10:05:00Z'));
-    await second.check();
-    expect(second.lostWritesBefore()).toEqual(first);
-    other.disconnect();
+    // A first start (or a Redis restarted empty): nothing can have been lost that still exists.
+    expect(await watch.writesLostBefore()).toBeNull();
+    now = new Date('2026-01-01T10:01:00Z');
+    expect(await watch.writesLostBefore()).toBeNull();
 
     await server.snapshot();
     await redis.set('written-after-snapshot', '1');
     await server.kill();
     now = new Date('2026-01-01T11:00:00Z');
     await server.start();
-    // The connection comes back by itself and the watch re-checks on 'ready'.
-    await until(() => watch.lostWritesBefore()?.toISOString() === '2026-01-01T11:00:00.000Z', 'the loss');
+    // The connection comes back by itself; the first question after it sees the loss.
+    await until(() => redis.status === 'ready', 'the reconnect');
+    expect((await watch.writesLostBefore())?.toISOString()).toBe('2026-01-01T11:00:00.000Z');
     expect(await redis.get('written-after-snapshot')).toBeNull();
+
+    // A second process sharing the server adopts the moment the first one noticed.
+    const other = new Redis(server.url);
+    const second = new RedisDataLossWatch(other, KEY, () => new Date('2026-01-01T11:05:00Z'));
+    expect((await second.writesLostBefore())?.toISOString()).toBe('2026-01-01T11:00:00.000Z');
+    other.disconnect();
+
+    // Restarted empty: no loss that matters (nothing older survives), and the key is written anew.
+    server.forgetData();
+    await server.kill();
+    await server.start();
+    await until(() => redis.status === 'ready', 'the second reconnect');
+    expect(await watch.writesLostBefore()).toBeNull();
   });
 
   it('a gateway restart with Redis intact is not a loss', async () => {
     const again = new Redis(server.url);
     const watch = new RedisDataLossWatch(again, KEY, () => new Date('2026-01-02T00:00:00Z'));
-    await watch.check();
-    expect(watch.lostWritesBefore()?.toISOString()).toBe('2026-01-01T11:00:00.000Z');
+    expect(await watch.writesLostBefore()).toBeNull();
+    await again.hset(KEY, 'since', '2026-01-01T11:00:00.000Z');
+    expect((await watch.writesLostBefore())?.toISOString()).toBe('2026-01-01T11:00:00.000Z');
     again.disconnect();
   });
 });

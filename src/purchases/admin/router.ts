@@ -18,7 +18,6 @@ export const PURCHASE_STATES: readonly PurchaseState[] = [
   'unknown',
   'reconciling',
   'needs_attention',
-  'managed_retry',
 ];
 
 export const DEFAULT_ADMIN_LIMIT = 50;

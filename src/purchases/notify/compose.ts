@@ -45,8 +45,14 @@ function failureReason(record: PurchaseRecord, locales: Locales, lang: string): 
 }
 
 function failureMessage(record: PurchaseRecord, locales: Locales, lang: string, base: Params): string {
-  // "You were not charged" only when we know it: anything else says how to follow up.
-  let key = record.failure?.charged === false ? 'sms.failed.notCharged' : 'sms.failed.chargeUnknown';
+  // "You were not charged" only when the service said so; silence (`transaction_not_found`
+  // after the in-flight window) is worded as what is known: no charge was found.
+  let key =
+    record.failure?.charged !== false
+      ? 'sms.failed.chargeUnknown'
+      : record.failure.code === 'transaction_not_found'
+        ? 'sms.failed.noChargeFound'
+        : 'sms.failed.notCharged';
   // Older catalogues lack `chargeUnknown`; `unknownCharge` also never claims "not charged".
   if (locales.template(lang, key) === undefined) key = 'sms.failed.unknownCharge';
   const reason = failureReason(record, locales, lang);
@@ -78,9 +84,6 @@ export function composeOutcomeSms(record: PurchaseRecord, locales: Locales): Com
       break;
     case 'failed':
       message = failureMessage(record, locales, lang, base);
-      break;
-    case 'managed_retry':
-      message = locales.t(lang, 'sms.managedRetry', base);
       break;
     default:
       message = locales.t(lang, 'sms.needsAttention', base);

@@ -1,14 +1,18 @@
 /** A unit of lifecycle work. `attempt` makes the job id unique per step, so re-enqueuing the same step is a no-op. */
 export interface PurchaseJob {
-  kind: 'confirm' | 'reconcile';
+  /**
+   * `confirm` and `reconcile` are the lifecycle's steps; `probe` asks `retry` again before a
+   * confirm (after a Redis data loss); `recheck` re-asks after a verdict that is not a fact.
+   */
+  kind: 'confirm' | 'reconcile' | 'probe' | 'recheck';
   purchaseId: string;
-  /** confirmAttempts (confirm) or reconcileAttempts (reconcile) of the record when scheduled. */
+  /** confirmAttempts (confirm), reconcileAttempts (reconcile), or the round (probe, recheck). */
   attempt: number;
 }
 
 export type JobHandler = (job: PurchaseJob) => Promise<void>;
 
-/** `confirm-<id>-<n>` / `reconcile-<id>-<n>` (BullMQ forbids `:` in custom ids). */
+/** `<kind>-<id>-<n>`, e.g. `confirm-<id>-0` (BullMQ forbids `:` in custom ids). */
 export function jobIdOf(job: PurchaseJob): string {
   return `${job.kind}-${job.purchaseId}-${job.attempt}`;
 }
