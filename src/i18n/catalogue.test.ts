@@ -25,7 +25,7 @@ const SAMPLE: Record<string, string | number> = {
   min: 11,
   max: 13,
   currency: 'BWP',
-  name: 'KGOSIEMANG M. MOTSUMI-KEABETSW', // the machine clips names to 30 characters
+  name: 'KGOSIEMANG M. MOTSUMI-KEABETSW', // 30 characters: names are not cut, so screens are sized for this
   identifier: '0412345678901',
   units: '12345.6 kWh',
   amount: formatMoney({ currency: 'BWP', minor: 10000000 }),
