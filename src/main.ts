@@ -4,7 +4,7 @@
  */
 import { startGateway } from './app';
 import { ConfigError, loadConfig } from './config';
-import { componentLogger } from './observability/logger';
+import { componentLogger, setLogLevel } from './observability/logger';
 import { checkRedisReachable, PreflightError } from './observability/preflight';
 import { gracefulStop } from './observability/shutdown';
 
@@ -12,6 +12,7 @@ const log = componentLogger('main');
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  setLogLevel(config.logLevel ?? 'info');
   if (config.redisUrl) await checkRedisReachable(config.redisUrl);
   const gateway = await startGateway(config);
 

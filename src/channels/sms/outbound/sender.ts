@@ -1,5 +1,3 @@
-import { maskMsisdn, maskNumbersInText } from '../../../observability/logger';
-
 /** One outbound SMS, addressed by the caller's id (the idempotency key of the notification). */
 export interface OutboundSms {
   id: string;
@@ -26,16 +24,4 @@ export interface SmsSender {
   readonly name: string;
   send(sms: OutboundSms): Promise<SendOutcome>;
   close?(): Promise<void>;
-}
-
-/**
- * Mask the tokens and phone-number-like runs of digits in provider text (which may echo our
- * message, token included) before it reaches a reason, the notification record or a log line.
- * Tokens first (grouped `1234 5678 …` or 16+ digits run together), then runs of 7 or more digits.
- */
-export function maskNumbers(text: string): string {
-  return maskNumbersInText(text).replace(
-    /\+?(?<!\d)\d{7,}(?!\d)/g,
-    (digits) => `${digits.startsWith('+') ? '+' : ''}${maskMsisdn(digits)}`,
-  );
 }

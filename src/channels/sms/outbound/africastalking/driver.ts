@@ -1,8 +1,7 @@
 import axios, { type AxiosResponse } from 'axios';
-import { componentLogger } from '../../../../observability/logger';
-import { maskMsisdn } from '../../../../phone';
+import { componentLogger, maskMsisdn, maskNumbersInText } from '../../../../observability/logger';
 import { parseRetryAfter } from '../../../../vas/error-mapper';
-import { maskNumbers, type OutboundSms, type SendOutcome, type SmsSender } from '../sender';
+import type { OutboundSms, SendOutcome, SmsSender } from '../sender';
 
 const log = componentLogger('sms-africastalking');
 
@@ -96,7 +95,7 @@ export class AfricasTalkingSender implements SmsSender {
 /** HTTP reply → outcome. Exported for tests. */
 export function classify(res: Pick<AxiosResponse, 'status' | 'data' | 'headers'>): SendOutcome {
   const body = typeof res.data === 'string' ? res.data : JSON.stringify(res.data ?? '');
-  const snippet = maskNumbers(body.slice(0, 200));
+  const snippet = maskNumbersInText(body.slice(0, 200));
   if (res.status === 401 || res.status === 403) {
     // A bad key or username must not silently drop tokens: retry, loudly, until an operator fixes it.
     return {

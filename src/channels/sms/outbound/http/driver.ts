@@ -1,8 +1,7 @@
 import axios, { type AxiosResponse } from 'axios';
-import { componentLogger } from '../../../../observability/logger';
-import { maskMsisdn } from '../../../../phone';
+import { componentLogger, maskMsisdn, maskNumbersInText } from '../../../../observability/logger';
 import { parseRetryAfter } from '../../../../vas/error-mapper';
-import { maskNumbers, type OutboundSms, type SendOutcome, type SmsSender } from '../sender';
+import type { OutboundSms, SendOutcome, SmsSender } from '../sender';
 
 const log = componentLogger('sms-http');
 
@@ -69,7 +68,10 @@ export function classify(res: Pick<AxiosResponse, 'status' | 'data' | 'headers'>
   }
   if (res.status >= 300 && res.status < 400)
     return { status: 'retry', reason: `sms webhook HTTP ${res.status} (redirect)` };
-  return { status: 'rejected', reason: `sms webhook HTTP ${res.status}: ${maskNumbers(text.slice(0, 200))}` };
+  return {
+    status: 'rejected',
+    reason: `sms webhook HTTP ${res.status}: ${maskNumbersInText(text.slice(0, 200))}`,
+  };
 }
 
 function providerIdOf(text: string): string | undefined {
