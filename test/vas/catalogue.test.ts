@@ -1,6 +1,7 @@
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import {
   Catalogue,
+  derivedHint,
   identifierHint,
   validateIdentifier,
   type IdentifierRule,
@@ -67,6 +68,17 @@ describe('validateIdentifier and identifierHint', () => {
     expect(identifierHint(rule({ minLength: 10, maxLength: 10 }))).toBe('exactly 10 characters');
     expect(identifierHint(rule({ hint: 'As on your meter card' }))).toBe('As on your meter card');
     expect(identifierHint(rule({ minLength: null, maxLength: null }))).toBeNull();
+  });
+
+  test.each([
+    [11, 13, { key: 'identifier.hintDerived', params: { min: 11, max: 13 } }, '11 to 13 characters'],
+    [10, 10, { key: 'identifier.hintExact', params: { min: 10 } }, 'exactly 10 characters'],
+    [4, null, { key: 'identifier.hintMin', params: { min: 4 } }, 'at least 4 characters'],
+    [null, 8, { key: 'identifier.hintMax', params: { max: 8 } }, 'at most 8 characters'],
+    [null, null, null, null],
+  ])('min %p, max %p: one derived hint for screens (%j) and the CLI (%p)', (min, max, hint, english) => {
+    expect(derivedHint(min, max)).toEqual(hint);
+    expect(identifierHint(rule({ minLength: min, maxLength: max }))).toBe(english);
   });
 });
 
