@@ -309,10 +309,11 @@ export const purchaseMachine = setup({
         ],
       },
     },
-    succeeded: {},
-    failed: {},
-    needs_attention: {},
-    managed_retry: {},
+    // The settled states (SETTLED_STATES of src/purchases/types.ts): nothing moves a purchase on.
+    succeeded: { type: 'final' },
+    failed: { type: 'final' },
+    needs_attention: { type: 'final' },
+    managed_retry: { type: 'final' },
   },
 });
 

@@ -1,4 +1,11 @@
-import { backoffMs, decide, type ErrorInfo, type LifecycleSettings } from '../../machines/purchase.machine';
+import {
+  backoffMs,
+  decide,
+  purchaseMachine,
+  type ErrorInfo,
+  type LifecycleSettings,
+} from '../../machines/purchase.machine';
+import { PURCHASE_STATES, SETTLED_STATES } from '../../src/purchases/types';
 import type { Transaction } from '../../src/vas/port';
 import { record } from './fixtures';
 
@@ -216,5 +223,14 @@ describe('purchase machine: reconcile outcomes', () => {
       settings,
     );
     expect(decision?.delayMs).toBe(60_000);
+  });
+});
+
+describe('purchase machine: states', () => {
+  it('has exactly the lifecycle states, and the settled ones are its final states', () => {
+    const states = Object.values(purchaseMachine.root.states);
+    expect(states.map((s) => s.key).sort()).toEqual([...PURCHASE_STATES].sort());
+    const finals = states.filter((s) => s.type === 'final').map((s) => s.key);
+    expect(finals.sort()).toEqual([...SETTLED_STATES].sort());
   });
 });
