@@ -1,5 +1,5 @@
 import { componentLogger } from '../observability/logger';
-import type { CallContext, IdentifierRule, ProductType, PurchaseService, VasProduct } from './port';
+import type { CallContext, IdentifierRule, PurchaseService, VasProduct } from './port';
 
 /**
  * The organisation's product catalogue (2.7), cached: a hop must not wait for the catalogue
@@ -40,16 +40,6 @@ export class Catalogue {
       this.load(ctx).catch(() => undefined); // logged in load; the stale copy answers meanwhile
     }
     return this.cached.products;
-  }
-
-  /** One product type, or undefined when the organisation does not sell it. */
-  async product(type: ProductType, ctx?: CallContext): Promise<VasProduct | undefined> {
-    return (await this.products(ctx)).find((p) => p.productType === type);
-  }
-
-  /** Force a reload (single flight); resolves when it is done. */
-  refresh(ctx?: CallContext): Promise<VasProduct[]> {
-    return this.load(ctx);
   }
 
   private load(ctx?: CallContext): Promise<VasProduct[]> {
