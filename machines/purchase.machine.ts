@@ -375,6 +375,8 @@ export const purchaseMachine = setup({
         ],
       },
     },
+    // The settled states (SETTLED_STATES of src/purchases/types.ts). Only a verdict that is not a
+    // fact (no charge found, needs_attention) can still be corrected by a success found later.
     succeeded: { type: 'final' },
     failed: {
       on: { RECHECK_OK: { guard: 'noChargeFound', target: 'succeeded', actions: 'correct' } },
@@ -475,6 +477,8 @@ export function probeVerdict(
     const wait = ms(holdUntil) - ms(at);
     return Number.isFinite(wait) && wait > 0 ? { kind: 'wait', delayMs: wait } : { kind: 'confirm' };
   }
+  // An original exists on a managed-retry account.
+  if (error.code === 'retries_disabled') return { kind: 'found' };
   if (
     isNotSent(error) ||
     error.outcome === 'unknown' ||
@@ -484,7 +488,7 @@ export function probeVerdict(
     error.status === 403
   )
     return { kind: 'wait', delayMs: Math.max(backoff(), error.retryAfterMs ?? 0) };
-  // retries_disabled (an original exists on a managed-retry account) or its definitive failure.
+  // The earlier attempt's definitive failure.
   return { kind: 'found' };
 }
 

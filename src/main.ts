@@ -5,7 +5,7 @@
 import { DurabilityError } from './redis/durability';
 import { startGateway } from './gateway/app';
 import { ConfigError, loadConfig } from './config';
-import { componentLogger } from './observability/logger';
+import { componentLogger, setLogLevel } from './observability/logger';
 import { checkRedisReachable, PreflightError } from './observability/preflight';
 import { gracefulStop } from './observability/shutdown';
 
@@ -13,6 +13,7 @@ const log = componentLogger('main');
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  setLogLevel(config.logLevel ?? 'info');
   if (config.redisUrl) await checkRedisReachable(config.redisUrl);
   const gateway = await startGateway(config);
 

@@ -7,7 +7,7 @@
 import { DurabilityError } from './redis/durability';
 import { ConfigError, loadConfig } from './config';
 import { startMoneyPath } from './gateway/money-path';
-import { componentLogger } from './observability/logger';
+import { componentLogger, setLogLevel } from './observability/logger';
 import { checkRedisReachable, PreflightError } from './observability/preflight';
 import { gracefulStop } from './observability/shutdown';
 
@@ -15,6 +15,7 @@ const log = componentLogger('worker');
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  setLogLevel(config.logLevel ?? 'info');
   if (!config.redisUrl) throw new ConfigError('REDIS_URL must be set for npm run worker');
   if (!config.purchaseApi.baseUrl)
     throw new ConfigError(

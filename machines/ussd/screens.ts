@@ -4,6 +4,7 @@
  */
 import type { LocalText, Screen, ScreenOption, TextParams } from '../../src/session/dialogue';
 import { maskMsisdn } from '../../src/phone';
+import { derivedHint } from '../../src/vas/catalogue';
 import { formatMoney } from '../../src/vas/money';
 import type { VasProduct } from '../../src/vas/port';
 import type { UssdContext } from './context';
@@ -69,16 +70,6 @@ export function airtimeForScreen(ctx: UssdContext): Screen {
 
 export function phoneScreen(ctx: UssdContext): Screen {
   return prompt(ctx, [key('airtime.otherNumber.prompt')], { expectsText: true });
-}
-
-/** The hint derived from min/max, in the subscriber's language, when the catalogue has none. */
-function derivedHint(min: number | null, max: number | null): LocalText | null {
-  if (min !== null && max !== null) {
-    return min === max ? key('identifier.hintExact', { min }) : key('identifier.hintDerived', { min, max });
-  }
-  if (min !== null) return key('identifier.hintMin', { min });
-  if (max !== null) return key('identifier.hintMax', { max });
-  return null;
 }
 
 /** "Enter <catalogue label> (<catalogue hint>):", the hint derived from min/max when the admin left none. */

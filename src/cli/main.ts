@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import winston from 'winston';
 import { ConfigError, loadConfig, type Config } from '../config';
-import { logger } from '../observability/logger';
+import { logger, setLogLevel } from '../observability/logger';
 import {
   AuthenticationError,
   MalformedResponseError,
@@ -100,6 +100,7 @@ interface Session {
 
 async function openSession(io: CliIo): Promise<Session> {
   const config = loadConfig(io.env);
+  setLogLevel(config.logLevel ?? 'error'); // quiet unless asked: stdout is the command's output
   if (!config.embeddedSandbox) {
     const baseUrl = config.purchaseApi.baseUrl as string;
     return {
@@ -394,7 +395,7 @@ if (require.main === module) {
   // Logs go to stderr so stdout stays the command's output (and valid JSON with --json).
   logger.clear();
   logger.add(new winston.transports.Console({ stderrLevels: Object.keys(winston.config.npm.levels) }));
-  logger.level = process.env.LOG_LEVEL ?? 'error';
+  setLogLevel('error'); // until the configuration is read
   main(process.argv.slice(2), {
     stdout: (line) => process.stdout.write(`${line}\n`),
     stderr: (line) => process.stderr.write(`${line}\n`),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RedisDurability } from '../redis/durability';
+import { LOG_LEVELS, type LogLevel } from '../observability/logger';
 
 /**
  * The gateway's one typed configuration, read from the environment and validated at start.
@@ -40,10 +41,7 @@ const int = (fallback: number, min: number, max: number) =>
 const EnvSchema = z.object({
   NODE_ENV: optionalString,
   PORT: int(3000, 0, 65535),
-  LOG_LEVEL: z
-    .enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'])
-    .optional()
-    .default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
 
   // Purchase service. Unset base URL = start the embedded sandbox and use its credentials.
   PURCHASE_API_BASE_URL: optionalString.pipe(z.url().optional()),
@@ -132,8 +130,9 @@ export interface PurchaseApiConfig {
 }
 
 export interface Config {
-  env: Env;
   port: number;
+  /** `LOG_LEVEL`; unset: the process's own default (`info`, the CLI `error`), `error` under NODE_ENV=test. */
+  logLevel: LogLevel | undefined;
   embeddedSandbox: boolean;
   sandboxPort: number;
   purchaseApi: PurchaseApiConfig;
@@ -254,8 +253,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       };
 
   return {
-    env,
     port: env.PORT,
+    logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'error' : undefined),
     embeddedSandbox,
     sandboxPort: env.SANDBOX_PORT,
     purchaseApi: {

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  type Catalogue,
-  CatalogueError,
+  type MessageCatalogue,
+  MessageCatalogueError,
   loadLocales,
   Locales,
   languageOf,
-  parseCatalogue,
+  parseMessageCatalogue,
   placeholdersOf,
 } from './catalogue';
 import { encodingOf, smsParts, transliterate } from './gsm';
@@ -25,7 +25,7 @@ const SAMPLE: Record<string, string | number> = {
   min: 11,
   max: 13,
   currency: 'BWP',
-  name: 'KGOSIEMANG M. MOTSUMI-KEABETSW', // the machine clips names to 30 characters
+  name: 'KGOSIEMANG M. MOTSUMI-KEABETSW', // 30 characters: names are not cut, so screens are sized for this
   identifier: '0412345678901',
   units: '12345.6 kWh',
   amount: formatMoney({ currency: 'BWP', minor: 10000000 }),
@@ -139,14 +139,14 @@ describe('t()', () => {
     expect(locales.t('tn-BW', 'nav.back')).toBe('Morago');
   });
 
-  const catalogues: Catalogue[] = [
+  const catalogues: MessageCatalogue[] = [
     { lang: 'en', meta: { name: 'English', tag: 'en-BW' }, messages: { a: 'A {x}', onlyEn: 'E' } },
     { lang: 'tn', meta: { name: 'Setswana', tag: 'tn-BW' }, messages: { a: 'T {x}' } },
   ];
 
   it('strict: a missing key, an unknown or missing param, an unknown language throw', () => {
     const l = new Locales(catalogues, true);
-    expect(() => l.t('tn', 'onlyEn')).toThrow(CatalogueError);
+    expect(() => l.t('tn', 'onlyEn')).toThrow(MessageCatalogueError);
     expect(() => l.t('tn', 'a', { x: 1, y: 2 })).toThrow(/unknown \[y\]/);
     expect(() => l.t('tn', 'a')).toThrow(/missing \[x\]/);
     expect(() => l.t('fr', 'a', { x: 1 })).toThrow(/no catalogue/);
@@ -197,9 +197,9 @@ describe('loadLocales', () => {
   });
 
   it('requires an English catalogue', () => {
-    expect(() => new Locales([parseCatalogue('tn', { meta: { name: 'S', tag: 'tn' }, a: 'A' })])).toThrow(
-      /"en"/,
-    );
+    expect(
+      () => new Locales([parseMessageCatalogue('tn', { meta: { name: 'S', tag: 'tn' }, a: 'A' })]),
+    ).toThrow(/"en"/);
   });
 
   it('finds <repo>/locales by default', () => {

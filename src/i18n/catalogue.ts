@@ -20,7 +20,7 @@ const catalogueSchema = z
   .catchall(z.string().min(1));
 
 /** One language's messages, flat `dotted.key → template`, plus its display name and BCP 47 tag. */
-export interface Catalogue {
+export interface MessageCatalogue {
   lang: Lang;
   meta: { name: string; tag: string };
   messages: Record<string, string>;
@@ -32,8 +32,8 @@ export function placeholdersOf(template: string): string[] {
 }
 
 /** Thrown for catalogue problems: bad file, missing key or wrong params (in strict mode). */
-export class CatalogueError extends Error {
-  override name = 'CatalogueError';
+export class MessageCatalogueError extends Error {
+  override name = 'MessageCatalogueError';
 }
 
 /**
@@ -43,14 +43,14 @@ export class CatalogueError extends Error {
  * so a translation slip never crashes a dialogue.
  */
 export class Locales {
-  private readonly byLang: Map<Lang, Catalogue>;
+  private readonly byLang: Map<Lang, MessageCatalogue>;
 
   constructor(
-    catalogues: Catalogue[],
+    catalogues: MessageCatalogue[],
     readonly strict = false,
   ) {
     this.byLang = new Map(catalogues.map((c) => [c.lang, c]));
-    if (!this.byLang.has(FALLBACK_LANG)) throw new CatalogueError(`no "${FALLBACK_LANG}" catalogue`);
+    if (!this.byLang.has(FALLBACK_LANG)) throw new MessageCatalogueError(`no "${FALLBACK_LANG}" catalogue`);
   }
 
   /** Language codes of every catalogue, English first then alphabetical. */
@@ -95,11 +95,11 @@ export class Locales {
   t(langOrTag: string, key: string, params: MessageParams = {}): string {
     const lang = this.resolve(langOrTag);
     if (this.strict && lang !== languageOf(langOrTag)) {
-      throw new CatalogueError(`no catalogue for language "${langOrTag}"`);
+      throw new MessageCatalogueError(`no catalogue for language "${langOrTag}"`);
     }
     let template = this.catalogue(lang).messages[key];
     if (template === undefined) {
-      if (this.strict) throw new CatalogueError(`missing key "${key}" in "${lang}"`);
+      if (this.strict) throw new MessageCatalogueError(`missing key "${key}" in "${lang}"`);
       template = this.catalogue(FALLBACK_LANG).messages[key];
       if (template === undefined) return key;
     }
@@ -108,7 +108,7 @@ export class Locales {
       const unknown = Object.keys(params).filter((p) => !wanted.includes(p));
       const missing = wanted.filter((p) => !(p in params));
       if (unknown.length > 0 || missing.length > 0) {
-        throw new CatalogueError(
+        throw new MessageCatalogueError(
           `params of "${key}" in "${lang}": unknown [${unknown.join(', ')}], missing [${missing.join(', ')}]`,
         );
       }
@@ -118,9 +118,9 @@ export class Locales {
     );
   }
 
-  private catalogue(lang: Lang): Catalogue {
+  private catalogue(lang: Lang): MessageCatalogue {
     const c = this.byLang.get(lang);
-    if (!c) throw new CatalogueError(`no catalogue for language "${lang}"`);
+    if (!c) throw new MessageCatalogueError(`no catalogue for language "${lang}"`);
     return c;
   }
 }
@@ -131,15 +131,17 @@ export function languageOf(tag: string): Lang {
 }
 
 /** Parses and validates one catalogue file's JSON; the language code is the file's base name. */
-export function parseCatalogue(lang: Lang, json: unknown): Catalogue {
+export function parseMessageCatalogue(lang: Lang, json: unknown): MessageCatalogue {
   const parsed = catalogueSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new CatalogueError(`locale "${lang}": ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new MessageCatalogueError(
+      `locale "${lang}": ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
   }
   const { meta, ...messages } = parsed.data;
   if (languageOf(meta.tag) !== lang) {
-    throw new CatalogueError(`locale "${lang}": meta.tag "${meta.tag}" is not for language "${lang}"`);
+    throw new MessageCatalogueError(`locale "${lang}": meta.tag "${meta.tag}" is not for language "${lang}"`);
   }
   return { lang, meta, messages: messages as Record<string, string> };
 }
@@ -155,7 +157,7 @@ export function defaultLocalesDir(): string {
     if (fs.existsSync(path.join(candidate, `${FALLBACK_LANG}.json`))) return candidate;
     dir = path.dirname(dir);
   }
-  throw new CatalogueError(`no locales/ directory found above ${__dirname}`);
+  throw new MessageCatalogueError(`no locales/ directory found above ${__dirname}`);
 }
 
 /**
@@ -170,9 +172,9 @@ export function loadLocales(dir: string = defaultLocalesDir(), options: { strict
     try {
       json = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
     } catch (err) {
-      throw new CatalogueError(`locale "${lang}": ${(err as Error).message}`);
+      throw new MessageCatalogueError(`locale "${lang}": ${(err as Error).message}`);
     }
-    return parseCatalogue(lang, json);
+    return parseMessageCatalogue(lang, json);
   });
   return new Locales(catalogues, options.strict ?? process.env.NODE_ENV === 'test');
 }

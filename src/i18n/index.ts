@@ -1,8 +1,15 @@
-export { loadLocales, Locales, CatalogueError, languageOf, placeholdersOf, FALLBACK_LANG } from './catalogue';
-export type { Catalogue, Lang, MessageParams } from './catalogue';
-export { renderScreen, readChoice, DEFAULT_SCREEN_LIMIT, NAV_INPUT, MAX_OPTIONS } from './screen';
-export type { ScreenInput, ScreenOption, RenderedScreen, Choice } from './screen';
+export {
+  loadLocales,
+  Locales,
+  MessageCatalogueError,
+  languageOf,
+  placeholdersOf,
+  FALLBACK_LANG,
+} from './catalogue';
+export type { MessageCatalogue, Lang, MessageParams } from './catalogue';
+export { renderScreen, DEFAULT_SCREEN_LIMIT, NAV_INPUT, MAX_OPTIONS } from './screen';
+export type { ScreenInput, ScreenOption, RenderedScreen } from './screen';
 export { transliterate, encodingOf, measure, smsParts } from './gsm';
 export type { SmsEncoding } from './gsm';
-export { renderSms, successSms, orderTokens, clip } from './sms';
+export { successSms } from './sms';
 export type { RenderedSms, SmsToken, SuccessSms } from './sms';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { loadLocales } from './catalogue';
 import { measure } from './gsm';
-import { readChoice, renderScreen, type ScreenOption } from './screen';
+import { renderScreen, type ScreenOption } from './screen';
 
 const locales = loadLocales(undefined, { strict: true });
 const opts = (...labels: string[]): ScreenOption[] => labels.map((label, i) => ({ key: `k${i + 1}`, label }));
@@ -131,8 +131,6 @@ describe('renderScreen', () => {
             for (const key of screen.optionKeys) {
               const number = String(Number(key.slice(1)) + 1);
               expect(lines.some((l) => l.startsWith(`${number} `))).toBe(true);
-              const choice = readChoice(number, { options, page, pages: screen.pages, nav: { back, home } });
-              expect(choice).toEqual({ kind: 'option', key, index: Number(key.slice(1)) });
             }
             expect(lines.some((l) => l.startsWith('98 '))).toBe(page < screen.pages);
             seen.push(...screen.optionKeys);
@@ -142,27 +140,5 @@ describe('renderScreen', () => {
       ),
       { numRuns: 300 },
     );
-  });
-});
-
-describe('readChoice', () => {
-  const options = opts('a', 'b', 'c', 'd', 'e', 'f');
-  test.each([
-    ['98 on page 1 of 2', '98', 1, 2, {}, { kind: 'page', page: 2 }],
-    ['98 on the last page', '98', 2, 2, {}, { kind: 'invalid' }],
-    ['0 on page 2', '0', 2, 2, {}, { kind: 'page', page: 1 }],
-    ['0 on page 1 with back', '0', 1, 2, { back: true }, { kind: 'back' }],
-    ['0 on page 1 without back', '0', 1, 2, {}, { kind: 'invalid' }],
-    ['00 with home', '00', 2, 2, { home: true }, { kind: 'home' }],
-    ['00 without home', '00', 1, 1, {}, { kind: 'invalid' }],
-    ['option on this page', '2', 1, 2, {}, { kind: 'option', key: 'k2', index: 1 }],
-    ['option of another page', '6', 1, 2, {}, { kind: 'option', key: 'k6', index: 5 }],
-    ['option with spaces', ' 3 ', 1, 1, {}, { kind: 'option', key: 'k3', index: 2 }],
-    ['out of range', '7', 1, 1, {}, { kind: 'invalid' }],
-    ['leading zero', '01', 1, 1, {}, { kind: 'invalid' }],
-    ['text', 'abc', 1, 1, {}, { kind: 'invalid' }],
-    ['empty', '', 1, 1, {}, { kind: 'invalid' }],
-  ])('%s', (_label, input, page, pages, nav, expected) => {
-    expect(readChoice(input, { options, page, pages, nav })).toEqual(expected);
   });
 });

@@ -145,36 +145,6 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
   }
 }
 
-/** Outcome of an input on a rendered screen; see {@link readChoice}. */
-export type Choice =
-  | { kind: 'option'; key: string; index: number }
-  | { kind: 'page'; page: number }
-  | { kind: 'back' }
-  | { kind: 'home' }
-  | { kind: 'invalid' };
-
-/**
- * Interprets a user's input against the screen that was shown: `98` next page, `0` previous page
- * (or back when on page 1 and back is offered), `00` home when offered, otherwise an option
- * number (valid from any page, since numbering is global).
- */
-export function readChoice(
-  input: string,
-  screen: { options?: ScreenOption[]; page: number; pages: number; nav?: { back?: boolean; home?: boolean } },
-): Choice {
-  const s = input.trim();
-  const options = screen.options ?? [];
-  if (s === NAV_INPUT.more && screen.page < screen.pages) return { kind: 'page', page: screen.page + 1 };
-  if (s === NAV_INPUT.back && screen.page > 1) return { kind: 'page', page: screen.page - 1 };
-  if (s === NAV_INPUT.back && screen.nav?.back) return { kind: 'back' };
-  if (s === NAV_INPUT.home && screen.nav?.home) return { kind: 'home' };
-  if (/^[1-9]\d?$/.test(s)) {
-    const index = Number(s) - 1;
-    if (index < options.length) return { kind: 'option', key: options[index].key, index };
-  }
-  return { kind: 'invalid' };
-}
-
 function compose(body: string, options: string[], nav: string[]): string {
   return [...(body === '' ? [] : [body]), ...options, ...nav].join('\n');
 }

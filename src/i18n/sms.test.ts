@@ -1,5 +1,5 @@
 import { loadLocales } from './catalogue';
-import { clip, orderTokens, renderSms, successSms } from './sms';
+import { successSms } from './sms';
 
 const locales = loadLocales(undefined, { strict: true });
 const base = { product: 'Electricity', identifier: '04123456789', amount: 'BWP 100.00', reference: 'GW-1' };
@@ -71,44 +71,17 @@ describe('successSms', () => {
   ])('variant: %s', (_label, tokens, units, fragment) => {
     expect(successSms(locales, 'en', { ...base, tokens, units }).text).toContain(fragment);
   });
-});
 
-describe('orderTokens', () => {
-  it('keeps a correctly ordered response unchanged', () => {
-    expect(orderTokens(keyChange)).toEqual(keyChange);
-  });
-  it('moves key-change tokens first, stable', () => {
-    expect(orderTokens([keyChange[2], keyChange[0], keyChange[1]])).toEqual(keyChange);
-  });
-});
-
-describe('renderSms', () => {
-  it('renders, transliterates and counts parts', () => {
-    const sms = renderSms(locales, 'tn-BW', 'sms.failed.notCharged', { ...base, product: 'Metsi' });
-    expect(sms.text).toBe(
-      'Theko ya gago ya Metsi (04123456789) ya BWP 100.00 ga e a atlega. Ga o a duelisiwa. Ref: GW-1',
-    );
-    expect(sms).toMatchObject({ encoding: 'GSM-7', parts: 1 });
-  });
-  it('transliterates outside text to GSM-7', () => {
-    const sms = renderSms(locales, 'en', 'sms.airtimeSuccess', {
-      amount: 'BWP 5.00',
-      identifier: '26771234567',
-      reference: 'R–1',
-    });
-    expect(sms.text).toContain('Ref: R-1');
-    expect(sms.encoding).toBe('GSM-7');
-  });
-});
-
-describe('clip', () => {
-  test.each([
-    ['short', 10, 'short'],
-    ['exactly ten', 11, 'exactly ten'],
-    ['a name that is far too long', 12, 'a name th...'],
-    ['  spaced\n name ', 20, 'spaced name'],
-    ['😀😀😀😀😀', 4, '😀...'],
-  ])('%j to %d → %j', (text, max, clipped) => {
-    expect(clip(text, max)).toBe(clipped);
-  });
+  test.each(['Key-Change Token 1', 'Key Change Token 1', 'KCT1', 'key change token'])(
+    'never puts the credit token before a %j token, and adds the instruction',
+    (description) => {
+      const tokens = [
+        { description: 'Credit Token', token: '1234' },
+        { description, token: '5678' },
+      ];
+      const text = successSms(locales, 'en', { ...base, tokens }).text;
+      expect(text.indexOf(`${description}: 5678`)).toBeLessThan(text.indexOf('Credit Token: 1234'));
+      expect(text).toContain(locales.t('en', 'sms.keyChangeNote'));
+    },
+  );
 });

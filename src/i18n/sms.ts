@@ -1,4 +1,5 @@
-import type { Locales, MessageParams } from './catalogue';
+import { isKeyChangeDescription, tokensForDisplay } from '../vas/tokens';
+import type { Locales } from './catalogue';
 import { smsParts, transliterate, type SmsEncoding } from './gsm';
 
 /** A rendered SMS-MT: GSM-7 where transliteration allows, with its length and parts as phones count. */
@@ -13,23 +14,6 @@ export interface RenderedSms {
 export interface SmsToken {
   description?: string;
   token: string;
-}
-
-/** Renders a catalogue message as an SMS: transliterated, measured, split into parts. */
-export function renderSms(locales: Locales, lang: string, key: string, params?: MessageParams): RenderedSms {
-  const text = transliterate(locales.t(lang, key, params));
-  return { text, ...smsParts(text) };
-}
-
-const KEY_CHANGE = /key\s*change/i;
-
-/**
- * Orders tokens for the subscriber: key-change tokens first, otherwise in the order the service
- * returned them (a stable partition, so a correctly ordered response is left unchanged).
- */
-export function orderTokens(tokens: readonly SmsToken[]): SmsToken[] {
-  const keyChange = tokens.filter((t) => KEY_CHANGE.test(t.description ?? ''));
-  return [...keyChange, ...tokens.filter((t) => !keyChange.includes(t))];
 }
 
 /** What a successful purchase SMS says; money already formatted, units as the service wrote them. */
@@ -49,7 +33,7 @@ export interface SuccessSms {
  * matching what the purchase has (`sms.success`, `…NoUnits`, `…NoToken`, `…Bare`).
  */
 export function successSms(locales: Locales, lang: string, sms: SuccessSms): RenderedSms {
-  const ordered = orderTokens(sms.tokens);
+  const ordered = tokensForDisplay(sms.tokens);
   const lines = ordered.map((t) =>
     ordered.length === 1 && !t.description
       ? locales.t(lang, 'sms.tokenSingle', { token: t.token })
@@ -68,7 +52,7 @@ export function successSms(locales: Locales, lang: string, sms: SuccessSms): Ren
     text = units
       ? locales.t(lang, 'sms.success', { ...base, ...units, tokens })
       : locales.t(lang, 'sms.successNoUnits', { ...base, tokens });
-    if (ordered.some((t) => KEY_CHANGE.test(t.description ?? ''))) {
+    if (ordered.some((t) => isKeyChangeDescription(t.description))) {
       text += '\n' + locales.t(lang, 'sms.keyChangeNote');
     }
   } else {
@@ -78,19 +62,4 @@ export function successSms(locales: Locales, lang: string, sms: SuccessSms): Ren
   }
   const out = transliterate(text);
   return { text: out, ...smsParts(out) };
-}
-
-/**
- * Shortens free text from outside (a provider's consumer name, a catalogue label) to at most
- * `max` characters, ending with `...` when cut, so a screen's fixed lines keep their room.
- */
-export function clip(text: string, max: number): string {
-  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
-  if (chars.length <= max) return chars.join('');
-  return (
-    chars
-      .slice(0, Math.max(0, max - 3))
-      .join('')
-      .trimEnd() + '...'
-  );
 }

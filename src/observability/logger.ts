@@ -41,20 +41,23 @@ const SECRET_KEYS = /pass(word)?|secret|authorization|api_?key|access_?token|ref
 const MSISDN_KEYS = /msisdn|phone|^to$|^from$|beneficiary|requester/i;
 const TOKEN_KEYS = /^tokens?$|^raw_?token$/i;
 
-/**
- * Numbers inside free text, whatever the key: a UUID (kept as is: ids must stay searchable), a
- * 20-digit prepaid token grouped by 4 or run together (16+ digits), or a phone-number-like run of
- * 9 to 15 digits (MSISDNs, meter and account numbers). Shorter runs (amounts, references) stay.
- */
 /** `scheme://user:password@` in a URL (a base URL or REDIS_URL with credentials in it). */
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * Numbers inside free text, whatever the key: a UUID (kept as is: ids must stay searchable), a
+ * 20-digit prepaid token grouped by 4 or run together (16+ digits), a phone-number-like run of
+ * 9 to 15 digits (MSISDNs, meter and account numbers), or a national number of 7 or 8 digits
+ * standing alone as a word (`for 71234567`). Shorter runs and runs inside a reference
+ * (`TOP/2026/11/00010002`) or an amount stay readable.
+ */
 const NUMBERS_IN_TEXT =
-  /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<!\d)\d{4}(?:[ -]\d{4}){3,}(?!\d)|(?<!\d)\d{16,}(?!\d)|\+?(?<!\d)\d{9,15}(?!\d)/gi;
+  /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<!\d)\d{4}(?:[ -]\d{4}){3,}(?!\d)|(?<!\d)\d{16,}(?!\d)|\+?(?<!\d)\d{9,15}(?!\d)|(?<![^\s:(=,;*])\+?\d{7,8}(?![\w/-]|[.,]\d)/gi;
 
 /**
- * Mask the phone numbers and tokens inside a free-text value (an error message, an id that embeds
- * a number, a provider's reply), and credentials inside URLs: the key-based masking cannot see them.
+ * The one masking of phone numbers and tokens inside free text (an error message, an id that
+ * embeds a number, a provider's reply that echoes our message), and of credentials inside URLs:
+ * the key-based masking cannot see them. Used by the logger and by the SMS drivers.
  */
 export function maskNumbersInText(text: string): string {
   return text.replace(URL_CREDENTIALS, '$1[redacted]@').replace(NUMBERS_IN_TEXT, (found) => {
@@ -106,14 +109,16 @@ const maskFormat = winston.format((info) => {
   return info;
 });
 
-function defaultLevel(): string {
-  if (process.env.LOG_LEVEL) return process.env.LOG_LEVEL;
-  return process.env.NODE_ENV === 'test' ? 'error' : 'info';
-}
+/** Log levels, most severe first (winston's npm levels): the values `LOG_LEVEL` accepts. */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The one JSON logger. Child loggers add a `component` field. */
+/**
+ * The one JSON logger. Child loggers add a `component` field. `info` until the process sets the
+ * configured level with `setLogLevel` (the logger is created at import, before config is read).
+ */
 export const logger = winston.createLogger({
-  level: defaultLevel(),
+  level: 'info',
   format: winston.format.combine(
     levelGate(),
     maskFormat(),
@@ -125,4 +130,9 @@ export const logger = winston.createLogger({
 
 export function componentLogger(component: string): winston.Logger {
   return logger.child({ component });
+}
+
+/** Sets the level of every log line from the configuration; each process calls it once at start. */
+export function setLogLevel(level: LogLevel): void {
+  logger.level = level;
 }

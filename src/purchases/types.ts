@@ -1,9 +1,32 @@
 import type { Money } from '../vas/money';
 import type { ProductType, Transaction } from '../vas/port';
 
-/** Lifecycle states of a purchase (see machines/purchase.machine.ts and DESIGN.md). */
-export type PurchaseState =
-  'created' | 'confirming' | 'succeeded' | 'failed' | 'unknown' | 'reconciling' | 'needs_attention';
+/**
+ * Lifecycle states of a purchase, in lifecycle order (see machines/purchase.machine.ts): the one
+ * list the stores, the admin routes (`?state=`) and the machine agree on.
+ */
+export const PURCHASE_STATES = [
+  'created',
+  'confirming',
+  'succeeded',
+  'failed',
+  'unknown',
+  'reconciling',
+  'needs_attention',
+] as const;
+
+export type PurchaseState = (typeof PURCHASE_STATES)[number];
+
+/**
+ * Settled states: the subscriber must be told about them (the others are still on their way to
+ * one); only a success found late can still move `failed`/`needs_attention` on. Reaching one fires the notification hook once, and only these
+ * have an outcome SMS.
+ */
+export const SETTLED_STATES: readonly PurchaseState[] = [
+  'succeeded',
+  'failed',
+  'needs_attention',
+];
 
 export type PurchaseChannel = 'USSD' | 'SMS';
 

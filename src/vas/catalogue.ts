@@ -1,5 +1,5 @@
 import { componentLogger } from '../observability/logger';
-import type { CallContext, IdentifierRule, ProductType, PurchaseService, VasProduct } from './port';
+import type { CallContext, IdentifierRule, PurchaseService, VasProduct } from './port';
 
 /**
  * The organisation's product catalogue (2.7), cached: a hop must not wait for the catalogue
@@ -42,16 +42,6 @@ export class Catalogue {
     return this.cached.products;
   }
 
-  /** One product type, or undefined when the organisation does not sell it. */
-  async product(type: ProductType, ctx?: CallContext): Promise<VasProduct | undefined> {
-    return (await this.products(ctx)).find((p) => p.productType === type);
-  }
-
-  /** Force a reload (single flight); resolves when it is done. */
-  refresh(ctx?: CallContext): Promise<VasProduct[]> {
-    return this.load(ctx);
-  }
-
   private load(ctx?: CallContext): Promise<VasProduct[]> {
     if (!this.loading) {
       const context = ctx ?? { requestId: this.options.requestId ?? `catalogue-${this.now()}` };
@@ -91,9 +81,40 @@ export class Catalogue {
   }
 }
 
+/**
+ * A hint derived from the rule's limits when the admin left none: the message of locales/*.json
+ * that says it (`identifier.hintExact`, `.hintDerived`, `.hintMin`, `.hintMax`) and its limits.
+ */
+export interface DerivedHint {
+  key: 'identifier.hintExact' | 'identifier.hintDerived' | 'identifier.hintMin' | 'identifier.hintMax';
+  params: Record<string, number>;
+}
+
+/** The one rule deriving a hint from min/max (screens and CLI); null when the rule has no limits. */
+export function derivedHint(min: number | null, max: number | null): DerivedHint | null {
+  if (min !== null && max !== null) {
+    return min === max
+      ? { key: 'identifier.hintExact', params: { min } }
+      : { key: 'identifier.hintDerived', params: { min, max } };
+  }
+  if (min !== null) return { key: 'identifier.hintMin', params: { min } };
+  if (max !== null) return { key: 'identifier.hintMax', params: { max } };
+  return null;
+}
+
+/** The CLI's English for a derived hint (operators read limits in characters, not digits). */
+const ENGLISH_HINT: Record<DerivedHint['key'], (limits: Record<string, number>) => string> = {
+  'identifier.hintExact': ({ min }) => `exactly ${min} characters`,
+  'identifier.hintDerived': ({ min, max }) => `${min} to ${max} characters`,
+  'identifier.hintMin': ({ min }) => `at least ${min} characters`,
+  'identifier.hintMax': ({ max }) => `at most ${max} characters`,
+};
+
 /** The hint to show in English (CLI): the admin's when set, else one derived from min/max. */
 export function identifierHint(rule: IdentifierRule): string | null {
-  return rule.hint ?? derivedHint(rule.minLength, rule.maxLength);
+  if (rule.hint !== null) return rule.hint;
+  const derived = derivedHint(rule.minLength, rule.maxLength);
+  return derived && ENGLISH_HINT[derived.key](derived.params);
 }
 
 export type IdentifierCheck =
@@ -131,13 +152,4 @@ export function validateIdentifier(rule: IdentifierRule, value: string): Identif
     if (pattern && !pattern.test(value)) return { ok: false, reason: 'pattern', min, max };
   }
   return { ok: true };
-}
-
-/** English hint derived from min/max when the admin left none: `11 to 13 characters`. */
-function derivedHint(min: number | null, max: number | null): string | null {
-  if (min !== null && max !== null)
-    return min === max ? `exactly ${min} characters` : `${min} to ${max} characters`;
-  if (min !== null) return `at least ${min} characters`;
-  if (max !== null) return `at most ${max} characters`;
-  return null;
 }

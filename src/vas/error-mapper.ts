@@ -14,7 +14,7 @@ import {
   ValidationError,
   type ServiceErrorFields,
 } from './errors';
-import { ERROR_CODES } from './error-codes';
+import { ERROR_CODES, TYPE_STATUS, type ErrorType } from './error-codes';
 
 /**
  * One pure function from an error answer (status, body, headers) to the typed error of
@@ -24,27 +24,31 @@ import { ERROR_CODES } from './error-codes';
 
 type ErrorClass = new (fields: ServiceErrorFields) => PurchaseServiceError;
 
-/** Table 7.2: broad type → class and HTTP status. */
-const TYPES: Record<string, { cls: ErrorClass; status: number }> = {
-  authentication_error: { cls: AuthenticationError, status: 401 },
-  permission_error: { cls: PermissionError, status: 403 },
-  validation_error: { cls: ValidationError, status: 400 },
-  not_found_error: { cls: NotFoundError, status: 404 },
-  conflict_error: { cls: ConflictError, status: 409 },
-  insufficient_funds_error: { cls: InsufficientFundsError, status: 402 },
-  rate_limit_error: { cls: RateLimitError, status: 429 },
-  provider_error: { cls: ProviderError, status: 422 },
-  provider_timeout: { cls: ProviderTimeoutError, status: 504 },
-  provider_unavailable: { cls: ProviderUnavailableError, status: 502 },
-  internal_error: { cls: InternalServerError, status: 500 },
+/** Broad type → class; each type's HTTP status is `TYPE_STATUS` (table 7.2, written once). */
+const CLASSES: Record<ErrorType, ErrorClass> = {
+  authentication_error: AuthenticationError,
+  permission_error: PermissionError,
+  validation_error: ValidationError,
+  not_found_error: NotFoundError,
+  conflict_error: ConflictError,
+  insufficient_funds_error: InsufficientFundsError,
+  rate_limit_error: RateLimitError,
+  provider_error: ProviderError,
+  provider_timeout: ProviderTimeoutError,
+  provider_unavailable: ProviderUnavailableError,
+  internal_error: InternalServerError,
 };
 
+function isErrorType(type: string): type is ErrorType {
+  return Object.hasOwn(CLASSES, type);
+}
+
 /** Table 7.3: code → type and retryable, used for the legacy envelope, which carries only the code. */
-const CODES: Record<string, { type: string; retryable: boolean }> = ERROR_CODES;
+const CODES: Record<string, { type: ErrorType; retryable: boolean }> = ERROR_CODES;
 
 /** HTTP status → type, for answers whose envelope names no type we know. */
-const STATUS_TYPES: Record<number, string> = Object.fromEntries(
-  Object.entries(TYPES).map(([type, { status }]) => [status, type]),
+const STATUS_TYPES = new Map<number, ErrorType>(
+  (Object.entries(TYPE_STATUS) as Array<[ErrorType, number]>).map(([type, status]) => [status, type]),
 );
 
 /**
@@ -65,14 +69,15 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-function typeForStatus(status: number): string {
-  if (STATUS_TYPES[status]) return STATUS_TYPES[status];
+function typeForStatus(status: number): ErrorType {
+  const type = STATUS_TYPES.get(status);
+  if (type) return type;
   if (status >= 500) return 'internal_error';
   return 'validation_error';
 }
 
 function build(fields: ServiceErrorFields, headers: Record<string, string>): PurchaseServiceError {
-  const cls = TYPES[fields.type]?.cls ?? TYPES[typeForStatus(fields.status)].cls;
+  const cls = CLASSES[isErrorType(fields.type) ? fields.type : typeForStatus(fields.status)];
   const error = new cls(fields);
   if (error instanceof RateLimitError) error.retryAfterMs = parseRetryAfter(headers['retry-after']);
   return error;
@@ -110,7 +115,7 @@ export function mapErrorResponse(
     const type = str(e.type) ?? CODES[code]?.type ?? typeForStatus(status);
     // An envelope in a 2xx/3xx answer (never documented): the status says nothing, the type does —
     // a 500-class type must stay "outcome unknown"; a type we do not know is no verdict either.
-    const effectiveStatus = status >= 400 ? status : (TYPES[type]?.status ?? 500);
+    const effectiveStatus = status >= 400 ? status : isErrorType(type) ? TYPE_STATUS[type] : 500;
     return build(
       {
         type,
@@ -132,7 +137,7 @@ export function mapErrorResponse(
     // Legacy errors may come with any status (7.5: "not shown"); trust the code's documented one.
     // An unknown code in a non-error status is no verdict: internal_error (outcome unknown).
     const type = known?.type ?? (status >= 400 ? typeForStatus(status) : 'internal_error');
-    const effectiveStatus = status >= 400 ? status : TYPES[type].status;
+    const effectiveStatus = status >= 400 ? status : TYPE_STATUS[type];
     const errors = body.errors;
     const param =
       typeof errors === 'object' && errors !== null && !Array.isArray(errors)

@@ -36,10 +36,12 @@ export * from './money';
 export * from './tokens';
 export {
   Catalogue,
+  derivedHint,
   identifierHint,
   validateIdentifier,
   type IdentifierCheck,
   type CatalogueOptions,
+  type DerivedHint,
 } from './catalogue';
 export { mapErrorResponse, parseRetryAfter } from './error-mapper';
 export { MAX_REQUEST_ID_LENGTH, outgoingRequestId } from './http';

@@ -1,4 +1,3 @@
-import type { ServiceCaller } from './caller';
 import { UnsupportedProductError } from './errors';
 import { toRequestAmount } from './money';
 import type { CallContext, PurchaseRequest, PurchaseService, RetryRequest, Transaction } from './port';
@@ -58,10 +57,6 @@ export function legacyPurchaseBody(
 }
 
 export class LegacyPurchaseService extends V1Reads implements PurchaseService {
-  constructor(caller: ServiceCaller) {
-    super(caller);
-  }
-
   async validate(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
     requireElectricity(request.productType);
     const answer = await this.caller.call(

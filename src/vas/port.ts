@@ -27,8 +27,8 @@ export interface IdentifierRule {
   /** JS-compatible regular expression source, as the catalogue gives it. */
   pattern: string | null;
   /**
-   * The admin-curated hint, or null: a hint derived from min/max is left to whoever shows it,
-   * in the caller's language (USSD screens) or in English (`identifierHint`).
+   * The admin-curated hint, or null: then `derivedHint` (catalogue.ts) derives one from min/max,
+   * shown in the caller's language (USSD screens) or in English (`identifierHint`, the CLI).
    */
   hint: string | null;
 }

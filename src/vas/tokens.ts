@@ -10,13 +10,26 @@ export interface Token {
   isKeyChange: boolean;
 }
 
-const KEY_CHANGE = /key\s*-?\s*change/i;
+// Providers spell it `KeyChange Token1`, `Key Change Token 1`, `Key-Change Token 2`, `key_change`, `KCT1`.
+const KEY_CHANGE = /key[\s_-]*change|\bkct\s*\d*\b/i;
+
+/**
+ * Whether a provider's token description names a key-change token, in any spelling or case.
+ * The one rule behind the order of the token SMS and of the CLI.
+ */
+export function isKeyChangeDescription(description: string | null | undefined): boolean {
+  return description !== null && description !== undefined && KEY_CHANGE.test(description);
+}
 
 function tokenPart(part: string): Token {
   const colon = part.indexOf(':');
   if (colon < 0) return { description: null, value: part.trim(), isKeyChange: false };
   const description = part.slice(0, colon).trim();
-  return { description, value: part.slice(colon + 1).trim(), isKeyChange: KEY_CHANGE.test(description) };
+  return {
+    description,
+    value: part.slice(colon + 1).trim(),
+    isKeyChange: isKeyChangeDescription(description),
+  };
 }
 
 /** Parse `product.token` (or legacy `token`); empty or absent → no tokens. */
@@ -29,7 +42,12 @@ export function parseTokens(raw: string | null | undefined): Token[] {
     .filter((token) => token.value !== '');
 }
 
-/** Order for the subscriber: key-change tokens first, otherwise the order returned (stable). */
-export function tokensForDisplay(tokens: readonly Token[]): Token[] {
-  return [...tokens.filter((t) => t.isKeyChange), ...tokens.filter((t) => !t.isKeyChange)];
+/**
+ * Order for the subscriber, used by the token SMS and the CLI: key-change tokens first (a meter
+ * refuses the credit token until they are entered), otherwise the order returned (a stable
+ * partition, so a correctly ordered response is left unchanged). Decided by the description.
+ */
+export function tokensForDisplay<T extends { description?: string | null }>(tokens: readonly T[]): T[] {
+  const keyChange = tokens.filter((t) => isKeyChangeDescription(t.description));
+  return [...keyChange, ...tokens.filter((t) => !isKeyChangeDescription(t.description))];
 }

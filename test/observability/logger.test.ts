@@ -54,6 +54,13 @@ describe('masking of numbers the key names do not reveal', () => {
     ],
     ['meter 01234567890 is locked', 'meter 012****7890 is locked'],
     ['call +26771234567 now', 'call +267****4567 now'],
+    // A national number standing alone (a provider echoing our message).
+    [
+      'message too long: Token: 0243 6178 2717 1264 0323 for 71234567',
+      'message too long: Token: ****0323 for ******67',
+    ],
+    ['1*71234567*100', '1*******67*100'],
+    ['bad number 7123456.', 'bad number *****56.'],
     ['Token: 0243 6178 2717 1264 0323', 'Token: ****0323'],
     ['token 02436178271712640323 sent', 'token ****0323 sent'],
     ['token 0243-6178-2717-1264-0323', 'token ****0323'],
@@ -61,6 +68,7 @@ describe('masking of numbers the key names do not reveal', () => {
     ['confirm-12345678-1234-4234-9234-123456789012-1', 'confirm-12345678-1234-4234-9234-123456789012-1'],
     ['Ref: TOP/2026/11/00010002, BWP 101.50', 'Ref: TOP/2026/11/00010002, BWP 101.50'],
     ['connect ECONNREFUSED 127.0.0.1:6379', 'connect ECONNREFUSED 127.0.0.1:6379'],
+    ['BWP 1000000.50 of 12345678-9', 'BWP 1000000.50 of 12345678-9'],
     // Credentials inside URLs.
     [
       'login POST https://gw:s3cret@vas.example.com/public/v1/auth/login: ECONNREFUSED',

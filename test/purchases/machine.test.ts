@@ -1,4 +1,13 @@
-import { backoffMs, decide, type ErrorInfo, type LifecycleSettings } from '../../machines/purchase.machine';
+import {
+  backoffMs,
+  decide,
+  nextRecheckMs,
+  probeVerdict,
+  purchaseMachine,
+  type ErrorInfo,
+  type LifecycleSettings,
+} from '../../machines/purchase.machine';
+import { PURCHASE_STATES, SETTLED_STATES } from '../../src/purchases/types';
 import type { Transaction } from '../../src/vas/port';
 import { record } from './fixtures';
 
@@ -218,5 +227,145 @@ describe('purchase machine: reconcile outcomes', () => {
       settings,
     );
     expect(decision?.delayMs).toBe(60_000);
+  });
+});
+
+describe('purchase machine: states', () => {
+  it('has exactly the lifecycle states; settled ones take nothing but a late-found success', () => {
+    const states = Object.values(purchaseMachine.root.states);
+    expect(states.map((s) => s.key).sort()).toEqual([...PURCHASE_STATES].sort());
+    expect(states.filter((s) => s.type === 'final').map((s) => s.key)).toEqual(['succeeded']);
+    for (const state of SETTLED_STATES.filter((s) => s !== 'succeeded'))
+      expect(Object.keys(purchaseMachine.root.states[state].on)).toEqual(['RECHECK_OK']);
+  });
+});
+
+describe('purchase machine: a Redis that lost the confirming write', () => {
+  const created = record({ createdAt: SENT });
+  it.each([
+    [
+      'SUCCESSFUL answer of the confirm this process sent',
+      { type: 'CONFIRM_OK', tx: tx('SUCCESSFUL') },
+      'succeeded',
+    ],
+    ['the probe finds it SUCCESSFUL', { type: 'PROBE_FOUND', tx: tx('SUCCESSFUL') }, 'succeeded'],
+    ['the probe finds it PENDING', { type: 'PROBE_FOUND', tx: tx('PENDING') }, 'unknown'],
+    [
+      'the probe gets retries_disabled',
+      { type: 'PROBE_REFUSED', error: err({ status: 403, code: 'retries_disabled' }) },
+      'unknown',
+    ],
+  ])('created + %s → %s', (_label, event, state) => {
+    const decision = decide(created, { ...event, at: at(5), random: 0 } as never, settings);
+    expect(decision?.to).toBe(state);
+  });
+
+  const holdUntil = at(60);
+  it.each<[string, Parameters<typeof probeVerdict>[0], string, string]>([
+    [
+      'not found after the hold',
+      { error: err({ status: 404, code: 'transaction_not_found' }) },
+      at(61),
+      'confirm',
+    ],
+    [
+      'not found during the hold',
+      { error: err({ status: 404, code: 'transaction_not_found' }) },
+      at(10),
+      'wait',
+    ],
+    ['a transaction', { tx: tx('SUCCESSFUL') }, at(10), 'found'],
+    ['ON_GOING', { tx: tx('ON_GOING') }, at(10), 'wait'],
+    [
+      'pending',
+      { error: err({ status: 409, code: 'transaction_pending', retryable: true }) },
+      at(70),
+      'wait',
+    ],
+    [
+      'a timeout',
+      { error: err({ status: null, code: 'transport_error', outcome: 'unknown' }) },
+      at(70),
+      'wait',
+    ],
+    ['retries_disabled', { error: err({ status: 403, code: 'retries_disabled' }) }, at(70), 'found'],
+    ['its definitive failure', { error: err({ status: 422, code: 'meter_blocked' }) }, at(70), 'found'],
+  ])('probe verdict: %s', (_label, answer, when, kind) => {
+    const verdict = probeVerdict(answer, holdUntil, when, settings, 0, 0);
+    expect(verdict.kind).toBe(kind);
+    if (kind === 'wait' && when === at(10) && 'error' in answer)
+      expect(verdict).toEqual({ kind: 'wait', delayMs: 50_000 });
+  });
+});
+
+describe('purchase machine: the in-flight deadline travels with the send', () => {
+  it("CONFIRM_START stores the sender's deadline; a reader with a shorter timeout waits for it", () => {
+    const start = decide(record(), { type: 'CONFIRM_START', at: SENT }, settings);
+    expect(start?.patch.confirmInFlightUntil).toBe(at(30));
+    // A record sent with a 120 s timeout, read by a process whose own timeout is 30 s.
+    const patient = record({ ...reconciling, confirmInFlightUntil: at(120), notFoundCount: 1 });
+    const early = decide(
+      patient,
+      {
+        type: 'RETRY_ERR',
+        error: err({ status: 404, code: 'transaction_not_found' }),
+        at: at(100),
+        random: 0,
+      },
+      settings,
+    );
+    expect(early?.to).toBe('reconciling');
+    const late = decide(
+      patient,
+      {
+        type: 'RETRY_ERR',
+        error: err({ status: 404, code: 'transaction_not_found' }),
+        at: at(151),
+        random: 0,
+      },
+      settings,
+    );
+    expect(late?.to).toBe('failed');
+    expect(late?.patch.recheckUntil).toBe(at(151 + 86_400));
+  });
+});
+
+describe('purchase machine: verdicts that are not facts are corrected by a late success', () => {
+  const noChargeFound = record({
+    state: 'failed',
+    failure: { code: 'transaction_not_found', message: 'x', charged: false },
+    recheckUntil: at(3600),
+  });
+  it('failed "no charge found" + RECHECK_OK SUCCESSFUL → succeeded with the token', () => {
+    const decision = decide(
+      noChargeFound,
+      { type: 'RECHECK_OK', tx: tx('SUCCESSFUL'), at: at(600) },
+      settings,
+    );
+    expect(decision?.to).toBe('succeeded');
+    expect(decision?.patch.result?.rawToken).toBe('1234');
+    expect(decision?.patch.failure).toBeNull();
+  });
+  it('a refusal the service stated is never re-opened', () => {
+    const refused = record({
+      state: 'failed',
+      failure: { code: 'meter_blocked', message: 'x', charged: false },
+    });
+    expect(decide(refused, { type: 'RECHECK_OK', tx: tx('SUCCESSFUL'), at: at(600) }, settings)).toBeNull();
+  });
+  it('needs_attention + RECHECK_OK SUCCESSFUL → succeeded', () => {
+    const attention = record({
+      state: 'needs_attention',
+      failure: { code: 'retries_disabled', message: 'x', charged: 'unknown' },
+    });
+    expect(decide(attention, { type: 'RECHECK_OK', tx: tx('SUCCESSFUL'), at: at(600) }, settings)?.to).toBe(
+      'succeeded',
+    );
+  });
+  it('re-checks back off from recheckEveryMs and stop at recheckUntil', () => {
+    expect(nextRecheckMs(noChargeFound, at(0), settings, 0)).toBe(300_000);
+    expect(nextRecheckMs(noChargeFound, at(0), settings, 1)).toBe(600_000);
+    expect(nextRecheckMs(noChargeFound, at(3500), settings, 3)).toBe(100_000);
+    expect(nextRecheckMs(noChargeFound, at(3600), settings, 0)).toBeNull();
   });
 });

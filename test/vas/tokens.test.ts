@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { parseTokens, tokensForDisplay } from '../../src/vas';
+import { isKeyChangeDescription, parseTokens, tokensForDisplay } from '../../src/vas';
 
 const digits = fc
   .array(fc.integer({ min: 0, max: 9 }), { minLength: 4, maxLength: 24 })
@@ -34,6 +34,39 @@ describe('tokens', () => {
       { description: 'Credit Token', value: '5555 6666', isKeyChange: false },
     ]);
     expect(tokensForDisplay(tokens)).toEqual(tokens);
+  });
+
+  test.each([
+    ['KeyChange Token1', true],
+    ['Key Change Token 1', true],
+    ['Key-Change Token 2', true],
+    ['key change token', true],
+    ['KEY-CHANGE TOKEN 1', true],
+    ['Key_Change_Token_1', true],
+    ['KCT1', true],
+    ['kct 2', true],
+    ['KCT', true],
+    ['Credit Token', false],
+    ['CREDIT TOKEN', false],
+    ['Token', false],
+    ['Tariff', false],
+    ['', false],
+    [null, false],
+  ])('%j is a key-change description: %s', (description, keyChange) => {
+    expect(isKeyChangeDescription(description)).toBe(keyChange);
+  });
+
+  test.each([
+    ['Key-Change Token 1', 'Key-Change Token 2'],
+    ['Key Change Token 1', 'Key Change Token 2'],
+    ['KCT1', 'KCT2'],
+    ['key change token', 'KEY CHANGE TOKEN'],
+  ])('%j and %j go before the credit token, in their order', (first, second) => {
+    const tokens = parseTokens(`Credit Token: 1 | ${first}: 2 | Token: 3 | ${second}: 4`);
+    expect(tokensForDisplay(tokens).map((t) => t.value)).toEqual(['2', '4', '1', '3']);
+    // the SMS orders plain { description } objects by the same rule
+    const sms = tokens.map((t) => ({ description: t.description ?? undefined, token: t.value }));
+    expect(tokensForDisplay(sms).map((t) => t.token)).toEqual(['2', '4', '1', '3']);
   });
 
   it('multi-token strings round-trip: order kept, split on the first colon, trimmed', () => {

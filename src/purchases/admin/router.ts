@@ -3,22 +3,10 @@ import express, { Router, type ErrorRequestHandler, type RequestHandler } from '
 import { bearerMatches } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
 import { PurchaseNotFoundError, PurchaseNotSettledError } from '../lifecycle';
-import { SETTLED_STATES } from '../store/store';
 import type { NotificationRecord } from '../notify/types';
-import type { PurchaseDesk, PurchaseState } from '../types';
+import { PURCHASE_STATES, SETTLED_STATES, type PurchaseDesk, type PurchaseState } from '../types';
 
 const log = componentLogger('admin');
-
-/** Every lifecycle state, in lifecycle order: the values `?state=` accepts. */
-export const PURCHASE_STATES: readonly PurchaseState[] = [
-  'created',
-  'confirming',
-  'succeeded',
-  'failed',
-  'unknown',
-  'reconciling',
-  'needs_attention',
-];
 
 export const DEFAULT_ADMIN_LIMIT = 50;
 export const MAX_ADMIN_LIMIT = 500;
@@ -82,7 +70,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
 
   admin.get('/', async (req, res) => {
     const state = req.query.state;
-    if (typeof state !== 'string' || !PURCHASE_STATES.includes(state as PurchaseState)) {
+    if (typeof state !== 'string' || !(PURCHASE_STATES as readonly string[]).includes(state)) {
       res.status(400).json({
         error: 'invalid_state',
         message: `state must be one of: ${PURCHASE_STATES.join(', ')}`,

@@ -28,7 +28,7 @@ function successMessage(record: PurchaseRecord, locales: Locales, lang: string, 
       reference: base.reference,
     });
   }
-  // Token order and the key-change rule live in one place (i18n/sms): key-change first, then as returned.
+  // Token order and the key-change rule live in one place (vas/tokens): key-change first, then as returned.
   const tokens = parseTokens(result?.rawToken ?? null).map((token) => ({
     token: token.value,
     ...(token.description !== null && { description: token.description }),

@@ -1,10 +1,7 @@
-import type { PurchaseRecord, PurchaseState } from '../types';
+import { SETTLED_STATES, type PurchaseRecord, type PurchaseState } from '../types';
 
-/**
- * States the subscriber must be told about (the others are still on their way to one):
- * reaching one fires the notification hook once, and only these have an outcome SMS.
- */
-export const SETTLED_STATES: readonly PurchaseState[] = ['succeeded', 'failed', 'needs_attention'];
+/** The settled states, listed once in ../types; re-exported for the store's callers. */
+export { SETTLED_STATES };
 
 /** A settled record whose outcome has not been handed to the notifier yet. */
 export function awaitsNotification(record: PurchaseRecord): boolean {

@@ -1,5 +1,4 @@
 import type { Config } from '../../../config';
-import { maskMsisdn, maskNumbersInText } from '../../../observability/logger';
 import type { OutboxStore } from './outbox/store';
 
 /** One outbound SMS, addressed by the caller's id (the idempotency key of the notification). */
@@ -52,16 +51,4 @@ export interface SmsDriver<Settings extends object> {
   settings(sms: SmsConfig): Settings;
   /** The sender for those settings. An SMPP sender starts connecting at once. */
   create(settings: Settings, deps: SmsSenderDeps): SmsSender;
-}
-
-/**
- * Mask the tokens and phone-number-like runs of digits in provider text (which may echo our
- * message, token included) before it reaches a reason, the notification record or a log line.
- * Tokens first (grouped `1234 5678 …` or 16+ digits run together), then runs of 7 or more digits.
- */
-export function maskNumbers(text: string): string {
-  return maskNumbersInText(text).replace(
-    /\+?(?<!\d)\d{7,}(?!\d)/g,
-    (digits) => `${digits.startsWith('+') ? '+' : ''}${maskMsisdn(digits)}`,
-  );
 }

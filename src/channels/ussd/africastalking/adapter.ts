@@ -11,7 +11,7 @@ import type {
 /**
  * Africa's Talking USSD: form-encoded hops with cumulative `text`, `CON `/`END ` text/plain
  * replies, and end-of-session notifications with `status` Success | Incomplete | Failed.
- * See /work/shared/reference/aggregators.md.
+ * The wire format, field by field: src/channels/ussd/README.md (Africa's Talking).
  */
 
 const NAME = 'africastalking';

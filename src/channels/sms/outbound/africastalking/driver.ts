@@ -1,9 +1,7 @@
 import axios, { type AxiosResponse } from 'axios';
-import { componentLogger } from '../../../../observability/logger';
-import { maskMsisdn } from '../../../../phone';
+import { componentLogger, maskMsisdn, maskNumbersInText } from '../../../../observability/logger';
 import { parseRetryAfter } from '../../../../vas/error-mapper';
 import {
-  maskNumbers,
   PROVIDER_TIMEOUT_MS,
   type OutboundSms,
   type SendOutcome,
@@ -112,7 +110,7 @@ export class AfricasTalkingSender implements SmsSender {
 /** HTTP reply → outcome. Exported for tests. */
 export function classify(res: Pick<AxiosResponse, 'status' | 'data' | 'headers'>): SendOutcome {
   const body = typeof res.data === 'string' ? res.data : JSON.stringify(res.data ?? '');
-  const snippet = maskNumbers(body.slice(0, 200));
+  const snippet = maskNumbersInText(body.slice(0, 200));
   if (res.status === 401 || res.status === 403) {
     // A bad key or username must not silently drop tokens: retry, loudly, until an operator fixes it.
     return {

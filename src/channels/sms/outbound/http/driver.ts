@@ -1,9 +1,7 @@
 import axios, { type AxiosResponse } from 'axios';
-import { componentLogger } from '../../../../observability/logger';
-import { maskMsisdn } from '../../../../phone';
+import { componentLogger, maskMsisdn, maskNumbersInText } from '../../../../observability/logger';
 import { parseRetryAfter } from '../../../../vas/error-mapper';
 import {
-  maskNumbers,
   PROVIDER_TIMEOUT_MS,
   type OutboundSms,
   type SendOutcome,
@@ -90,7 +88,10 @@ export function classify(res: Pick<AxiosResponse, 'status' | 'data' | 'headers'>
   }
   if (res.status >= 300 && res.status < 400)
     return { status: 'retry', reason: `sms webhook HTTP ${res.status} (redirect)` };
-  return { status: 'rejected', reason: `sms webhook HTTP ${res.status}: ${maskNumbers(text.slice(0, 200))}` };
+  return {
+    status: 'rejected',
+    reason: `sms webhook HTTP ${res.status}: ${maskNumbersInText(text.slice(0, 200))}`,
+  };
 }
 
 function providerIdOf(text: string): string | undefined {
