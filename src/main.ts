@@ -5,7 +5,7 @@
 import { startGateway } from './app';
 import { ConfigError, loadConfig } from './config';
 import { componentLogger } from './observability/logger';
-import { checkRedisReachable, PreflightError } from './observability/preflight';
+import { checkRedisReachable, PreflightError } from './redis/preflight';
 import { gracefulStop } from './observability/shutdown';
 
 const log = componentLogger('main');

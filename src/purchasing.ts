@@ -1,5 +1,4 @@
-import type { ConnectionOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import {
   createSmsSender,
   MemoryOutboxStore,
@@ -11,7 +10,6 @@ import {
 import type { Config } from './config';
 import { loadLocales, type Locales } from './i18n';
 import { componentLogger } from './observability/logger';
-import { reportRedisError } from './observability/redis-errors';
 import {
   instrumentPurchaseService,
   instrumentPurchaseStore,
@@ -22,6 +20,7 @@ import { createPurchaseDesk, type PurchaseDeskHandle } from './purchases/desk';
 import { BullmqSmsQueue, createNotifier, InProcessSmsQueue, type SmsRetryPolicy } from './purchases/notify';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from './purchases/queue';
 import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from './purchases/store';
+import { bullConnectionOptions, commandConnection } from './redis/connection';
 import { createPurchaseService, type PurchaseService } from './vas';
 
 /**
@@ -32,8 +31,6 @@ import { createPurchaseService, type PurchaseService } from './vas';
 
 const log = componentLogger('purchasing');
 
-/** A command that has not answered in this long fails (the hop answers, the job retries). */
-const REDIS_COMMAND_TIMEOUT_MS = 2000;
 export interface PurchasingOptions {
   /** Base URL of the purchase service (the embedded sandbox's in the default mode). */
   purchaseServiceUrl: string;
@@ -82,19 +79,10 @@ function redisBacking(
   sender: (outbox: OutboxStore) => SmsSender,
   smsRetry: SmsRetryPolicy,
 ): Backing {
-  // BullMQ opens connections of its own (workers block) and needs maxRetriesPerRequest: null.
-  const connection: ConnectionOptions = { url: redisUrl, maxRetriesPerRequest: null };
+  const connection = bullConnectionOptions(redisUrl);
   const bullPrefix = `${prefix}-bull`;
-  // Commands issued in the same tick (a hop's, a job's) share one write to the socket.
-  const redis = new Redis(redisUrl, {
-    enableAutoPipelining: true,
-    // With Redis down a hop must fail fast (a polite END within the hop budget), not queue for
-    // minutes: one attempt per command, bounded in time, and errors logged, not thrown globally.
-    maxRetriesPerRequest: 1,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-  });
-  redis.on('error', reportRedisError);
-  const outbox = new RedisOutboxStore(redis, { prefix: `${prefix}:sms:outbox` });
+  const redis = commandConnection(redisUrl);
+  const outbox = new RedisOutboxStore(redis, { prefix });
   return {
     redis,
     purchases: new RedisPurchaseStore({ redis, prefix }),
@@ -104,6 +92,7 @@ function redisBacking(
       redis,
       connection,
       prefix: bullPrefix,
+      keyPrefix: prefix,
       sender: runWorkers ? sender(outbox) : undefined,
       policy: smsRetry,
     }),

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../config';
 import { componentLogger } from '../observability/logger';
-import { checkRedisReachable, PreflightError } from '../observability/preflight';
+import { checkRedisReachable, PreflightError } from '../redis/preflight';
 import { gracefulStop } from '../observability/shutdown';
 import { startPurchasing } from '../purchasing';
 

@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { checkRedisReachable, PreflightError, redisUrlForDisplay } from '../../src/observability/preflight';
+import { checkRedisReachable, PreflightError, redisUrlForDisplay } from '../../src/redis/preflight';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
