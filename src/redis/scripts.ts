@@ -74,9 +74,15 @@ export class ScriptSet<Name extends string> {
    * slots are refused here too, so a single-node Redis (tests, development) catches what a
    * cluster would refuse in production.
    */
-  run(redis: Redis, name: Name, keys: readonly string[], argv: readonly (string | number)[]): Promise<unknown> {
+  run(
+    redis: Redis,
+    name: Name,
+    keys: readonly string[],
+    argv: readonly (string | number)[],
+  ): Promise<unknown> {
     const command = this.commandName(name);
-    if (keys.length !== numKeysOf(name)) throw new Error(`redis script ${command}: expected ${numKeysOf(name)} keys`);
+    if (keys.length !== numKeysOf(name))
+      throw new Error(`redis script ${command}: expected ${numKeysOf(name)} keys`);
     const slot = hashSlot(keys[0]);
     if (keys.some((key) => hashSlot(key) !== slot)) return Promise.reject(new CrossSlotError(command, keys));
     this.define(redis);

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { TEST_REDIS_URL } from '../support/redis';
 
 /**
  * The real entry points as operators start them (transpiled on the fly, no build): a broken
@@ -12,7 +13,7 @@ import { Redis } from 'ioredis';
 
 const ROOT = path.resolve(__dirname, '../..');
 const HOOK = path.join(__dirname, 'ts-require-hook.js');
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const PREFIX = `entry-test-${process.pid}-${Date.now()}`;
 
 afterAll(async () => {

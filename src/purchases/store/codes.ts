@@ -13,7 +13,10 @@ export enum PurchaseCode {
 }
 
 /** What a purchase script's code means; anything unlisted is a bug. */
-export function purchaseOutcome(command: string, code: unknown): 'written' | 'not_found' | 'conflict' | 'key_taken' {
+export function purchaseOutcome(
+  command: string,
+  code: unknown,
+): 'written' | 'not_found' | 'conflict' | 'key_taken' {
   switch (code) {
     case PurchaseCode.Written:
       return 'written';

@@ -63,7 +63,10 @@ export class RedisSessionStore implements SessionStore {
 
   async unlock(ref: SessionRef, token: string): Promise<void> {
     // Not the holder any more is fine: the lock expired or another hop owns it now.
-    sessionOutcome('unlock', await SESSION_SCRIPTS.run(this.redis, 'unlock-1', [sessionKeys(this.prefix, ref).lock], [token]));
+    sessionOutcome(
+      'unlock',
+      await SESSION_SCRIPTS.run(this.redis, 'unlock-1', [sessionKeys(this.prefix, ref).lock], [token]),
+    );
   }
 
   async startMsisdnSession(msisdn: string, ref: SessionRef, pointerTtlS: number): Promise<MsisdnState> {

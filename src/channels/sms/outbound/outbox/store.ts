@@ -61,7 +61,9 @@ export class MemoryOutboxStore implements OutboxStore {
 }
 
 /** The outbox script, in `commands/` beside this module (`npm run build` copies it into dist/ too). */
-export const OUTBOX_SCRIPTS = new ScriptSet('sms', 1, path.join(__dirname, 'commands'), ['addOutboxEntry-3'] as const);
+export const OUTBOX_SCRIPTS = new ScriptSet('sms', 1, path.join(__dirname, 'commands'), [
+  'addOutboxEntry-3',
+] as const);
 
 /** Return codes of addOutboxEntry-3.lua. */
 export enum OutboxCode {
