@@ -6,7 +6,7 @@ import { DurabilityError } from './redis/durability';
 import { startGateway } from './gateway/app';
 import { ConfigError, loadConfig } from './config';
 import { componentLogger, setLogLevel } from './observability/logger';
-import { checkRedisReachable, PreflightError } from './observability/preflight';
+import { checkRedisReachable, PreflightError } from './redis/preflight';
 import { gracefulStop } from './observability/shutdown';
 
 const log = componentLogger('main');

@@ -8,7 +8,7 @@ import { DurabilityError } from './redis/durability';
 import { ConfigError, loadConfig } from './config';
 import { startMoneyPath } from './gateway/money-path';
 import { componentLogger, setLogLevel } from './observability/logger';
-import { checkRedisReachable, PreflightError } from './observability/preflight';
+import { checkRedisReachable, PreflightError } from './redis/preflight';
 import { gracefulStop } from './observability/shutdown';
 
 const log = componentLogger('worker');

@@ -1,5 +1,4 @@
-import type { ConnectionOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import {
   createSmsSender,
   MemoryOutboxStore,
@@ -11,7 +10,8 @@ import {
 import type { Config } from '../config';
 import { loadLocales, type Locales } from '../i18n';
 import { componentLogger } from '../observability/logger';
-import { reportRedisError } from '../observability/redis-errors';
+import { reportRedisError } from '../redis/errors';
+import { bullConnectionOptions, commandConnection } from '../redis/connection';
 import type { Metrics } from '../observability/metrics';
 import { createPurchaseDesk, type PurchaseDeskOptions, type RunningPurchaseDesk } from '../purchases/desk';
 import { RedisDataLossWatch, dataLossKey } from '../redis/data-loss';
@@ -30,8 +30,6 @@ import { instrumentPurchaseService, instrumentPurchaseStore, instrumentSmsSender
 
 const log = componentLogger('money-path');
 
-/** A command that has not answered in this long fails (the hop answers, the job retries). */
-const REDIS_COMMAND_TIMEOUT_MS = 2000;
 /** How a process runs the money path. */
 export interface MoneyPathOptions {
   /** Base URL of the purchase service (the embedded sandbox's in the default mode). */
@@ -89,19 +87,10 @@ function redisBacking(
   smsRetry: SmsRetryPolicy,
   durability: Config['redisDurability'],
 ): Backing {
-  // BullMQ opens connections of its own (workers block) and needs maxRetriesPerRequest: null.
-  const connection: ConnectionOptions = { url: redisUrl, maxRetriesPerRequest: null };
+  const connection = bullConnectionOptions(redisUrl);
   const bullPrefix = `${prefix}-bull`;
-  // Commands issued in the same tick (a hop's, a job's) share one write to the socket.
-  const redis = new Redis(redisUrl, {
-    enableAutoPipelining: true,
-    // With Redis down a hop must fail fast (a polite END within the hop budget), not queue for
-    // minutes: one attempt per command, bounded in time, and errors logged, not thrown globally.
-    maxRetriesPerRequest: 1,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-  });
-  redis.on('error', reportRedisError);
-  const outbox = new RedisOutboxStore(redis, { prefix: `${prefix}:sms:outbox` });
+  const redis = commandConnection(redisUrl);
+  const outbox = new RedisOutboxStore(redis, { prefix });
   // WAIT blocks its connection: purchase records get their own so hops never queue behind it.
   const purchaseRedis = durability.mode === 'wait' ? redis.duplicate() : redis;
   if (purchaseRedis !== redis) purchaseRedis.on('error', reportRedisError);
@@ -124,6 +113,7 @@ function redisBacking(
       redis,
       connection,
       prefix: bullPrefix,
+      keyPrefix: prefix,
       sender: runWorkers ? sender(outbox) : undefined,
       policy: smsRetry,
     }),

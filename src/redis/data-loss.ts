@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { keyPrefix } from './keys';
 
 /**
  * Notices that Redis came back with other data than it had: a restart (from an older RDB
@@ -14,7 +15,7 @@ import type { Redis } from 'ioredis';
  */
 /** Where the last seen server identity is kept. */
 export function dataLossKey(prefix: string): string {
-  return `${prefix}:redis:identity`;
+  return `${keyPrefix(prefix)}redis:identity`;
 }
 
 export class RedisDataLossWatch {

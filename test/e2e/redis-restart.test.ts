@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Gateway } from '../../src/gateway/app';
 import { SANDBOX_CREDENTIALS, startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
 import { hop, ledger, newPhone, startTestGateway, waitForSms } from './harness';
+import { TEST_REDIS_URL, testPrefix } from '../support/redis';
 
 /**
  * With REDIS_URL the dialogue, the purchase and the outbox live in Redis: a gateway that
@@ -9,14 +10,13 @@ import { hop, ledger, newPhone, startTestGateway, waitForSms } from './harness';
  * purchase completes exactly once.
  */
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `e2e-${process.pid}-${Date.now().toString(36)}`;
+const prefix = testPrefix('e2e');
 let sandbox: RunningSandbox;
 let redis: Redis;
 
 function gatewayEnv(): Record<string, string> {
   return {
-    REDIS_URL,
+    REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: prefix,
     PURCHASE_API_BASE_URL: sandbox.url,
     PURCHASE_API_CLIENT_ID: SANDBOX_CREDENTIALS.clientId,
@@ -30,7 +30,7 @@ function gatewayEnv(): Record<string, string> {
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, silent: true });
-  redis = new Redis(REDIS_URL);
+  redis = new Redis(TEST_REDIS_URL);
 });
 
 afterAll(async () => {

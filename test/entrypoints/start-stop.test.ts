@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { OwnRedisServer } from '../support/redis-server';
+import { TEST_REDIS_URL } from '../support/redis';
 
 /**
  * The real entry points as operators start them (transpiled on the fly, no build): a broken
@@ -13,7 +14,7 @@ import { OwnRedisServer } from '../support/redis-server';
 
 const ROOT = path.resolve(__dirname, '../..');
 const HOOK = path.join(__dirname, 'ts-require-hook.js');
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const PREFIX = `entry-test-${process.pid}-${Date.now()}`;
 /** Production refuses a Redis that may lose the write before a confirm: these runs get a durable one. */
 const durableRedis = new OwnRedisServer('aof-always');

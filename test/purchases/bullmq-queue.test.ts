@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BullJobQueue, jobIdOf } from '../../src/purchases/queue';
+import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 
 /**
  * A lifecycle job that failed for good (its handler threw on every attempt) must not block the
@@ -8,21 +9,19 @@ import { BullJobQueue, jobIdOf } from '../../src/purchases/queue';
  * runs it again instead of being a no-op on the failed job's id.
  */
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `bullq-${process.pid}-${Date.now().toString(36)}`;
+const prefix = testPrefix('bullq');
 let queue: BullJobQueue;
 
 afterAll(async () => {
   await queue.obliterate();
   await queue.close();
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
+  const redis = new Redis(TEST_REDIS_URL);
+  await deleteKeysUnder(redis, prefix);
   await redis.quit();
 });
 
 it('the sweep runs a job again after it failed for good', async () => {
-  queue = new BullJobQueue({ connection: { url: REDIS_URL }, prefix, maxAttempts: 1, retryDelayMs: 10 });
+  queue = new BullJobQueue({ connection: { url: TEST_REDIS_URL }, prefix, maxAttempts: 1, retryDelayMs: 10 });
   const runs: string[] = [];
   let failNext = true;
   let done!: () => void;
@@ -39,7 +38,7 @@ it('the sweep runs a job again after it failed for good', async () => {
   const job = { kind: 'reconcile' as const, purchaseId: 'p-stuck', attempt: 0 };
   await queue.enqueue(job);
   // Wait until BullMQ has moved the job to the failed set.
-  const inspect = new Queue('purchases', { connection: { url: REDIS_URL }, prefix });
+  const inspect = new Queue('purchases', { connection: { url: TEST_REDIS_URL }, prefix });
   while ((await inspect.getJobState(jobIdOf(job))) !== 'failed') await new Promise((r) => setTimeout(r, 20));
   await inspect.close();
   await queue.enqueue(job); // a plain add leaves the failed job in place (the hop path skips the check)

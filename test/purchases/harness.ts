@@ -13,7 +13,7 @@ import type { PurchaseRecord } from '../../src/purchases/types';
 import { startSandbox, SANDBOX_CREDENTIALS, type RunningSandbox } from '../../src/sandbox';
 import { createPurchaseService } from '../../src/vas';
 import type { PurchaseService } from '../../src/vas/port';
-import { deletePrefix, REDIS_URL, testPrefix } from './redis-helpers';
+import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 
 /** Client timeouts of the lifecycle tests: confirm gives up long before the delayed meter answers. */
 export const CONFIRM_TIMEOUT_MS = 300;
@@ -78,14 +78,18 @@ export async function startHarness(
 ): Promise<Harness> {
   const sandbox = await startSandbox({ port: 0, delayMs: SANDBOX_DELAY_MS, silent: true });
   const service = wrap(makeService(sandbox.url));
-  const prefix = testPrefix();
+  const prefix = testPrefix('purchases');
   let redis: Redis | null = null;
   let store: PurchaseStore;
   let queue: JobQueue;
   if (mode === 'bullmq') {
-    redis = new Redis(REDIS_URL);
+    redis = new Redis(TEST_REDIS_URL);
     store = new RedisPurchaseStore({ redis, prefix });
-    queue = new BullJobQueue({ connection: { url: REDIS_URL }, prefix: `${prefix}-bull`, retryDelayMs: 50 });
+    queue = new BullJobQueue({
+      connection: { url: TEST_REDIS_URL },
+      prefix: `${prefix}-bull`,
+      retryDelayMs: 50,
+    });
   } else {
     store = new MemoryPurchaseStore();
     queue = new InProcessJobQueue({ retryDelayMs: 50 });
@@ -143,7 +147,7 @@ export async function startHarness(
       await queue.close();
       await sandbox.close();
       if (redis) {
-        await deletePrefix(redis, prefix);
+        await deleteKeysUnder(redis, prefix);
         await redis.quit();
       }
     },

@@ -16,7 +16,7 @@ import type { NotificationRecord, NotificationStatus } from '../../src/purchases
 import { notificationId } from '../../src/purchases/notify/types';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { intent, record } from './fixtures';
-import { deletePrefix, REDIS_URL, testPrefix } from './redis-helpers';
+import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 
 const locales = loadLocales();
 /** Fast retries: tests wait for outcomes, never for time. */
@@ -108,16 +108,16 @@ const inProcess = (): Harness => {
 };
 
 const bullmq = (): Harness => {
-  const redis = new Redis(REDIS_URL);
-  const prefix = testPrefix();
+  const redis = new Redis(TEST_REDIS_URL);
+  const prefix = testPrefix('purchases');
   const queues: BullmqSmsQueue[] = [];
   return {
     async make(sender, policy = FAST) {
-      const url = new URL(REDIS_URL);
       const queue = new BullmqSmsQueue({
         redis,
-        connection: { host: url.hostname, port: Number(url.port || 6379), maxRetriesPerRequest: null },
+        connection: { url: TEST_REDIS_URL, maxRetriesPerRequest: null },
         prefix,
+        keyPrefix: prefix,
         sender,
         policy,
       });
@@ -129,7 +129,7 @@ const bullmq = (): Harness => {
       for (const queue of queues) {
         await queue.close();
       }
-      await deletePrefix(redis, prefix);
+      await deleteKeysUnder(redis, prefix);
       redis.disconnect();
     },
   };

@@ -25,7 +25,7 @@ import type { PurchaseRecord } from '../../src/purchases/types';
 import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
 import { intent } from './fixtures';
 import { makeService } from './harness';
-import { deletePrefix, REDIS_URL, testPrefix } from './redis-helpers';
+import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 
 const locales = loadLocales();
 const ADMIN = 'e2e-admin-token';
@@ -40,20 +40,25 @@ interface World {
 
 /** The lifecycle, the notifier, the SMS queue and the outbox, all real: in memory or on Redis. */
 async function world(sandbox: RunningSandbox, mode: 'in-process' | 'redis'): Promise<World> {
-  const prefix = testPrefix();
-  const redis = mode === 'redis' ? new Redis(REDIS_URL) : null;
+  const prefix = testPrefix('purchases');
+  const redis = mode === 'redis' ? new Redis(TEST_REDIS_URL) : null;
   let store: PurchaseStore;
   let jobs: JobQueue;
   let outbox: OutboxStore;
   let sms: SmsJobQueue;
   if (redis) {
     store = new RedisPurchaseStore({ redis, prefix });
-    jobs = new BullJobQueue({ connection: { url: REDIS_URL }, prefix: `${prefix}-bull`, retryDelayMs: 50 });
-    outbox = new RedisOutboxStore(redis, { prefix: `${prefix}:sms:outbox` });
+    jobs = new BullJobQueue({
+      connection: { url: TEST_REDIS_URL },
+      prefix: `${prefix}-bull`,
+      retryDelayMs: 50,
+    });
+    outbox = new RedisOutboxStore(redis, { prefix });
     const bull = new BullmqSmsQueue({
       redis,
-      connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+      connection: { url: TEST_REDIS_URL, maxRetriesPerRequest: null },
       prefix: `${prefix}-sms`,
+      keyPrefix: prefix,
       sender: new OutboxSender(outbox),
     });
     await bull.ready();
@@ -89,7 +94,7 @@ async function world(sandbox: RunningSandbox, mode: 'in-process' | 'redis'): Pro
       await sms.close();
       if (jobs instanceof BullJobQueue) await jobs.obliterate().catch(() => undefined);
       if (redis) {
-        await deletePrefix(redis, prefix);
+        await deleteKeysUnder(redis, prefix);
         await redis.quit();
       }
     },

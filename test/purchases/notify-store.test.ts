@@ -14,7 +14,7 @@ import {
 } from '../../src/purchases/notify/store';
 import { notificationId, purchaseIdOf, type SmsNotification } from '../../src/purchases/notify/types';
 import { bullJobId } from '../../src/purchases/notify/bullmq-queue';
-import { deletePrefix, REDIS_URL, testPrefix } from './redis-helpers';
+import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 
 const NOW = new Date('2025-03-01T10:00:00.000Z');
 const LATER = new Date('2025-03-01T10:05:00.000Z');
@@ -73,10 +73,10 @@ describe('smsRetryDelay', () => {
   });
 });
 
-const redis = new Redis(REDIS_URL);
+const redis = new Redis(TEST_REDIS_URL);
 const prefixes: string[] = [];
 afterAll(async () => {
-  for (const prefix of prefixes) await deletePrefix(redis, prefix);
+  for (const prefix of prefixes) await deleteKeysUnder(redis, prefix);
   redis.disconnect();
 });
 
@@ -85,9 +85,9 @@ describe.each([
   [
     'redis',
     (): NotificationStore => {
-      const prefix = testPrefix();
+      const prefix = testPrefix('purchases');
       prefixes.push(prefix);
-      return new RedisNotificationStore(redis, { prefix: `${prefix}:sms:notification` });
+      return new RedisNotificationStore(redis, { prefix });
     },
   ],
 ])('%s notification store', (_name, makeStore) => {

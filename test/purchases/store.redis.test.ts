@@ -1,19 +1,18 @@
-import { Redis } from 'ioredis';
-import { RedisPurchaseStore } from '../../src/purchases/store';
-import { deletePrefix, REDIS_URL, testPrefix } from './redis-helpers';
+import { purchaseKeys, RedisPurchaseStore } from '../../src/purchases/store';
+import { deleteKeysUnder, testPrefix, testRedis } from '../support/redis';
 import { purchaseStoreContract } from './store.contract';
 
-const redis = new Redis(REDIS_URL);
+const { redis, cleanup } = testRedis('purchases');
 const prefixes: string[] = [];
 
 afterEach(async () => {
-  for (const prefix of prefixes.splice(0)) await deletePrefix(redis, prefix);
+  for (const prefix of prefixes.splice(0)) await deleteKeysUnder(redis, prefix);
 });
-afterAll(() => redis.quit());
+afterAll(() => cleanup());
 
 /** A store on a key prefix of its own, removed after the test. */
 function storeOnOwnPrefix(): { store: RedisPurchaseStore; prefix: string } {
-  const prefix = testPrefix();
+  const prefix = testPrefix('purchases');
   prefixes.push(prefix);
   return { store: new RedisPurchaseStore({ redis, prefix }), prefix };
 }
@@ -21,12 +20,13 @@ function storeOnOwnPrefix(): { store: RedisPurchaseStore; prefix: string } {
 purchaseStoreContract('redis', async () => storeOnOwnPrefix().store);
 
 describe('redis purchase store keys', () => {
-  it('hash-tags the purchase id in the record key', async () => {
+  it('keeps every purchase key under purchase: with the one hash tag {purchases}', async () => {
     const { store, prefix } = storeOnOwnPrefix();
     const { record } = await import('./fixtures');
     const r = record();
     await store.create(r);
-    expect(await redis.exists(`${prefix}:purchase:{${r.id}}`)).toBe(1);
+    expect(await redis.exists(`${prefix}:purchase:{purchases}:record:${r.id}`)).toBe(1);
+    expect(await redis.exists(`${prefix}:purchase:{purchases}:idempotency:${r.idempotencyKey}`)).toBe(1);
   });
 });
 
@@ -41,7 +41,11 @@ describe('redis purchase store pages', () => {
     // The index still lists the newest two as created; their records say they moved on, as a
     // transition landing between the two reads would leave them.
     for (const r of [older, newest]) {
-      await redis.hset(`${prefix}:purchase:{${r.id}}`, 'json', JSON.stringify({ ...r, state: 'confirming' }));
+      await redis.hset(
+        purchaseKeys(prefix).record(r.id),
+        'json',
+        JSON.stringify({ ...r, state: 'confirming' }),
+      );
     }
     expect((await store.listByState('created', { limit: 2 })).map((x) => x.id)).toEqual([oldest.id]);
   });

@@ -12,7 +12,7 @@ import {
   type SessionStore,
 } from '../../src/session/store';
 import { createTestMachine, type TestServices } from './test-machine';
-import { testRedis } from './helpers';
+import { deleteKeysUnder, testRedis } from '../support/redis';
 
 const locales = loadLocales();
 const LIMIT = 182;
@@ -359,8 +359,7 @@ describe('hop engine across a restart (Redis)', () => {
       ).toBeGreaterThan(0);
     } finally {
       // Clean the shared prefix through the live connection.
-      const { deleteByPrefix } = await import('./helpers');
-      await deleteByPrefix(second.redis, first.prefix);
+      await deleteKeysUnder(second.redis, first.prefix);
       await second.cleanup();
     }
   });

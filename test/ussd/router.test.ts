@@ -6,7 +6,7 @@ import { FALLBACK_END, ussdRouter, type UssdRouterOptions } from '../../src/chan
 import { loadLocales } from '../../src/i18n';
 import { createHopEngine, type HopEngine } from '../../src/session/engine';
 import { RedisSessionStore } from '../../src/session/store';
-import { keysUnder, testRedis } from '../session/helpers';
+import { keysUnder, testRedis } from '../support/redis';
 import { createTestMachine } from '../session/test-machine';
 
 const locales = loadLocales();

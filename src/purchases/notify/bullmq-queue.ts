@@ -2,8 +2,8 @@ import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } f
 import type { Redis } from 'ioredis';
 import type { SmsSender } from '../../channels/sms/outbound/sender';
 import { componentLogger, maskMsisdn } from '../../observability/logger';
-import { reportRedisError, workerErrorListener } from '../../observability/redis-errors';
-import { ReconnectWatch } from '../queue/reconnect-watch';
+import { reportRedisError, workerErrorListener } from '../../redis/errors';
+import { ReconnectWatch } from '../../redis/reconnect-watch';
 import { attemptDelivery } from './deliver';
 import type { SmsJobQueue } from './queue';
 import { DEFAULT_SMS_RETRY_POLICY, smsRetryDelay, type SmsRetryPolicy } from './retry';
@@ -41,8 +41,10 @@ export interface BullmqSmsQueueOptions {
   redis: Redis;
   /** Connection options for BullMQ (a worker needs its own blocking connection). */
   connection: ConnectionOptions;
-  /** BullMQ key prefix (default `gw-bull`, as the lifecycle queue); tests use a random one. Also prefixes the notification store. */
+  /** BullMQ key prefix (default `gw-bull`, as the lifecycle queue); tests use a random one. */
   prefix?: string;
+  /** The configured `REDIS_PREFIX` of the notification records (`<keyPrefix>:sms:`, beside the outbox); default `gw`. */
+  keyPrefix?: string;
   /** When given, this process runs a worker that sends; otherwise it only enqueues. */
   sender?: SmsSender;
   policy?: SmsRetryPolicy;
@@ -68,7 +70,7 @@ export class BullmqSmsQueue implements SmsJobQueue {
     const prefix = options.prefix ?? 'gw-bull';
     this.policy = options.policy ?? DEFAULT_SMS_RETRY_POLICY;
     this.store =
-      options.store ?? new RedisNotificationStore(options.redis, { prefix: `${prefix}:sms:notification` });
+      options.store ?? new RedisNotificationStore(options.redis, { prefix: options.keyPrefix ?? 'gw' });
     this.reconnects = new ReconnectWatch(options.connection);
     this.queue = new Queue(SMS_QUEUE_NAME, { connection: this.reconnects.connection, prefix });
     this.queue.on('error', reportRedisError);

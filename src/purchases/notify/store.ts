@@ -1,6 +1,9 @@
+import path from 'node:path';
 import type { Redis } from 'ioredis';
+import { ScriptReplyError, ScriptSet } from '../../redis/scripts';
+import { notificationKeys, type NotificationKeys } from './keys';
 import type { NotificationRecord, NotificationStatus, SmsNotification } from './types';
-import { FINAL_NOTIFICATION_STATUSES, purchaseIdOf } from './types';
+import { FINAL_NOTIFICATION_STATUSES } from './types';
 
 /** Fields a delivery attempt may change. */
 export type NotificationPatch = Partial<
@@ -69,107 +72,74 @@ export class MemoryNotificationStore implements NotificationStore {
   }
 }
 
-/**
- * createNotification: store a notification once and index it under its purchase.
- *   KEYS[1] record (JSON string)   KEYS[2] the purchase's index (sorted set, score = creation ms)
- *   ARGV[1] record JSON   ARGV[2] id   ARGV[3] creation ms   ARGV[4] ttl seconds
- *   returns 1 when stored, 0 when the id already existed
- */
-const CREATE_LUA = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[4]) == false then return 0 end
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
-redis.call('EXPIRE', KEYS[2], ARGV[4])
-return 1
-`;
+/** The store's scripts, in `commands/` beside this module (`npm run build` copies them into dist/ too). */
+export const NOTIFICATION_SCRIPTS = new ScriptSet('sms', 1, path.join(__dirname, 'commands'), [
+  'createNotification-2',
+  'updateNotification-1',
+] as const);
 
-/**
- * updateNotification: merge a patch into a record unless it reached a final status.
- *   KEYS[1] record (JSON string)
- *   ARGV[1] patch JSON (already carrying updatedAt)
- *   returns the record JSON after the call, or false when absent
- */
-const UPDATE_LUA = `
-local raw = redis.call('GET', KEYS[1])
-if not raw then return false end
-local record = cjson.decode(raw)
-if record.status == 'sent' or record.status == 'rejected' or record.status == 'undelivered' then return raw end
-for k, v in pairs(cjson.decode(ARGV[1])) do record[k] = v end
-local out = cjson.encode(record)
-redis.call('SET', KEYS[1], out, 'KEEPTTL')
-return out
-`;
+/** Return codes of createNotification-2.lua. */
+export enum NotificationCode {
+  Stored = 1,
+  /** A notification with this id exists: nothing changed. */
+  Exists = -1,
+}
 
-type NotificationRedis = Redis & {
-  notifyCreateNotificationV1(
-    record: string,
-    index: string,
-    json: string,
-    id: string,
-    ms: number,
-    ttl: number,
-  ): Promise<number>;
-  notifyUpdateNotificationV1(record: string, patch: string): Promise<string | null>;
-};
+/** Whether the create script stored the notification; anything unlisted is a bug. */
+function storedOutcome(code: unknown): boolean {
+  if (code === NotificationCode.Stored) return true;
+  if (code === NotificationCode.Exists) return false;
+  throw new ScriptReplyError('createNotification', code);
+}
 
 export interface RedisNotificationStoreOptions {
-  /** Key prefix, e.g. `sms:notification`. Keys carry the purchase id in a hash tag. */
+  /** The configured `REDIS_PREFIX` (e.g. `gw`): keys are built by `./keys.ts` under `<prefix>:sms:`. */
   prefix: string;
   /** How long a notification (and so its de-duplication) is remembered; default 30 days. */
   ttlSeconds?: number;
 }
 
-/** Redis store: `<prefix>:{<purchaseId>}:<id>` JSON records and a `<prefix>:{<purchaseId>}` index. */
+/** Redis store: one JSON record per notification and a per-purchase index (see `./keys.ts`). */
 export class RedisNotificationStore implements NotificationStore {
-  private readonly redis: NotificationRedis;
+  private readonly keys: NotificationKeys;
   private readonly ttlSeconds: number;
 
   constructor(
-    redis: Redis,
-    private readonly options: RedisNotificationStoreOptions,
+    private readonly redis: Redis,
+    options: RedisNotificationStoreOptions,
   ) {
+    this.keys = notificationKeys(options.prefix);
     this.ttlSeconds = options.ttlSeconds ?? 30 * 24 * 3600;
-    if (!('notifyCreateNotificationV1' in redis)) {
-      redis.defineCommand('notifyCreateNotificationV1', { numberOfKeys: 2, lua: CREATE_LUA });
-      redis.defineCommand('notifyUpdateNotificationV1', { numberOfKeys: 1, lua: UPDATE_LUA });
-    }
-    this.redis = redis as NotificationRedis;
-  }
-
-  private indexKey(purchaseId: string): string {
-    return `${this.options.prefix}:{${purchaseId}}`;
-  }
-
-  private recordKey(id: string): string {
-    return `${this.indexKey(purchaseIdOf(id))}:${id}`;
+    NOTIFICATION_SCRIPTS.define(redis);
   }
 
   async create(notification: SmsNotification, now: Date): Promise<boolean> {
-    const stored = await this.redis.notifyCreateNotificationV1(
-      this.recordKey(notification.id),
-      this.indexKey(notification.purchaseId),
-      JSON.stringify(newRecord(notification, now)),
-      notification.id,
-      now.getTime(),
-      this.ttlSeconds,
+    const code = await NOTIFICATION_SCRIPTS.run(
+      this.redis,
+      'createNotification-2',
+      [this.keys.record(notification.id), this.keys.byPurchase(notification.purchaseId)],
+      [JSON.stringify(newRecord(notification, now)), notification.id, now.getTime(), this.ttlSeconds],
     );
-    return stored === 1;
+    return storedOutcome(code);
   }
 
   async get(id: string): Promise<NotificationRecord | null> {
-    const raw = await this.redis.get(this.recordKey(id));
+    const raw = await this.redis.get(this.keys.record(id));
     return raw === null ? null : fromJson(raw);
   }
 
   async update(id: string, patch: NotificationPatch, now: Date): Promise<NotificationRecord | null> {
-    const raw = await this.redis.notifyUpdateNotificationV1(
-      this.recordKey(id),
-      JSON.stringify({ ...patch, updatedAt: now.toISOString() }),
-    );
+    const raw = (await NOTIFICATION_SCRIPTS.run(
+      this.redis,
+      'updateNotification-1',
+      [this.keys.record(id)],
+      [JSON.stringify({ ...patch, updatedAt: now.toISOString() })],
+    )) as string | null;
     return raw === null ? null : fromJson(raw);
   }
 
   async listByPurchase(purchaseId: string): Promise<NotificationRecord[]> {
-    const ids = await this.redis.zrange(this.indexKey(purchaseId), '0', '-1');
+    const ids = await this.redis.zrange(this.keys.byPurchase(purchaseId), '0', '-1');
     const records = await Promise.all(ids.map((id) => this.get(id)));
     return records.filter((r): r is NotificationRecord => r !== null);
   }

@@ -1,8 +1,8 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { componentLogger } from '../../observability/logger';
-import { reportRedisError, workerErrorListener } from '../../observability/redis-errors';
+import { reportRedisError, workerErrorListener } from '../../redis/errors';
 import { jobIdOf, type JobHandler, type JobQueue, type PurchaseJob } from './queue';
-import { ReconnectWatch } from './reconnect-watch';
+import { ReconnectWatch } from '../../redis/reconnect-watch';
 
 const log = componentLogger('purchase-queue');
 

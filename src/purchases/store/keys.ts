@@ -1,9 +1,14 @@
+import { keyPrefix } from '../../redis/keys';
 import type { PurchaseState } from '../types';
 
 /**
- * Every Redis key of the purchase store, built in one place. The purchase id is hash-tagged
- * (`purchase:{<id>}`) so per-purchase keys could share a slot; the indexes span purchases
- * and live on their own keys (single-node Redis or a cluster-aware deployment of them).
+ * Every Redis key of the purchase store, built here and nowhere else, all under `purchase:`.
+ *
+ * Every key carries the one hash tag `{purchases}`, so the whole purchase keyspace sits in one
+ * Redis Cluster slot: the create script (idempotency key, record, three indexes) and the
+ * compare-and-set transition (record, two state indexes, the unnotified set) each touch keys
+ * of several purchases' indexes, and stay atomic only inside one slot. The cost (one master
+ * holds and serves all purchase keys) is weighed in ../README.md.
  */
 export interface PurchaseKeys {
   record(id: string): string;
@@ -14,13 +19,16 @@ export interface PurchaseKeys {
   unnotified(): string;
 }
 
+/** The hash tag shared by every purchase key. */
+export const PURCHASE_HASH_TAG = '{purchases}';
+
 export function purchaseKeys(prefix: string): PurchaseKeys {
-  const p = prefix === '' || prefix.endsWith(':') ? prefix : `${prefix}:`;
+  const base = `${keyPrefix(prefix)}purchase:${PURCHASE_HASH_TAG}`;
   return {
-    record: (id) => `${p}purchase:{${id}}`,
-    idempotency: (key) => `${p}purchase-key:${key}`,
-    byState: (state) => `${p}purchases:state:${state}`,
-    byMsisdn: (msisdn) => `${p}purchases:msisdn:${msisdn}`,
-    unnotified: () => `${p}purchases:unnotified`,
+    record: (id) => `${base}:record:${id}`,
+    idempotency: (key) => `${base}:idempotency:${key}`,
+    byState: (state) => `${base}:state:${state}`,
+    byMsisdn: (msisdn) => `${base}:msisdn:${msisdn}`,
+    unnotified: () => `${base}:unnotified`,
   };
 }

@@ -1,6 +1,8 @@
+import path from 'node:path';
 import type { Redis } from 'ioredis';
+import { ScriptReplyError, ScriptSet } from '../../redis/scripts';
 import type { PurchaseRecord, PurchaseState } from '../types';
-import { defineStoreCommands, runCommand, TransitionCode } from './commands';
+import { purchaseOutcome } from './codes';
 import { purchaseKeys, type PurchaseKeys } from './keys';
 import {
   applyTransition,
@@ -22,6 +24,12 @@ export interface RedisPurchaseStoreOptions {
   clock?: () => Date;
 }
 
+/** The store's scripts, beside this module in `commands/` (`npm run build` copies them into dist/ too). */
+export const PURCHASE_SCRIPTS = new ScriptSet('purchase', 2, path.join(__dirname, 'commands'), [
+  'createPurchase-5',
+  'transitionPurchase-4',
+] as const);
+
 /** How many index entries a filtered MSISDN listing scans before giving up on more matches. */
 const MSISDN_SCAN_LIMIT = 500;
 
@@ -38,11 +46,11 @@ export class RedisPurchaseStore implements PurchaseStore {
     this.redis = options.redis;
     this.keys = purchaseKeys(options.prefix);
     this.clock = options.clock ?? (() => new Date());
-    defineStoreCommands(this.redis);
+    PURCHASE_SCRIPTS.define(this.redis);
   }
 
   async create(record: PurchaseRecord): Promise<CreateResult> {
-    const [created, id] = (await runCommand(
+    const [code, id] = (await PURCHASE_SCRIPTS.run(
       this.redis,
       'createPurchase-5',
       [
@@ -54,7 +62,9 @@ export class RedisPurchaseStore implements PurchaseStore {
       ],
       [record.id, JSON.stringify(record), record.state, record.version, Date.parse(record.createdAt)],
     )) as [number, string];
-    if (created === 1) return { created: true, record };
+    const outcome = purchaseOutcome('createPurchase', code);
+    if (outcome === 'written') return { created: true, record };
+    if (outcome !== 'key_taken') throw new ScriptReplyError('createPurchase', code);
     const existing = await this.get(id);
     if (!existing) throw new Error(`purchase store: idempotency key maps to missing purchase ${id}`);
     return { created: false, record: existing };
@@ -82,7 +92,7 @@ export class RedisPurchaseStore implements PurchaseStore {
     if (conflict) return { ok: false, conflict };
     const next = applyTransition(current!, to, patch, this.clock());
     // The script re-checks version and state atomically: another writer may have won since the read.
-    const code = (await runCommand(
+    const code = await PURCHASE_SCRIPTS.run(
       this.redis,
       'transitionPurchase-4',
       [
@@ -101,10 +111,11 @@ export class RedisPurchaseStore implements PurchaseStore {
         Date.parse(next.createdAt),
         awaitsNotification(next) ? '1' : '0',
       ],
-    )) as number;
-    if (code === TransitionCode.Written) return { ok: true, record: next };
+    );
+    const outcome = purchaseOutcome('transitionPurchase', code);
+    if (outcome === 'written') return { ok: true, record: next };
     const latest = await this.get(id);
-    if (code === TransitionCode.NotFound || latest === null)
+    if (outcome === 'not_found' || latest === null)
       return { ok: false, conflict: { reason: 'not_found', current: null } };
     return {
       ok: false,

@@ -1,7 +1,8 @@
+import { keyPrefix } from '../../redis/keys';
 import type { SessionRef } from './types';
 
 /**
- * Every Redis key of the session engine, built here and nowhere else.
+ * Every Redis key of the session engine, built here and nowhere else, all under `ussd:`.
  *
  * All keys of one dialogue share the hash tag `{<aggregator>:<sessionId>}` and all keys of one
  * caller share `{<msisdn>}`, so each multi-key script touches one Redis Cluster slot.
@@ -10,17 +11,17 @@ import type { SessionRef } from './types';
 
 /** Keys of one dialogue: the record (JSON) and its lock (token). */
 export function sessionKeys(prefix: string, ref: SessionRef): { record: string; lock: string } {
-  const tag = `{${ref.aggregator}:${ref.sessionId}}`;
-  return { record: `${prefix}:ussd:${tag}:rec`, lock: `${prefix}:ussd:${tag}:lock` };
+  const base = `${keyPrefix(prefix)}ussd:{${ref.aggregator}:${ref.sessionId}}`;
+  return { record: `${base}:rec`, lock: `${base}:lock` };
 }
 
 /**
- * Keys of one caller: the language preference (`pref:`, shared with the SMS channel, plain
- * string value = language tag) and the pointer to the caller's latest USSD session.
+ * Keys of one caller: the language preference (plain string value = language tag) and the
+ * pointer to the caller's latest USSD session.
  */
 export function msisdnKeys(prefix: string, msisdn: string): { language: string; resume: string } {
-  const tag = `{${msisdn}}`;
-  return { language: `${prefix}:pref:${tag}:lang`, resume: `${prefix}:ussd:resume:${tag}` };
+  const base = `${keyPrefix(prefix)}ussd:{${msisdn}}`;
+  return { language: `${base}:lang`, resume: `${base}:resume` };
 }
 
 /** The resume pointer's value. */

@@ -1,7 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { newLockToken } from './lock-token';
 import type { Redis } from 'ioredis';
+import { ScriptSet } from '../../redis/scripts';
+import { sessionOutcome } from './codes';
+import { newLockToken } from './lock-token';
 import { decodeRef, encodeRef, msisdnKeys, sessionKeys } from './keys';
 import { decodeRecord, encodeRecord } from './record';
 import {
@@ -14,84 +15,67 @@ import {
   type SessionStore,
 } from './types';
 
-/** Script file name → command name; the `_v1` suffix changes when a script's contract does. */
-const SCRIPTS = {
-  'loadAndLock-2': 'ussdLoadAndLock_v1',
-  'saveAndUnlock-2': 'ussdSaveAndUnlock_v1',
-  'unlock-1': 'ussdUnlock_v1',
-  'startMsisdnSession-2': 'ussdStartMsisdnSession_v1',
-  'takeResumable-2': 'ussdTakeResumable_v1',
-} as const;
-
-type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
-type WithScripts = Redis & Record<(typeof SCRIPTS)[keyof typeof SCRIPTS], ScriptFn>;
-
-/** The Lua files live beside this module in `lua/` (`npm run build` copies them into dist/ too). */
-const LUA_DIR = path.join(__dirname, 'lua');
-
-function defineScripts(redis: Redis): WithScripts {
-  for (const [file, command] of Object.entries(SCRIPTS)) {
-    if (typeof (redis as unknown as Record<string, unknown>)[command] === 'function') continue;
-    const numberOfKeys = Number(file.slice(file.lastIndexOf('-') + 1));
-    redis.defineCommand(command, {
-      numberOfKeys,
-      lua: fs.readFileSync(path.join(LUA_DIR, `${file}.lua`), 'utf8'),
-    });
-  }
-  return redis as WithScripts;
-}
+/** The session scripts, beside this module in `commands/` (`npm run build` copies them into dist/ too). */
+export const SESSION_SCRIPTS = new ScriptSet('ussd', 2, path.join(__dirname, 'commands'), [
+  'loadAndLock-2',
+  'saveAndUnlock-2',
+  'unlock-1',
+  'startMsisdnSession-2',
+  'takeResumable-2',
+] as const);
 
 /**
- * Sessions in Redis through one Lua script per operation (see `lua/`). The store does not own
+ * Sessions in Redis through one Lua script per operation (see `commands/`). The store does not own
  * the connection unless `ownsConnection` is set (then `close()` quits it).
  */
 export class RedisSessionStore implements SessionStore {
-  private readonly redis: WithScripts;
-
   constructor(
-    redis: Redis,
+    private readonly redis: Redis,
     private readonly prefix: string,
     private readonly ownsConnection = false,
   ) {
-    this.redis = defineScripts(redis);
+    SESSION_SCRIPTS.define(redis);
   }
 
   async loadAndLock(ref: SessionRef, lockMs: number): Promise<LockResult> {
     const keys = sessionKeys(this.prefix, ref);
     const token = newLockToken();
-    const result = (await this.redis.ussdLoadAndLock_v1(
-      keys.record,
-      keys.lock,
-      token,
-      Math.ceil(lockMs),
+    const [code, raw] = (await SESSION_SCRIPTS.run(
+      this.redis,
+      'loadAndLock-2',
+      [keys.record, keys.lock],
+      [token, Math.ceil(lockMs)],
     )) as [number, string | null | undefined];
-    if (result[0] !== 1) return { kind: 'busy' };
-    return { kind: 'locked', token, record: decodeRecord(result[1]) };
+    if (sessionOutcome('loadAndLock', code) !== 'done') return { kind: 'busy' };
+    return { kind: 'locked', token, record: decodeRecord(raw) };
   }
 
   async saveAndUnlock(ref: SessionRef, token: string, record: SessionRecord, ttlS: number): Promise<boolean> {
     const keys = sessionKeys(this.prefix, ref);
-    const code = await this.redis.ussdSaveAndUnlock_v1(
-      keys.record,
-      keys.lock,
-      token,
-      encodeRecord(record),
-      Math.max(1, Math.ceil(ttlS)),
+    const code = await SESSION_SCRIPTS.run(
+      this.redis,
+      'saveAndUnlock-2',
+      [keys.record, keys.lock],
+      [token, encodeRecord(record), Math.max(1, Math.ceil(ttlS))],
     );
-    return code === 1;
+    return sessionOutcome('saveAndUnlock', code) === 'done';
   }
 
   async unlock(ref: SessionRef, token: string): Promise<void> {
-    await this.redis.ussdUnlock_v1(sessionKeys(this.prefix, ref).lock, token);
+    // Not the holder any more is fine: the lock expired or another hop owns it now.
+    sessionOutcome(
+      'unlock',
+      await SESSION_SCRIPTS.run(this.redis, 'unlock-1', [sessionKeys(this.prefix, ref).lock], [token]),
+    );
   }
 
   async startMsisdnSession(msisdn: string, ref: SessionRef, pointerTtlS: number): Promise<MsisdnState> {
     const keys = msisdnKeys(this.prefix, msisdn);
-    const [language, previous] = (await this.redis.ussdStartMsisdnSession_v1(
-      keys.language,
-      keys.resume,
-      encodeRef(ref),
-      Math.max(1, Math.ceil(pointerTtlS)),
+    const [language, previous] = (await SESSION_SCRIPTS.run(
+      this.redis,
+      'startMsisdnSession-2',
+      [keys.language, keys.resume],
+      [encodeRef(ref), Math.max(1, Math.ceil(pointerTtlS))],
     )) as [string | null, string | null];
     return { language: language ?? null, previous: decodeRef(previous ?? null) };
   }
@@ -102,12 +86,11 @@ export class RedisSessionStore implements SessionStore {
 
   async takeResumable(ref: SessionRef, conditions: ResumeConditions): Promise<SessionRecord | null> {
     const keys = sessionKeys(this.prefix, ref);
-    const raw = (await this.redis.ussdTakeResumable_v1(
-      keys.record,
-      keys.lock,
-      conditions.minUpdatedAt,
-      conditions.machineVersion,
-      Date.now(),
+    const raw = (await SESSION_SCRIPTS.run(
+      this.redis,
+      'takeResumable-2',
+      [keys.record, keys.lock],
+      [conditions.minUpdatedAt, conditions.machineVersion, Date.now()],
     )) as string | null;
     return decodeRecord(raw);
   }

@@ -13,13 +13,15 @@
   ARGV[4] version
   ARGV[5] createdAt score (ms)
 
+  All keys share the hash tag {purchases}: one Cluster slot.
+
   Returns:
-    { 1, id }  created
-    { 0, id }  the key already names purchase `id`: nothing written
+    { 1, id }   created
+    { -3, id }  the key already names purchase `id`: nothing written
 ]]
 local existing = redis.call('GET', KEYS[1])
 if existing then
-  return { 0, existing }
+  return { -3, existing }
 end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], 'json', ARGV[2], 'state', ARGV[3], 'version', ARGV[4])

@@ -16,6 +16,8 @@
   ARGV[7] createdAt score (ms)
   ARGV[8] '1' = add to the unnotified set, '0' = remove from it
 
+  All keys share the hash tag {purchases}: one Cluster slot.
+
   Returns:
      1  written
     -1  no such record

@@ -1,18 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { Redis } from 'ioredis';
 import request from 'supertest';
+import { deleteKeysUnder, testPrefix, testRedis } from '../../../../../test/support/redis';
 import { MemoryOutboxStore, OutboxSender, RedisOutboxStore, outboxRouter, type OutboxStore } from './driver';
 
-const redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true, maxRetriesPerRequest: 1 });
+const { redis, cleanup } = testRedis('outbox');
 const prefixes: string[] = [];
 
 afterAll(async () => {
-  for (const prefix of prefixes) {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-  }
-  redis.disconnect();
+  for (const prefix of prefixes) await deleteKeysUnder(redis, prefix);
+  await cleanup();
 });
 
 type StoreFactory = (cap?: number) => OutboxStore;
@@ -21,7 +18,7 @@ const stores: [string, StoreFactory][] = [
   [
     'redis',
     (cap) => {
-      const prefix = `test:${randomUUID()}:sms:outbox`;
+      const prefix = testPrefix('outbox');
       prefixes.push(prefix);
       return new RedisOutboxStore(redis, { prefix, cap });
     },

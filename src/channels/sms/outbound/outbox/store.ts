@@ -1,4 +1,7 @@
+import path from 'node:path';
 import type { Redis } from 'ioredis';
+import { ScriptReplyError, ScriptSet } from '../../../../redis/scripts';
+import { outboxKeys, type OutboxKeys } from './keys';
 import type { SmsEncoding } from '../../../../i18n/gsm';
 
 /** One message kept by the outbox driver, as listed by `GET /dev/sms`. */
@@ -57,74 +60,61 @@ export class MemoryOutboxStore implements OutboxStore {
   }
 }
 
-/**
- * addOutboxEntry: store an entry once, newest first, with a per-recipient index.
- *   KEYS[1] id marker (`<prefix>:id:<id>`)   KEYS[2] all entries list   KEYS[3] recipient list
- *   ARGV[1] entry JSON   ARGV[2] cap (max list length)   ARGV[3] ttl seconds of marker and recipient list
- *   returns 1 when stored, 0 when the id was already stored
- */
-const ADD_ENTRY_LUA = `
-if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[3]) == false then return 0 end
-local cap = tonumber(ARGV[2]) - 1
-redis.call('LPUSH', KEYS[2], ARGV[1])
-redis.call('LTRIM', KEYS[2], 0, cap)
-redis.call('LPUSH', KEYS[3], ARGV[1])
-redis.call('LTRIM', KEYS[3], 0, cap)
-redis.call('EXPIRE', KEYS[3], ARGV[3])
-return 1
-`;
+/** The outbox script, in `commands/` beside this module (`npm run build` copies it into dist/ too). */
+export const OUTBOX_SCRIPTS = new ScriptSet('sms', 1, path.join(__dirname, 'commands'), [
+  'addOutboxEntry-3',
+] as const);
 
-type OutboxRedis = Redis & {
-  outboxAddEntryV1(
-    marker: string,
-    all: string,
-    recipient: string,
-    json: string,
-    cap: number,
-    ttl: number,
-  ): Promise<number>;
-};
+/** Return codes of addOutboxEntry-3.lua. */
+export enum OutboxCode {
+  Stored = 1,
+  /** An entry with this id was already stored: nothing changed. */
+  Duplicate = -1,
+}
+
+/** Whether the add script stored the entry; anything unlisted is a bug. */
+function storedOutcome(code: unknown): boolean {
+  if (code === OutboxCode.Stored) return true;
+  if (code === OutboxCode.Duplicate) return false;
+  throw new ScriptReplyError('addOutboxEntry', code);
+}
 
 export interface RedisOutboxOptions {
-  /** Key prefix, e.g. `sms:outbox`. */
+  /** The configured `REDIS_PREFIX` (e.g. `gw`): keys are built by `./keys.ts` under `<prefix>:sms:`. */
   prefix: string;
   cap?: number;
   /** How long a recipient's index and an id's duplicate marker live; default 7 days. */
   ttlSeconds?: number;
 }
 
-/** Outbox in Redis: `<prefix>` list of entries (capped), `<prefix>:to:<msisdn>` index, `<prefix>:id:<id>` markers. */
+/** Outbox in Redis: a capped list of all entries, a per-recipient list and id markers (see `./keys.ts`). */
 export class RedisOutboxStore implements OutboxStore {
-  private readonly redis: OutboxRedis;
+  private readonly keys: OutboxKeys;
   private readonly cap: number;
   private readonly ttlSeconds: number;
 
   constructor(
-    redis: Redis,
-    private readonly options: RedisOutboxOptions,
+    private readonly redis: Redis,
+    options: RedisOutboxOptions,
   ) {
+    this.keys = outboxKeys(options.prefix);
     this.cap = options.cap ?? DEFAULT_OUTBOX_CAP;
     this.ttlSeconds = options.ttlSeconds ?? 7 * 24 * 3600;
-    if (!('outboxAddEntryV1' in redis))
-      redis.defineCommand('outboxAddEntryV1', { numberOfKeys: 3, lua: ADD_ENTRY_LUA });
-    this.redis = redis as OutboxRedis;
+    OUTBOX_SCRIPTS.define(redis);
   }
 
   async add(entry: OutboxEntry): Promise<boolean> {
-    const { prefix } = this.options;
-    const stored = await this.redis.outboxAddEntryV1(
-      `${prefix}:id:${entry.id}`,
-      prefix,
-      `${prefix}:to:${entry.to}`,
-      JSON.stringify(entry),
-      this.cap,
-      this.ttlSeconds,
+    const code = await OUTBOX_SCRIPTS.run(
+      this.redis,
+      'addOutboxEntry-3',
+      [this.keys.marker(entry.id), this.keys.all(), this.keys.recipient(entry.to)],
+      [JSON.stringify(entry), this.cap, this.ttlSeconds],
     );
-    return stored === 1;
+    return storedOutcome(code);
   }
 
   async list(query?: OutboxQuery): Promise<OutboxEntry[]> {
-    const key = query?.to ? `${this.options.prefix}:to:${query.to}` : this.options.prefix;
+    const key = query?.to ? this.keys.recipient(query.to) : this.keys.all();
     const rows = await this.redis.lrange(key, 0, limitOf(query, this.cap) - 1);
     return rows.map((row) => JSON.parse(row) as OutboxEntry);
   }

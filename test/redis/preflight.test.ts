@@ -1,8 +1,9 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { checkRedisReachable, PreflightError, redisUrlForDisplay } from '../../src/observability/preflight';
+import { checkRedisReachable, PreflightError, redisUrlForDisplay } from '../../src/redis/preflight';
+import { TEST_REDIS_URL } from '../support/redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 
 describe('checkRedisReachable (start-up check of REDIS_URL)', () => {
   it('passes against the real Redis', async () => {

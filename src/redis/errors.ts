@@ -1,5 +1,5 @@
 import type winston from 'winston';
-import { componentLogger } from './logger';
+import { componentLogger } from '../observability/logger';
 
 const log = componentLogger('redis');
 

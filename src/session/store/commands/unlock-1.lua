@@ -6,10 +6,10 @@
 
   Returns
     1  released
-    0  not the holder (expired or taken): nothing changed
+   -2  not the holder (expired or taken): nothing changed
 ]]
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
   return 1
 end
-return 0
+return -2

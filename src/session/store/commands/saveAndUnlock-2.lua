@@ -9,10 +9,10 @@
 
   Returns
      1  saved and unlocked
-    -1  lock lost (expired or taken by another hop): nothing written
+    -2  lock lost (expired or taken by another hop): nothing written
 ]]
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then
-  return -1
+  return -2
 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 redis.call('DEL', KEYS[2])

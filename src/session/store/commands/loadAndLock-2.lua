@@ -8,9 +8,9 @@
 
   Returns
     {1, record JSON or nil}  locked (record nil when the dialogue is new or expired)
-    {0}                      busy: another hop holds the lock
+    {-1}                     busy: another hop holds the lock
 ]]
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return {1, redis.call('GET', KEYS[1])}
 end
-return {0}
+return {-1}

@@ -1,0 +1,37 @@
+/**
+ * The part every key starts with: the configured `REDIS_PREFIX` and a colon (`gw` → `gw:`).
+ * A prefix holding `{` or `}` would become the hash tag of every key and put the whole
+ * gateway in one Cluster slot, so it is refused.
+ */
+export function keyPrefix(prefix: string): string {
+  if (/[{}]/.test(prefix)) throw new Error(`redis key prefix must not contain { or }: ${prefix}`);
+  return prefix === '' || prefix.endsWith(':') ? prefix : `${prefix}:`;
+}
+
+/**
+ * The part of a key Redis Cluster hashes: the text inside the first `{...}` when it is not
+ * empty, else the whole key (the hash-tag rule of the Cluster specification).
+ */
+export function hashTagOf(key: string): string {
+  const open = key.indexOf('{');
+  if (open === -1) return key;
+  const close = key.indexOf('}', open + 1);
+  if (close === -1 || close === open + 1) return key;
+  return key.slice(open + 1, close);
+}
+
+/** CRC16-CCITT (XModem), the checksum Redis Cluster uses for key slots. */
+function crc16(data: Buffer): number {
+  let crc = 0;
+  for (const byte of data) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit += 1)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/** The Redis Cluster slot (0–16383) of a key. */
+export function hashSlot(key: string): number {
+  return crc16(Buffer.from(hashTagOf(key), 'utf8')) % 16384;
+}

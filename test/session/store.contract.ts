@@ -1,0 +1,157 @@
+import type { SessionRecord, SessionStore } from '../../src/session/store';
+
+export const ref = { aggregator: 'africastalking', sessionId: 'ATUid_1' };
+const now = Date.now();
+
+export function record(overrides: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    machineVersion: 'v1',
+    snapshot: { value: 'menu', context: { n: 1 } },
+    msisdn: '26771234567',
+    serviceCode: '*384#',
+    lastText: '1',
+    lastRequestKey: 'c:1',
+    lastReply: { text: 'Enter amount:', end: false },
+    page: 1,
+    pages: 2,
+    optionIds: ['a', 'b'],
+    language: 'en-BW',
+    status: 'active',
+    hops: 2,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
+}
+
+/** One behaviour for every SessionStore: run by store.memory.test.ts and store.redis.test.ts. */
+export function sessionStoreContract(name: string, makeStore: () => Promise<SessionStore>): void {
+  describe(`${name} session store contract`, () => {
+    let store: SessionStore;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('locks a new session and returns no record', async () => {
+      const lock = await store.loadAndLock(ref, 5000);
+      expect(lock).toMatchObject({ kind: 'locked', record: null });
+    });
+
+    it('is busy while locked, and free again after save', async () => {
+      const first = await store.loadAndLock(ref, 5000);
+      expect(await store.loadAndLock(ref, 5000)).toEqual({ kind: 'busy' });
+      if (first.kind !== 'locked') throw new Error('expected lock');
+      expect(await store.saveAndUnlock(ref, first.token, record(), 60)).toBe(true);
+      const second = await store.loadAndLock(ref, 5000);
+      expect(second).toMatchObject({ kind: 'locked', record: record() });
+    });
+
+    it('keeps sessions apart by aggregator and session id', async () => {
+      const a = await store.loadAndLock(ref, 5000);
+      const b = await store.loadAndLock({ ...ref, sessionId: 'ATUid_2' }, 5000);
+      const c = await store.loadAndLock({ ...ref, aggregator: 'hubtel' }, 5000);
+      expect([a.kind, b.kind, c.kind]).toEqual(['locked', 'locked', 'locked']);
+    });
+
+    it('refuses to save with a stale token and writes nothing', async () => {
+      const lock = await store.loadAndLock(ref, 5000);
+      if (lock.kind !== 'locked') throw new Error('expected lock');
+      expect(await store.saveAndUnlock(ref, 'not-the-token', record(), 60)).toBe(false);
+      expect(await store.loadAndLock(ref, 5000)).toEqual({ kind: 'busy' });
+      await store.unlock(ref, lock.token);
+      expect(await store.loadAndLock(ref, 5000)).toMatchObject({ kind: 'locked', record: null });
+    });
+
+    it('unlock only releases its own lock', async () => {
+      const lock = await store.loadAndLock(ref, 5000);
+      if (lock.kind !== 'locked') throw new Error('expected lock');
+      await store.unlock(ref, 'other');
+      expect(await store.loadAndLock(ref, 5000)).toEqual({ kind: 'busy' });
+      await store.unlock(ref, lock.token);
+      expect((await store.loadAndLock(ref, 5000)).kind).toBe('locked');
+    });
+
+    it('a lock expires by itself (a crashed hop does not block the session forever)', async () => {
+      expect((await store.loadAndLock(ref, 1)).kind).toBe('locked');
+      let next = await store.loadAndLock(ref, 5000);
+      for (let i = 0; i < 200 && next.kind === 'busy'; i++) {
+        await new Promise((r) => setTimeout(r, 5));
+        next = await store.loadAndLock(ref, 5000);
+      }
+      expect(next.kind).toBe('locked');
+    });
+
+    it('remembers the language and the previous session per caller', async () => {
+      const first = await store.startMsisdnSession('26771234567', ref, 60);
+      expect(first).toEqual({ language: null, previous: null });
+      // Replaying the first hop of the same session is not a "previous" session.
+      expect(await store.startMsisdnSession('26771234567', ref, 60)).toEqual({
+        language: null,
+        previous: null,
+      });
+      await store.setLanguage('26771234567', 'tn-BW');
+      const next = { ...ref, sessionId: 'ATUid_9' };
+      expect(await store.startMsisdnSession('26771234567', next, 60)).toEqual({
+        language: 'tn-BW',
+        previous: ref,
+      });
+      expect(await store.startMsisdnSession('26770000000', next, 60)).toEqual({
+        language: null,
+        previous: null,
+      });
+    });
+
+    describe('takeResumable', () => {
+      async function put(rec: SessionRecord): Promise<void> {
+        const lock = await store.loadAndLock(ref, 5000);
+        if (lock.kind !== 'locked') throw new Error('expected lock');
+        await store.saveAndUnlock(ref, lock.token, rec, 60);
+      }
+      const conditions = { minUpdatedAt: now - 1000, machineVersion: 'v1' };
+
+      it('takes an active dialogue once, leaving a tombstone that keeps the replay fields', async () => {
+        await put(record());
+        expect(await store.takeResumable(ref, conditions)).toEqual(record());
+        expect(await store.takeResumable(ref, conditions)).toBeNull();
+        const lock = await store.loadAndLock(ref, 5000);
+        expect(lock).toMatchObject({
+          kind: 'locked',
+          record: {
+            status: 'moved',
+            snapshot: null,
+            optionIds: [],
+            msisdn: '26771234567',
+            lastRequestKey: 'c:1',
+            lastReply: { text: 'Enter amount:', end: false },
+          },
+        });
+      });
+
+      it.each([
+        ['final', record({ status: 'final' })],
+        ['completed', record({ status: 'completed' })],
+        ['without snapshot', record({ snapshot: null })],
+        ['too old', record({ updatedAt: now - 5000 })],
+        ['another machine version', record({ machineVersion: 'v0' })],
+      ])('refuses a dialogue that is %s', async (_label, rec) => {
+        await put(rec);
+        expect(await store.takeResumable(ref, conditions)).toBeNull();
+      });
+
+      it.each(['incomplete', 'failed'] as const)('takes an %s dialogue', async (status) => {
+        await put(record({ status }));
+        expect(await store.takeResumable(ref, conditions)).toMatchObject({ status });
+      });
+
+      it('refuses while a hop holds the lock, and when absent', async () => {
+        expect(await store.takeResumable(ref, conditions)).toBeNull();
+        await put(record());
+        await store.loadAndLock(ref, 5000);
+        expect(await store.takeResumable(ref, conditions)).toBeNull();
+      });
+    });
+  });
+}
