@@ -140,9 +140,11 @@ export function languageScreen(ctx: UssdContext): Screen {
  */
 export function stalledScreen(ctx: UssdContext): Screen {
   const locked = ctx.stalled === 'order' || ctx.stalled === 'catalogue';
+  // A slow Buy may already have bought: never word it as an invitation to buy again.
+  const ordering = ctx.stalled === 'order';
   return {
-    body: withNotice(ctx, [key('error.timeout')]),
-    options: [{ id: OPT.retry, label: key('retry.again') }],
+    body: withNotice(ctx, [key(ordering ? 'error.orderStalled' : 'error.timeout')]),
+    options: [{ id: OPT.retry, label: key(ordering ? 'retry.check' : 'retry.again') }],
     back: !locked,
     home: !locked,
   };

@@ -24,6 +24,11 @@ export interface EngineTexts {
   timeout: string;
   /** A hop from another number, a hop on a finished dialogue, an internal failure. */
   unavailable: string;
+  /**
+   * The hop could not finish within its budget or the store failed (Redis restarting): the
+   * dialogue is kept, and a Buy that may have gone through is not invited again.
+   */
+  interrupted: string;
   /** Redraw reason on the resume prompt. */
   invalidChoice: string;
   resumePrompt: string;
@@ -35,6 +40,7 @@ const DEFAULT_TEXTS: EngineTexts = {
   busy: 'error.timeout',
   timeout: 'error.timeout',
   unavailable: 'error.serviceUnavailable',
+  interrupted: 'error.hopInterrupted',
   invalidChoice: 'error.invalidChoice',
   resumePrompt: 'resume.prompt',
   resumeYes: 'resume.yes',
@@ -104,6 +110,20 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 class TimeoutError extends Error {}
 
+/** The whole hop overran its budget (a store that does not answer). */
+class BudgetExceededError extends Error {
+  constructor() {
+    super('hop exceeded its budget');
+  }
+}
+
+/** The dialogue machine failed (a snapshot it cannot restore, a bug): not the store's fault. */
+class DialogueError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
 export function createHopEngine(options: HopEngineOptions): HopEngine {
   const { store, machine, machineVersion, locales, screenLimit, hopBudgetMs, sessionTtlS, resumeWindowS } =
     options;
@@ -116,6 +136,8 @@ export function createHopEngine(options: HopEngineOptions): HopEngine {
   const lockMs = hopBudgetMs + 2000;
   // Reserved at the end of the budget for the machine to settle on its retry screen after TIMEOUT.
   const timeoutGraceMs = Math.min(1000, Math.floor(hopBudgetMs / 5));
+  // Reserved after the machine's deadline for the save and unlock, inside the whole-hop budget.
+  const storeReserveMs = Math.min(1000, Math.floor(hopBudgetMs / 5));
 
   const t = (language: string, key: string) => locales.t(language, key);
   const end = (language: string, key: string): UssdReply => ({ text: t(language, key), end: true });
@@ -216,7 +238,7 @@ export function createHopEngine(options: HopEngineOptions): HopEngine {
 
   async function hop(h: UssdHop, logContext: LogContext, started: number): Promise<HopOutcome> {
     const ref: SessionRef = { aggregator: h.aggregator, sessionId: h.sessionId };
-    const deadline = started + hopBudgetMs;
+    const deadline = started + hopBudgetMs - storeReserveMs;
     const held = await acquire(ref, started + Math.floor(hopBudgetMs / 2));
     if (!held) return { reply: end(options.defaultLanguage, texts.busy), outcome: 'busy' };
     let saved = false;
@@ -286,7 +308,7 @@ export function createHopEngine(options: HopEngineOptions): HopEngine {
         try {
           result = await run(start, event, deadline);
         } catch (err) {
-          if (!(err instanceof TimeoutError)) throw err;
+          if (!(err instanceof TimeoutError)) throw new DialogueError(err);
           return await budgetExceeded(language);
         }
         const screen = result.context.screen;
@@ -416,9 +438,11 @@ export function createHopEngine(options: HopEngineOptions): HopEngine {
       try {
         return await advance({ snapshot: record.snapshot }, action.event, record.language, 'event');
       } catch (err) {
-        if (saved) throw err;
+        // Only the machine's own failure resets the dialogue; a store error (Redis restarting)
+        // keeps it for the next dial, and costs no further Redis calls now.
+        if (saved || !(err instanceof DialogueError)) throw err;
         // A snapshot the machine cannot restore is discarded like another version's.
-        log.warn('could not continue the stored dialogue: fresh menu', { error: err });
+        log.warn('could not continue the stored dialogue: fresh menu', { error: err.cause });
         return await advance(fresh(record.language), null, record.language, 'new');
       }
     } finally {
@@ -432,10 +456,14 @@ export function createHopEngine(options: HopEngineOptions): HopEngine {
       const started = now();
       let result: HopOutcome;
       try {
-        result = await hop(h, logContext, started);
+        result = await withinBudget(hop(h, logContext, started), started + hopBudgetMs);
       } catch (err) {
-        log.error('hop failed', { error: err });
-        result = { reply: end(options.defaultLanguage, texts.unavailable), outcome: 'failure' };
+        const infrastructure = !(err instanceof DialogueError);
+        log.error(infrastructure ? 'hop interrupted: store failure or budget exceeded' : 'hop failed', {
+          error: err instanceof DialogueError ? err.cause : err,
+        });
+        const text = infrastructure ? texts.interrupted : texts.unavailable;
+        result = { reply: end(options.defaultLanguage, text), outcome: 'failure' };
       }
       log.info('hop', {
         aggregator: h.aggregator,
@@ -447,6 +475,19 @@ export function createHopEngine(options: HopEngineOptions): HopEngine {
       });
       return result.reply;
     });
+  }
+
+  /**
+   * The whole hop — lock wait, machine, save and unlock — answers within the budget: past it the
+   * hop goes on in the background (its save still lands) and the caller gets `interrupted`.
+   */
+  function withinBudget(work: Promise<HopOutcome>, deadline: number): Promise<HopOutcome> {
+    let timer: NodeJS.Timeout | undefined;
+    const overrun = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new BudgetExceededError()), Math.max(0, deadline - now()));
+    });
+    work.catch(() => undefined); // a late failure of the abandoned hop is not unhandled
+    return Promise.race([work, overrun]).finally(() => clearTimeout(timer));
   }
 
   async function endSession(e: UssdSessionEnd): Promise<'ended' | 'ignored'> {

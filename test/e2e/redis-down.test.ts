@@ -41,7 +41,8 @@ it('answers a polite END when Redis is gone, and /healthz reports it', async () 
   const reply = await hop(gateway, `down-${phone}`, phone, '1');
   expect(reply.status).toBe(200);
   expect(reply.end).toBe(true);
-  expect(reply.screen).toBe(loadLocales().t('en', 'error.serviceUnavailable'));
+  // A polite "dial again" that never invites a second purchase; the dialogue is not reset.
+  expect(reply.screen).toBe(loadLocales().t('en', 'error.hopInterrupted'));
 
   const health = await fetch(`${gateway.url}/healthz`);
   expect(health.status).toBe(503);

@@ -232,6 +232,32 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
     expect(await engine.handleHop(hop('s7', '4*2*Neo'))).toEqual({ end: true, text: 'Hello Neo' });
   });
 
+  it('a store that does not answer: the hop still answers within its budget, without waiting for the save', async () => {
+    engine = build({ hopBudgetMs: 600 });
+    await engine.handleHop(hop('s20', ''));
+    const hanging = deferred<boolean>();
+    store.saveAndUnlock = () => hanging.promise; // Redis restarting: the save never comes back
+    const reply = await engine.handleHop(hop('s20', '5'));
+    expect(reply).toEqual({ end: true, text: locales.t('en', 'error.hopInterrupted') });
+    hanging.resolve(false);
+  });
+
+  it('a store error is not a bad snapshot: the dialogue is kept, not reset to a fresh menu', async () => {
+    await play('s21', ['2']);
+    const save = store.saveAndUnlock;
+    let failures = 0;
+    store.saveAndUnlock = async () => {
+      failures += 1;
+      throw new Error('Connection is closed (test)');
+    };
+    const interrupted = await engine.handleHop(hop('s21', '2*Neo'));
+    expect(interrupted).toEqual({ end: true, text: locales.t('en', 'error.hopInterrupted') });
+    // One save attempt: no fresh dialogue was started (and saved) in its place.
+    expect(failures).toBe(1);
+    store.saveAndUnlock = save;
+    expect(await engine.handleHop(hop('s21', '2*Neo'))).toEqual({ end: true, text: 'Hello Neo' });
+  });
+
   it('remembers a language change for the caller and uses it in the next session', async () => {
     const [, tn, bye] = await play('s8', ['5', '6']);
     expect(tn.text).toContain(locales.t('tn', 'menu.title'));
