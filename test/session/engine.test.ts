@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import type { UssdHop } from '../../src/channels/ussd/types';
+import type { UssdHop } from '../../src/session/hop';
 import { loadLocales, measure } from '../../src/i18n';
 import { createHopEngine, type HopEngine, type HopEngineOptions } from '../../src/session/engine';
 import {

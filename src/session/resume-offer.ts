@@ -1,0 +1,49 @@
+import { createActor, type AnyStateMachine, type Snapshot } from 'xstate';
+import { RESUMABLE_TAG, type DialogueEvent, type LocalText, type Screen } from './dialogue';
+
+/**
+ * The resume offer: a caller who dropped part-way into a purchase and dials again within the
+ * resume window is asked whether to continue. The offer is the engine's own screen, shown
+ * before the stored dialogue takes over again; the machine never sees it.
+ */
+
+/** Message keys of the offer. */
+export interface ResumeTexts {
+  resumePrompt: string;
+  resumeYes: string;
+  resumeNo: string;
+  invalidChoice: string;
+}
+
+const YES = 'resume:yes';
+const NO = 'resume:no';
+
+/** The offer's screen, with a notice (the invalid-choice line) when it is drawn again. */
+export function resumeScreen(texts: ResumeTexts, notice?: LocalText): Screen {
+  return {
+    body: [...(notice ? [notice] : []), { key: texts.resumePrompt }],
+    options: [
+      { id: YES, label: { key: texts.resumeYes } },
+      { id: NO, label: { key: texts.resumeNo } },
+    ],
+  };
+}
+
+/** The caller's answer to the offer: continue, start afresh, or neither (draw it again). */
+export function resumeChoice(
+  action: { kind: 'event'; event: DialogueEvent } | { kind: 'page'; page: number },
+): 'resume' | 'fresh' | 'invalid' {
+  const choice = action.kind === 'event' && action.event.type === 'CHOOSE' ? action.event.optionId : null;
+  return choice === YES ? 'resume' : choice === NO ? 'fresh' : 'invalid';
+}
+
+/** A dropped dialogue is worth resuming only part-way into a purchase (see RESUMABLE_TAG). */
+export function isResumable(machine: AnyStateMachine, snapshot: unknown): boolean {
+  try {
+    return createActor(machine, { snapshot: snapshot as Snapshot<unknown> })
+      .getSnapshot()
+      .hasTag(RESUMABLE_TAG);
+  } catch {
+    return false;
+  }
+}
