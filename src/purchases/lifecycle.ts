@@ -187,16 +187,26 @@ export class PurchaseLifecycle {
         random: this.random(),
       };
     } else {
-      try {
-        const tx = await this.service.confirm(confirmRequest(started), {
+      event = await this.answerOf('CONFIRM', () =>
+        this.service.confirm(confirmRequest(started), {
           requestId: `confirm-${started.id}-${started.confirmAttempts}`,
-        });
-        event = { type: 'CONFIRM_OK', tx, at: this.now(), random: this.random() };
-      } catch (error) {
-        event = { type: 'CONFIRM_ERR', error: errorInfo(error), at: this.now(), random: this.random() };
-      }
+        }),
+      );
     }
     await this.applyOutcome(started, event);
+  }
+
+  /** One confirm or retry call as the machine's event: its answer, or its error as plain data. */
+  private async answerOf(
+    kind: 'CONFIRM' | 'RETRY',
+    call: () => Promise<Transaction>,
+  ): Promise<PurchaseEvent> {
+    try {
+      const tx = await call();
+      return { type: `${kind}_OK`, tx, at: this.now(), random: this.random() };
+    } catch (error) {
+      return { type: `${kind}_ERR`, error: errorInfo(error), at: this.now(), random: this.random() };
+    }
   }
 
   /**
@@ -292,15 +302,12 @@ export class PurchaseLifecycle {
       await this.handOver(record);
       return;
     }
-    let event: PurchaseEvent;
-    try {
-      const tx = await this.service.retry(retryRequest(record), {
-        requestId: `reconcile-${record.id}-${record.reconcileAttempts}`,
-      });
-      event = { type: 'RETRY_OK', tx, at: this.now(), random: this.random() };
-    } catch (error) {
-      event = { type: 'RETRY_ERR', error: errorInfo(error), at: this.now(), random: this.random() };
-    }
+    const asked = record;
+    const event = await this.answerOf('RETRY', () =>
+      this.service.retry(retryRequest(asked), {
+        requestId: `reconcile-${asked.id}-${asked.reconcileAttempts}`,
+      }),
+    );
     await this.applyOutcome(record, event);
   }
 
