@@ -13,6 +13,7 @@ import type { UssdHop, UssdReply, UssdSessionEnd } from './hop';
 import { deriveInput, readInput } from './input';
 import { renderDialogueScreen } from './render';
 import { isResumable, resumeChoice, resumeScreen } from './resume-offer';
+import { acquireSession, endDialogue } from './session-lock';
 import type { ResumeCandidate, SessionRecord, SessionRef, SessionStore } from './store/types';
 
 const log = componentLogger('ussd-engine');
@@ -93,8 +94,6 @@ interface Turn {
   saved: boolean;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** The whole hop overran its budget (a store that does not answer). */
 class BudgetExceededError extends Error {
   constructor() {
@@ -153,29 +152,13 @@ class Engine {
     });
   }
 
-  async endSession(e: UssdSessionEnd): Promise<'ended' | 'ignored'> {
-    const ref: SessionRef = { aggregator: e.aggregator, sessionId: e.sessionId };
-    return withLogContext({ requestId: `${e.aggregator}-${e.sessionId}-end` }, async () => {
-      const held = await this.acquire(ref, Date.now() + this.options.hopBudgetMs);
-      if (!held) {
-        log.warn('end notification: session stayed busy, ignored');
-        return 'ignored';
-      }
-      let saved = false;
-      try {
-        const record = held.record;
-        if (!record || record.msisdn !== e.msisdn || record.status !== 'active') return 'ignored';
-        const keep = e.status !== 'completed' && this.options.resumeWindowS > 0 && record.snapshot !== null;
-        const next: SessionRecord = keep
-          ? { ...record, status: e.status }
-          : { ...record, status: e.status, snapshot: null, optionIds: [], resume: undefined };
-        const ttl = keep ? this.activeTtlS : this.options.sessionTtlS;
-        saved = await this.store.saveAndUnlock(ref, held.token, next, ttl);
-        log.info('session ended', { status: e.status, resumable: keep, msisdn: maskMsisdn(e.msisdn) });
-        return saved ? 'ended' : 'ignored';
-      } finally {
-        if (!saved) await this.store.unlock(ref, held.token).catch(() => undefined);
-      }
+  endSession(end: UssdSessionEnd): Promise<'ended' | 'ignored'> {
+    return endDialogue(this.store, end, {
+      lockMs: this.lockMs,
+      waitMs: this.options.hopBudgetMs,
+      resumeWindowS: this.options.resumeWindowS,
+      activeTtlS: this.activeTtlS,
+      finalTtlS: this.options.sessionTtlS,
     });
   }
 
@@ -195,7 +178,12 @@ class Engine {
 
   private async hop(hop: UssdHop, logContext: LogContext, started: number): Promise<HopOutcome> {
     const ref: SessionRef = { aggregator: hop.aggregator, sessionId: hop.sessionId };
-    const held = await this.acquire(ref, started + Math.floor(this.options.hopBudgetMs / 2));
+    const held = await acquireSession(
+      this.store,
+      ref,
+      this.lockMs,
+      started + Math.floor(this.options.hopBudgetMs / 2),
+    );
     if (!held) return this.end(this.options.defaultLanguage, TEXTS.busy, 'busy');
     const record = held.record;
     const hopNo = (record?.hops ?? 0) + 1;
@@ -416,19 +404,6 @@ class Engine {
         startedAt: record?.createdAt ?? Date.now(),
       },
     };
-  }
-
-  /** Takes the lock, waiting (bounded) while another hop of the session holds it. */
-  private async acquire(
-    ref: SessionRef,
-    waitUntil: number,
-  ): Promise<{ token: string; record: SessionRecord | null } | null> {
-    for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
-      const lock = await this.store.loadAndLock(ref, this.lockMs);
-      if (lock.kind === 'locked') return lock;
-      if (Date.now() + pause > waitUntil) return null;
-      await sleep(pause);
-    }
   }
 
   private end(language: string, key: string, outcome: Outcome): HopOutcome {
