@@ -22,11 +22,7 @@ export type PurchaseState = (typeof PURCHASE_STATES)[number];
  * one); only a success found late can still move `failed`/`needs_attention` on. Reaching one fires the notification hook once, and only these
  * have an outcome SMS.
  */
-export const SETTLED_STATES: readonly PurchaseState[] = [
-  'succeeded',
-  'failed',
-  'needs_attention',
-];
+export const SETTLED_STATES: readonly PurchaseState[] = ['succeeded', 'failed', 'needs_attention'];
 
 export type PurchaseChannel = 'USSD' | 'SMS';
 
