@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { RedisOutboxStore } from '../../src/channels/sms/outbound/outbox/store';
 import { RedisNotificationStore } from '../../src/purchases/notify/store';
 import { notificationId } from '../../src/purchases/notify/types';
@@ -10,7 +10,7 @@ import { hashSlot } from '../../src/redis/keys';
 import { numKeysOf } from '../../src/redis/scripts';
 import { RedisSessionStore } from '../../src/session/store';
 import { record } from '../purchases/fixtures';
-import { testRedis, type TestRedis } from '../support/redis';
+import { OwnRedisServer } from '../support/redis-server';
 
 /**
  * Every multi-key Lua script must touch keys of one Redis Cluster slot. This runs every store
@@ -52,12 +52,18 @@ interface ScriptCall {
   keys: string[];
 }
 
-let test: TestRedis;
+/**
+ * A redis-server of this test's own: MONITOR sees every client of a server, and on the shared
+ * one the other suites' traffic (BullMQ's) would flood it.
+ */
+const server = new OwnRedisServer();
+let test: { redis: Redis; prefix: string };
 let monitor: Redis;
 const calls: ScriptCall[] = [];
 
 beforeAll(async () => {
-  test = testRedis('slots');
+  await server.start();
+  test = { redis: new Redis(server.url), prefix: 'slots' };
   monitor = await test.redis.duplicate().monitor();
   monitor.on('monitor', (_time: string, args: string[]) => {
     const [command, body, numKeys, ...rest] = args;
@@ -72,7 +78,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   monitor.disconnect();
-  await test.cleanup();
+  test.redis.disconnect();
+  await server.destroy();
 });
 
 async function runEveryScript(): Promise<void> {
