@@ -7,27 +7,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './ports';
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 2000);
 const CAS = `
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', 'confirming', 'record', ARGV[3])
 return 1`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 async function redisServer(args: string[]): Promise<{ port: number; process: ChildProcess; dir: string }> {
   const port = await freePort();

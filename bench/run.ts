@@ -10,9 +10,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './ports';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 64);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 15000);
@@ -22,17 +22,6 @@ const METER = '01234567890';
 
 const distRoot = path.resolve(__dirname, '..');
 const agent = new http.Agent({ keepAlive: true, maxSockets: SUBSCRIBERS });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 function post(
   port: number,
