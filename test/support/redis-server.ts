@@ -16,10 +16,11 @@ export type TestPersistence = 'none' | 'snapshot' | 'aof-always';
 export class OwnRedisServer {
   private process: ChildProcess | undefined;
   private chosenPort = 0;
-  private readonly dir: string | undefined;
+  /** Always a directory of its own: a test that turns AOF on must never write into the repo. */
+  private readonly dir: string;
 
   constructor(private readonly persistence: TestPersistence = 'none') {
-    this.dir = persistence === 'none' ? undefined : mkdtempSync(join(tmpdir(), 'gw-redis-'));
+    this.dir = mkdtempSync(join(tmpdir(), 'gw-redis-'));
   }
 
   get port(): number {
@@ -34,7 +35,7 @@ export class OwnRedisServer {
   async start(): Promise<void> {
     this.chosenPort ||= await freePort();
     const args = ['--port', String(this.chosenPort), '--bind', '127.0.0.1', '--save', ''];
-    if (this.dir) args.push('--dir', this.dir, '--dbfilename', 'dump.rdb');
+    args.push('--dir', this.dir, '--dbfilename', 'dump.rdb');
     if (this.persistence === 'aof-always') args.push('--appendonly', 'yes', '--appendfsync', 'always');
     else args.push('--appendonly', 'no');
     this.process = spawn('redis-server', args, { stdio: 'ignore' });
@@ -53,7 +54,7 @@ export class OwnRedisServer {
 
   /** Forgets every snapshot, so the next start is empty (Redis restarted with no persistence). */
   forgetData(): void {
-    if (this.dir) rmSync(join(this.dir, 'dump.rdb'), { force: true });
+    rmSync(join(this.dir, 'dump.rdb'), { force: true });
   }
 
   /** Kills it outright (SIGKILL, as a crash) and resolves once it has exited. */
@@ -68,7 +69,7 @@ export class OwnRedisServer {
   /** Kills it and removes its data directory. */
   async destroy(): Promise<void> {
     await this.kill();
-    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 

@@ -11,6 +11,11 @@ export interface NotificationKeys {
   record(id: string): string;
   /** The purchase's notifications (sorted set, score = creation ms). */
   byPurchase(purchaseId: string): string;
+  /**
+   * Notifications not yet final (sorted set of ids, score = creation ms), for the sweep. Its own
+   * slot: it is only ever written by single-key commands, before a create and after a final update.
+   */
+  open(): string;
 }
 
 export function notificationKeys(prefix: string): NotificationKeys {
@@ -18,5 +23,6 @@ export function notificationKeys(prefix: string): NotificationKeys {
   return {
     record: (id) => `${base}{${purchaseIdOf(id)}}:notification:${id}`,
     byPurchase: (purchaseId) => `${base}{${purchaseId}}:notifications`,
+    open: () => `${base}{notifications}:open`,
   };
 }

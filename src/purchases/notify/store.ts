@@ -7,7 +7,7 @@ import { FINAL_NOTIFICATION_STATUSES } from './types';
 
 /** Fields a delivery attempt may change. */
 export type NotificationPatch = Partial<
-  Pick<NotificationRecord, 'status' | 'attempts' | 'lastError' | 'providerMessageId' | 'sentAt'>
+  Pick<NotificationRecord, 'status' | 'attempts' | 'lastError' | 'providerMessageId' | 'sentAt' | 'revivals'>
 >;
 
 /**
@@ -23,6 +23,8 @@ export interface NotificationStore {
   update(id: string, patch: NotificationPatch, now: Date): Promise<NotificationRecord | null>;
   /** Notifications of one purchase, oldest first. */
   listByPurchase(purchaseId: string): Promise<NotificationRecord[]>;
+  /** Up to `limit` notifications not yet final, oldest first (the sweep's work list). */
+  listOpen(limit: number): Promise<NotificationRecord[]>;
 }
 
 function isFinal(status: NotificationStatus): boolean {
@@ -70,6 +72,13 @@ export class MemoryNotificationStore implements NotificationStore {
   async listByPurchase(purchaseId: string): Promise<NotificationRecord[]> {
     return [...this.records.values()].filter((r) => r.purchaseId === purchaseId).map((r) => ({ ...r }));
   }
+
+  async listOpen(limit: number): Promise<NotificationRecord[]> {
+    return [...this.records.values()]
+      .filter((r) => !isFinal(r.status))
+      .slice(0, limit)
+      .map((r) => ({ ...r }));
+  }
 }
 
 /** The store's scripts, in `commands/` beside this module (`npm run build` copies them into dist/ too). */
@@ -114,6 +123,8 @@ export class RedisNotificationStore implements NotificationStore {
   }
 
   async create(notification: SmsNotification, now: Date): Promise<boolean> {
+    // Indexed as open first: a crash after this leaves an id the sweep drops, never a record it misses.
+    await this.redis.zadd(this.keys.open(), 'NX', now.getTime(), notification.id);
     const code = await NOTIFICATION_SCRIPTS.run(
       this.redis,
       'createNotification-2',
@@ -135,7 +146,21 @@ export class RedisNotificationStore implements NotificationStore {
       [this.keys.record(id)],
       [JSON.stringify({ ...patch, updatedAt: now.toISOString() })],
     )) as string | null;
-    return raw === null ? null : fromJson(raw);
+    const record = raw === null ? null : fromJson(raw);
+    if (record === null || isFinal(record.status)) await this.redis.zrem(this.keys.open(), id);
+    return record;
+  }
+
+  async listOpen(limit: number): Promise<NotificationRecord[]> {
+    const ids = await this.redis.zrange(this.keys.open(), 0, limit - 1);
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    const open: NotificationRecord[] = [];
+    for (const [i, record] of records.entries()) {
+      if (record && !isFinal(record.status)) open.push(record);
+      // Expired, or final while its removal from the index was lost: drop it from the list.
+      else await this.redis.zrem(this.keys.open(), ids[i]);
+    }
+    return open;
   }
 
   async listByPurchase(purchaseId: string): Promise<NotificationRecord[]> {

@@ -33,6 +33,8 @@ export interface NotificationRecord extends SmsNotification {
   createdAt: string;
   updatedAt: string;
   sentAt: string | null;
+  /** Times the sweep re-queued it after its job died (absent: never). */
+  revivals?: number;
 }
 
 /** Build the deterministic notification id; see `SmsNotification.id`. */
