@@ -157,9 +157,14 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     guards: backing.guards,
   });
   if (runWorkers) {
-    await desk.startWorker({ sweepEveryMs: config.reconcile.sweepEveryMs });
+    // One timer sweeps both: purchases left without a job, then outcome SMS left without one.
+    await desk.startWorker({
+      sweepEveryMs: config.reconcile.sweepEveryMs,
+      alsoSweep: () => backing.sms.sweep(),
+    });
     const resumed = await desk.resumeStuck();
-    log.info('purchase workers started', { resumed });
+    const smsRevived = await backing.sms.sweep();
+    log.info('purchase workers started', { resumed, smsRevived });
   }
 
   return {

@@ -56,7 +56,7 @@ export interface RunningPurchaseDesk extends PurchaseDesk {
    * period: a purchase whose job was never queued (Redis blip between record and job) or whose
    * notification was never handed over is picked up within a period, not at the next restart.
    */
-  startWorker(options?: { sweepEveryMs?: number }): Promise<void>;
+  startWorker(options?: { sweepEveryMs?: number; alsoSweep?: () => Promise<unknown> }): Promise<void>;
   /** Stop the periodic sweep (the queue itself is closed by its owner). */
   stopSweep(): void;
   /** Re-queue what a crash or a Redis blip left half-done (see `PurchaseLifecycle.resumeStuck`). */
@@ -121,7 +121,10 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
 
   return {
     lifecycle,
-    async startWorker({ sweepEveryMs = 0 } = {}) {
+    async startWorker({
+      sweepEveryMs = 0,
+      alsoSweep,
+    }: { sweepEveryMs?: number; alsoSweep?: () => Promise<unknown> } = {}) {
       await queue.start(lifecycle.handle);
       if (sweepEveryMs > 0 && !sweep) {
         let running = false;
@@ -130,6 +133,7 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
           running = true;
           lifecycle
             .resumeStuck()
+            .then(() => alsoSweep?.())
             .catch((error: unknown) => log.error('purchase sweep failed', { error }))
             .finally(() => (running = false));
         }, sweepEveryMs);

@@ -130,6 +130,20 @@ describe.each([
     expect(await store.update('p-x:k:1', { status: 'sent' }, NOW)).toBeNull();
   });
 
+  it("lists the open notifications (the sweep's work) until they reach a final status", async () => {
+    await store.create(notification('p-1', 'a'), NOW);
+    await store.create(notification('p-2', 'b'), LATER);
+    await store.update(notification('p-1', 'a').id, { status: 'sending', attempts: 1 }, NOW);
+    expect((await store.listOpen(10)).map((r) => [r.id, r.status])).toEqual([
+      [notification('p-1', 'a').id, 'sending'],
+      [notification('p-2', 'b').id, 'queued'],
+    ]);
+    await store.update(notification('p-1', 'a').id, { status: 'sent' }, LATER);
+    await store.update(notification('p-2', 'b').id, { revivals: 1 }, LATER);
+    expect(await store.listOpen(10)).toEqual([expect.objectContaining({ status: 'queued', revivals: 1 })]);
+    expect(await store.listOpen(0)).toEqual([]);
+  });
+
   it('lists the notifications of one purchase', async () => {
     await store.create(notification('p-1', 'a'), NOW);
     await store.create(notification('p-1', 'b'), LATER);

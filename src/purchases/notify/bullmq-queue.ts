@@ -5,7 +5,7 @@ import { componentLogger, maskMsisdn } from '../../observability/logger';
 import { reportRedisError, workerErrorListener } from '../../redis/errors';
 import { ReconnectWatch } from '../../redis/reconnect-watch';
 import { attemptDelivery } from './deliver';
-import type { SmsJobQueue } from './queue';
+import { sweepOpen, type SmsJobQueue } from './queue';
 import { DEFAULT_SMS_RETRY_POLICY, smsRetryDelay, type SmsRetryPolicy } from './retry';
 import { RedisNotificationStore, type NotificationStore } from './store';
 import type { NotificationRecord, SmsNotification } from './types';
@@ -51,7 +51,15 @@ export interface BullmqSmsQueueOptions {
   concurrency?: number;
   store?: NotificationStore;
   random?: () => number;
+  /**
+   * BullMQ's stall detection (tests shorten it): a job whose worker died is retried after
+   * `lockDurationMs`, and failed after more than `maxStalledCount` stalls (then the sweep revives it).
+   */
+  stalls?: { lockDurationMs?: number; stalledIntervalMs?: number; maxStalledCount?: number };
 }
+
+/** Stalls (worker deaths mid-job) BullMQ tolerates before it fails an SMS job. */
+export const SMS_MAX_STALLED_COUNT = 5;
 
 /**
  * Outcome SMS on BullMQ over Redis. The job id is the notification id, so an enqueue while the
@@ -80,6 +88,9 @@ export class BullmqSmsQueue implements SmsJobQueue {
         connection: this.reconnects.connection,
         prefix,
         concurrency: options.concurrency ?? 5,
+        maxStalledCount: options.stalls?.maxStalledCount ?? SMS_MAX_STALLED_COUNT,
+        ...(options.stalls?.lockDurationMs ? { lockDuration: options.stalls.lockDurationMs } : {}),
+        ...(options.stalls?.stalledIntervalMs ? { stalledInterval: options.stalls.stalledIntervalMs } : {}),
         settings: {
           backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) =>
             smsRetryDelay(
@@ -91,6 +102,18 @@ export class BullmqSmsQueue implements SmsJobQueue {
         },
       });
       this.worker.on('error', workerErrorListener(log, 'sms worker error'));
+      // Never the message: it holds tokens.
+      this.worker.on('failed', (job, error) =>
+        log.error('sms job failed', {
+          smsId: job?.data.id,
+          to: job ? maskMsisdn(job.data.to) : undefined,
+          attemptsMade: job?.attemptsMade,
+          reason: error.message,
+        }),
+      );
+      this.worker.on('stalled', (jobId) =>
+        log.warn('sms job stalled: its worker stopped mid-send', { jobId }),
+      );
     }
   }
 
@@ -114,14 +137,23 @@ export class BullmqSmsQueue implements SmsJobQueue {
       const previous = await this.queue.getJob(bullJobId(notification.id));
       if (previous && (await previous.isFailed())) await previous.remove();
     }
-    await this.queue.add(JOB_NAME, notification, {
-      jobId: bullJobId(notification.id),
-      attempts: this.policy.attempts,
-      backoff: { type: BACKOFF_TYPE },
-      removeOnComplete: true,
-      removeOnFail: { age: 30 * 24 * 3600 },
-    });
+    await this.add(notification);
     return created;
+  }
+
+  private async add(notification: SmsNotification): Promise<void> {
+    const { id, purchaseId, to, from, message } = notification;
+    await this.queue.add(
+      JOB_NAME,
+      { id, purchaseId, to, from, message },
+      {
+        jobId: bullJobId(id),
+        attempts: this.policy.attempts,
+        backoff: { type: BACKOFF_TYPE },
+        removeOnComplete: true,
+        removeOnFail: { age: 30 * 24 * 3600 },
+      },
+    );
   }
 
   get(id: string): Promise<NotificationRecord | null> {
@@ -130,6 +162,24 @@ export class BullmqSmsQueue implements SmsJobQueue {
 
   listByPurchase(purchaseId: string): Promise<NotificationRecord[]> {
     return this.store.listByPurchase(purchaseId);
+  }
+
+  sweep(): Promise<number> {
+    return sweepOpen(
+      this.store,
+      async (record) => {
+        const job = await this.queue.getJob(bullJobId(record.id));
+        if (!job) return false;
+        const state = await job.getState();
+        return state !== 'failed' && state !== 'completed' && state !== 'unknown';
+      },
+      async (record) => {
+        const job = await this.queue.getJob(bullJobId(record.id));
+        if (job) await job.remove();
+        await this.add(record);
+      },
+      () => new Date(),
+    );
   }
 
   /** Resolves once the worker is connected (no-op without a worker). */

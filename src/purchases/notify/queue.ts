@@ -18,8 +18,51 @@ export interface SmsJobQueue {
   /** The notification and its delivery status, or null. */
   get(id: string): Promise<NotificationRecord | null>;
   listByPurchase(purchaseId: string): Promise<NotificationRecord[]>;
+  /**
+   * Re-queue notifications that are not final and have no live job (a worker killed twice
+   * mid-send makes BullMQ fail its job as stalled); returns how many were revived.
+   */
+  sweep(): Promise<number>;
   /** Stop workers and timers (pending messages stay queued where the queue is durable). */
   close(): Promise<void>;
+}
+
+/** Revivals a notification gets before it is given up as `undelivered` (a poison message). */
+export const MAX_SMS_REVIVALS = 5;
+
+/** The sweep reads at most this many open notifications per run. */
+const SWEEP_LIMIT = 500;
+
+/**
+ * The sweep's rule, shared by both queues: every open notification without a live job is
+ * revived (counted on the record), or given up loudly after MAX_SMS_REVIVALS.
+ */
+export async function sweepOpen(
+  store: NotificationStore,
+  hasLiveJob: (record: NotificationRecord) => boolean | Promise<boolean>,
+  revive: (record: NotificationRecord) => Promise<void>,
+  now: () => Date,
+): Promise<number> {
+  let revived = 0;
+  for (const record of await store.listOpen(SWEEP_LIMIT)) {
+    if (await hasLiveJob(record)) continue;
+    const fields = { smsId: record.id, purchaseId: record.purchaseId, to: maskMsisdn(record.to) };
+    const revivals = (record.revivals ?? 0) + 1;
+    if (revivals > MAX_SMS_REVIVALS) {
+      await store.update(record.id, { status: 'undelivered', lastError: 'its job kept dying' }, now());
+      log.error('SMS NOTIFICATION UNDELIVERED: its job died on every revival; resend after checking', fields);
+      continue;
+    }
+    await store.update(record.id, { revivals }, now());
+    log.error('SMS NOTIFICATION HAD NO LIVE JOB (a worker died mid-send): queued again', {
+      ...fields,
+      status: record.status,
+      revivals,
+    });
+    await revive(record);
+    revived += 1;
+  }
+  return revived;
 }
 
 export interface InProcessSmsQueueOptions {
@@ -67,6 +110,15 @@ export class InProcessSmsQueue implements SmsJobQueue {
 
   listByPurchase(purchaseId: string): Promise<NotificationRecord[]> {
     return this.store.listByPurchase(purchaseId);
+  }
+
+  sweep(): Promise<number> {
+    return sweepOpen(
+      this.store,
+      (record) => this.timers.has(record.id) || this.running.has(record.id),
+      async (record) => this.schedule(record, 0, 0),
+      () => this.now(),
+    );
   }
 
   async close(): Promise<void> {

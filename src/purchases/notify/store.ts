@@ -152,7 +152,8 @@ export class RedisNotificationStore implements NotificationStore {
   }
 
   async listOpen(limit: number): Promise<NotificationRecord[]> {
-    const ids = await this.redis.zrange(this.keys.open(), 0, limit - 1);
+    if (limit <= 0) return [];
+    const ids = await this.redis.zrange(this.keys.open(), '0', String(limit - 1));
     const records = await Promise.all(ids.map((id) => this.get(id)));
     const open: NotificationRecord[] = [];
     for (const [i, record] of records.entries()) {

@@ -67,6 +67,8 @@ export class BullJobQueue implements JobQueue {
         connection: this.reconnects.connection,
         prefix: this.options.prefix ?? 'gw-bull',
         concurrency: this.options.concurrency ?? 8,
+        // A worker killed mid-job more than once must not fail the job: handlers are idempotent.
+        maxStalledCount: 5,
       },
     );
     this.worker.on('failed', (job, error) =>
