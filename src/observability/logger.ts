@@ -104,8 +104,10 @@ const maskFormat = winston.format((info) => {
     if (key === 'level' || key === 'message' || key === 'timestamp') continue;
     (info as Record<string, unknown>)[key] = redact(key, info[key]);
   }
+  // A request id may come from outside (X-Request-Id, an aggregator's session id) and carry a
+  // phone number or a token: masked like any free text.
   const requestId = currentRequestId();
-  if (requestId && info.requestId === undefined) info.requestId = requestId;
+  if (requestId && info.requestId === undefined) info.requestId = maskNumbersInText(requestId);
   return info;
 });
 

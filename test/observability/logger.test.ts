@@ -1,4 +1,14 @@
-import { maskMsisdn, maskNumbersInText, maskToken, redact } from '../../src/observability/logger';
+import { Writable } from 'node:stream';
+import winston from 'winston';
+import {
+  componentLogger,
+  logger,
+  maskMsisdn,
+  maskNumbersInText,
+  maskToken,
+  redact,
+  withLogContext,
+} from '../../src/observability/logger';
 
 describe('log masking', () => {
   // One rule for every MSISDN in logs and on screens: country-code prefix and last four stay,
@@ -104,5 +114,31 @@ describe('masking of numbers the key names do not reveal', () => {
     });
     expect(redact('msisdn', maskMsisdn('26771234567'))).toBe('267****4567');
     expect(redact('to', '26771234567')).toBe('267****4567');
+  });
+});
+
+describe('request ids in log lines', () => {
+  it('masks a phone number or a token carried by a request id, from the context or a field', () => {
+    const lines: string[] = [];
+    const capture = new winston.transports.Stream({
+      stream: new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    });
+    logger.add(capture);
+    try {
+      const log = componentLogger('test');
+      withLogContext({ requestId: 'africastalking-ATUid_+26771234567-1' }, () => log.error('a hop'));
+      log.error('a call', { requestId: 'tok-1234 5678 9012 3456 7890' });
+    } finally {
+      logger.remove(capture);
+    }
+    const text = lines.join('');
+    expect(text).not.toMatch(/71234567|1234 5678 9012/);
+    expect(text).toContain('"requestId":"africastalking-ATUid_+267****4567-1"');
+    expect(text).toContain('"requestId":"tok-****7890"');
   });
 });
