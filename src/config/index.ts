@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AllowList } from '../http/allow-list';
 import type { RedisDurability } from '../redis/durability';
 import { LOG_LEVELS, type LogLevel } from '../observability/logger';
 
@@ -196,6 +197,31 @@ function required(env: Env, names: (keyof Env)[], why: string): void {
   if (missing.length > 0) throw new ConfigError(`${missing.join(', ')} must be set ${why}`);
 }
 
+/**
+ * `TRUST_PROXY`: a hop count, or the load balancers' addresses/ranges (and express's names
+ * `loopback`, `linklocal`, `uniquelocal`). `true` is refused: it would trust an
+ * `X-Forwarded-For` any client can write, and the allow-list would check a forged address.
+ */
+function parseTrustProxy(value: string | undefined): number | string | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const named = new Set(['loopback', 'linklocal', 'uniquelocal']);
+  for (const entry of value.split(',').map((e) => e.trim())) {
+    if (named.has(entry)) continue;
+    try {
+      new AllowList([entry]);
+    } catch {
+      throw new ConfigError(
+        `TRUST_PROXY: "${entry}" is not a hop count, an address, a CIDR range or loopback/linklocal/uniquelocal` +
+          (/^(true|yes|1)$/i.test(entry)
+            ? ' (true would trust an X-Forwarded-For any client can forge)'
+            : ''),
+      );
+    }
+  }
+  return value;
+}
+
 /** Whether the gateway runs as a production deployment (NODE_ENV=production). */
 function isProduction(env: Env): boolean {
   return env.NODE_ENV === 'production';
@@ -242,6 +268,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         'confirm twice; use aof (appendonly yes, appendfsync always) or wait (a replica)',
     );
 
+  const allowedIps = (env.USSD_ALLOWED_IPS ?? '')
+    .split(',')
+    .map((ip) => ip.trim())
+    .filter(Boolean);
+  try {
+    new AllowList(allowedIps);
+  } catch (error) {
+    throw new ConfigError(`USSD_ALLOWED_IPS: ${(error as Error).message}`);
+  }
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY);
+
   const login = embeddedSandbox
     ? SANDBOX_LOGIN
     : {
@@ -275,16 +312,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     gatewayWorkers: env.GATEWAY_WORKERS,
     ussd: {
       callbackSecret: env.USSD_CALLBACK_SECRET,
-      allowedIps: (env.USSD_ALLOWED_IPS ?? '')
-        .split(',')
-        .map((ip) => ip.trim())
-        .filter(Boolean),
-      trustProxy:
-        env.TRUST_PROXY === undefined
-          ? undefined
-          : /^\d+$/.test(env.TRUST_PROXY)
-            ? Number(env.TRUST_PROXY)
-            : env.TRUST_PROXY,
+      allowedIps,
+      trustProxy,
       screenLimit: env.USSD_SCREEN_LIMIT,
       hopBudgetMs: env.USSD_HOP_BUDGET_MS,
       sessionTtlS: env.USSD_SESSION_TTL_S,

@@ -93,6 +93,29 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('accepts CIDR ranges in the allow-list and refuses garbage with the entry named', () => {
+    expect(loadConfig({ USSD_ALLOWED_IPS: '196.201.214.0/24,2001:db8::/32' }).ussd.allowedIps).toHaveLength(
+      2,
+    );
+    expect(() => loadConfig({ USSD_ALLOWED_IPS: '10.0.0.1, aggregator.example' })).toThrow(
+      'USSD_ALLOWED_IPS: "aggregator.example" is not an IP address or CIDR range',
+    );
+    expect(() => loadConfig({ USSD_ALLOWED_IPS: '10.0.0.0/40' })).toThrow(ConfigError);
+  });
+
+  it.each([
+    ['1', 1],
+    ['loopback', 'loopback'],
+    ['10.0.0.0/8, 192.168.1.10', '10.0.0.0/8, 192.168.1.10'],
+  ])('accepts TRUST_PROXY=%s', (value, parsed) => {
+    expect(loadConfig({ TRUST_PROXY: value }).ussd.trustProxy).toEqual(parsed);
+  });
+
+  it('refuses TRUST_PROXY=true (any client could forge X-Forwarded-For) and garbage, at start', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY: "true" .*forge/);
+    expect(() => loadConfig({ TRUST_PROXY: 'proxy.internal' })).toThrow(ConfigError);
+  });
+
   it('reads the SMS retry policy, defaulting to hours of attempts', () => {
     expect(loadConfig({}).sms.retry).toEqual(DEFAULT_SMS_RETRY_POLICY);
     expect(loadConfig({ SMS_RETRY_ATTEMPTS: '5', SMS_RETRY_BASE_MS: '20' }).sms.retry).toMatchObject({

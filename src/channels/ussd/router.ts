@@ -3,6 +3,7 @@ import { sameSecret } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
 import type { HopEngine } from '../../session/engine';
 import { isParseError, type UssdAdapter, type UssdHttpResponse } from './types';
+import { AllowList } from '../../http/allow-list';
 
 const log = componentLogger('ussd-router');
 
@@ -22,9 +23,22 @@ export interface UssdRouterOptions {
   allowedIps?: string[];
 }
 
-/** `::ffff:10.0.0.1` → `10.0.0.1` so IPv4 entries match dual-stack sockets. */
-function normaliseIp(ip: string | undefined): string {
-  return (ip ?? '').replace(/^::ffff:/i, '');
+/**
+ * A rejected callback is logged at most once per reason per 10 s, with how many were
+ * suppressed meanwhile: a scanner or a misconfigured aggregator must not flood the logs.
+ */
+function rejectionLog(): (reason: string, fields: Record<string, unknown>) => void {
+  const last = new Map<string, { at: number; suppressed: number }>();
+  return (reason, fields) => {
+    const now = Date.now();
+    const seen = last.get(reason);
+    if (seen && now - seen.at < 10_000) {
+      seen.suppressed += 1;
+      return;
+    }
+    last.set(reason, { at: now, suppressed: 0 });
+    log.warn(`USSD callback rejected: ${reason}`, { ...fields, suppressedSinceLast: seen?.suppressed ?? 0 });
+  };
 }
 
 function send(res: Response, wire: UssdHttpResponse): void {
@@ -40,15 +54,16 @@ function send(res: Response, wire: UssdHttpResponse): void {
  */
 export function ussdRouter(options: UssdRouterOptions): Router {
   const { engine, adapters, callbackSecret } = options;
-  const allowed = new Set((options.allowedIps ?? []).map(normaliseIp));
+  const allowed = new AllowList(options.allowedIps ?? []);
+  const rejected = rejectionLog();
   if (!callbackSecret) log.warn('USSD callbacks are not protected by a secret (set USSD_CALLBACK_SECRET)');
 
   const router = express.Router();
   const bodies = [express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' })];
 
   function guard(req: Request, res: Response, next: NextFunction): void {
-    if (allowed.size > 0 && !allowed.has(normaliseIp(req.ip))) {
-      log.warn('USSD callback from an address not on the allow-list', { ip: req.ip, path: req.path });
+    if (allowed.size > 0 && !allowed.allows(req.ip)) {
+      rejected('address not on the allow-list', { ip: req.ip, path: req.path });
       res.status(403).type('text/plain').send('forbidden');
       return;
     }
@@ -57,7 +72,7 @@ export function ussdRouter(options: UssdRouterOptions): Router {
       const fromHeader = req.get('x-callback-key');
       const given = fromHeader ?? fromQuery;
       if (given === undefined || !sameSecret(given, callbackSecret)) {
-        log.warn('USSD callback with a missing or wrong secret', { path: req.path });
+        rejected('missing or wrong secret', { ip: req.ip, path: req.path });
         res.status(401).type('text/plain').send('unauthorised');
         return;
       }
