@@ -42,6 +42,7 @@ const int = (fallback: number, min: number, max: number) =>
 const EnvSchema = z.object({
   NODE_ENV: optionalString,
   PORT: int(3000, 0, 65535),
+  HOST: optionalString,
   LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
 
   // Purchase service. Unset base URL = start the embedded sandbox and use its credentials.
@@ -174,6 +175,11 @@ export interface Config {
   /** Bearer token required on `GET /metrics`; undefined = open (scrape it on a private network). */
   metricsToken: string | undefined;
   devRoutes: boolean;
+  /**
+   * Address the gateway listens on: loopback in the embedded mode (a laptop demo is not served
+   * to the network), every interface otherwise, unless HOST says.
+   */
+  host: string;
 }
 
 /** One clear line for the operator; `main` prints it and exits without a stack trace. */
@@ -278,6 +284,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`USSD_ALLOWED_IPS: ${(error as Error).message}`);
   }
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
+  const devRoutes =
+    env.DEV_ROUTES === undefined ? embeddedSandbox : ['true', '1', 'yes'].includes(env.DEV_ROUTES);
+  // The outbox holds tokens: with a real purchase service it is never served without the admin token.
+  if (devRoutes && !embeddedSandbox && !env.ADMIN_TOKEN)
+    throw new ConfigError('DEV_ROUTES with a real purchase service needs ADMIN_TOKEN: /dev/sms holds tokens');
 
   const login = embeddedSandbox
     ? SANDBOX_LOGIN
@@ -357,6 +368,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     adminToken: env.ADMIN_TOKEN,
     metricsToken: env.METRICS_TOKEN,
     // The outbox holds tokens: served by default only in the embedded (demo) mode.
-    devRoutes: env.DEV_ROUTES === undefined ? embeddedSandbox : ['true', '1', 'yes'].includes(env.DEV_ROUTES),
+    devRoutes,
+    host: env.HOST ?? (embeddedSandbox ? '127.0.0.1' : '0.0.0.0'),
   };
 }

@@ -23,6 +23,10 @@ import { Catalogue } from '../vas';
 import { dialogueServices } from './dialogue-services';
 import { instrumentHopEngine } from './instrument';
 import { startMoneyPath } from './money-path';
+import { bearerMatches } from '../http/secrets';
+import { componentLogger } from '../observability/logger';
+
+const log = componentLogger('gateway');
 
 /** What tests and the benchmark may change about a gateway beyond its config. */
 export interface GatewayOptions {
@@ -55,6 +59,27 @@ function listen(app: express.Express, port: number, host: string | undefined): P
       error ? reject(error) : resolve(server),
     );
   });
+}
+
+/**
+ * With TRUST_PROXY set every request should come through the load balancer, which adds
+ * X-Forwarded-For. One without it reached the port directly: say so (once per 10 minutes).
+ */
+function warnOnDirectRequests(): express.RequestHandler {
+  let lastWarned = 0;
+  return (req, _res, next) => {
+    if (req.headers['x-forwarded-for'] === undefined && Date.now() - lastWarned > 600_000) {
+      lastWarned = Date.now();
+      log.warn(
+        'TRUST_PROXY is set but a request came without X-Forwarded-For: the port is reachable directly',
+        {
+          ip: req.socket.remoteAddress,
+          path: req.path,
+        },
+      );
+    }
+    next();
+  };
 }
 
 /** How long `close()` lets hops in flight finish before cutting their connections. */
@@ -104,7 +129,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const app = express();
   app.disable('x-powered-by');
   // Behind a load balancer, req.ip (the USSD allow-list) must be the aggregator's address.
-  if (config.ussd.trustProxy !== undefined) app.set('trust proxy', config.ussd.trustProxy);
+  if (config.ussd.trustProxy !== undefined) {
+    app.set('trust proxy', config.ussd.trustProxy);
+    app.use(warnOnDirectRequests());
+  }
   app.set('etag', false);
   // The hot path first: a hop carries its own request id (aggregator-session-hop) into its logs,
   // so it skips the generic request-id middleware the other routes use.
@@ -138,14 +166,23 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     });
   });
   app.use(metricsRouter(metrics, { token: config.metricsToken }));
-  if (config.devRoutes) app.use(outboxRouter(moneyPath.outbox));
+  if (config.devRoutes) {
+    // The outbox holds tokens: open only in the embedded mode (on loopback), else the admin bearer.
+    const adminToken = config.adminToken;
+    if (!config.embeddedSandbox && adminToken)
+      app.use('/dev', (req, res, next) => {
+        if (bearerMatches(req.get('authorization'), adminToken)) next();
+        else res.status(401).json({ error: 'unauthorised' });
+      });
+    app.use(outboxRouter(moneyPath.outbox));
+  }
   if (config.adminToken)
     app.use(createAdminRouter({ desk, adminToken: config.adminToken, notifications: moneyPath.sms.store }));
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });
 
-  const server = await listen(app, config.port, options.host);
+  const server = await listen(app, config.port, options.host ?? config.host);
   const port = (server.address() as AddressInfo).port;
 
   return {

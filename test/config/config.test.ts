@@ -137,7 +137,14 @@ describe('loadConfig', () => {
     };
     expect(loadConfig({}).devRoutes).toBe(true);
     expect(loadConfig(real).devRoutes).toBe(false);
-    expect(loadConfig({ ...real, DEV_ROUTES: 'true' }).devRoutes).toBe(true);
+    expect(() => loadConfig({ ...real, DEV_ROUTES: 'true' })).toThrow(
+      'DEV_ROUTES with a real purchase service needs ADMIN_TOKEN: /dev/sms holds tokens',
+    );
+    expect(loadConfig({ ...real, DEV_ROUTES: 'true', ADMIN_TOKEN: 'a'.repeat(24) }).devRoutes).toBe(true);
+    // The embedded mode listens on loopback; a real deployment on every interface, unless HOST says.
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig(real).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '10.1.2.3' }).host).toBe('10.1.2.3');
     expect(loadConfig({ DEV_ROUTES: 'false' }).devRoutes).toBe(false);
   });
 

@@ -77,8 +77,14 @@ export interface OutboxMessage {
   purchaseId?: string;
 }
 
+/** The admin token e2e gateways with a configured purchase service protect `/dev/sms` with. */
+export const OUTBOX_ADMIN_TOKEN = 'e2e-admin-token-0123456789';
+
 export async function outbox(gateway: Gateway, to: string): Promise<OutboxMessage[]> {
-  const response = await axios.get(`${gateway.url}/dev/sms`, { params: { to } });
+  const response = await axios.get(`${gateway.url}/dev/sms`, {
+    params: { to },
+    headers: { authorization: `Bearer ${OUTBOX_ADMIN_TOKEN}` },
+  });
   return response.data.messages as OutboxMessage[];
 }
 

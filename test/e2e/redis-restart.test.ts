@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Gateway } from '../../src/gateway/app';
 import { SANDBOX_CREDENTIALS, startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
-import { hop, ledger, newPhone, startTestGateway, waitForSms } from './harness';
+import { hop, ledger, newPhone, OUTBOX_ADMIN_TOKEN, startTestGateway, waitForSms } from './harness';
 import { TEST_REDIS_URL, testPrefix } from '../support/redis';
 
 /**
@@ -24,7 +24,8 @@ function gatewayEnv(): Record<string, string> {
     PURCHASE_API_USERNAME: SANDBOX_CREDENTIALS.username,
     PURCHASE_API_PASSWORD: SANDBOX_CREDENTIALS.password,
     PURCHASE_API_ORG_CODE: SANDBOX_CREDENTIALS.orgCode,
-    DEV_ROUTES: 'true', // the outbox, where the test reads the SMS
+    DEV_ROUTES: 'true', // the outbox, where the test reads the SMS (behind the admin token here)
+    ADMIN_TOKEN: OUTBOX_ADMIN_TOKEN,
   };
 }
 
@@ -104,6 +105,22 @@ it('the outbox and "My tokens" survive a restart too', async () => {
     const myTokens = /(\d+) My tokens/.exec(menu.screen)![1];
     const list = await hop(gateway, `mine-${phone}`, phone, myTokens);
     expect(list.screen).toContain('BWP 50.00');
+  } finally {
+    await gateway.close();
+  }
+});
+
+it('with a real purchase service, /dev/sms (it holds tokens) answers only the admin token', async () => {
+  const gateway = await startTestGateway(gatewayEnv());
+  try {
+    const open = await fetch(`${gateway.url}/dev/sms`);
+    expect(open.status).toBe(401);
+    const wrong = await fetch(`${gateway.url}/dev/sms`, { headers: { authorization: 'Bearer nope' } });
+    expect(wrong.status).toBe(401);
+    const allowed = await fetch(`${gateway.url}/dev/sms`, {
+      headers: { authorization: `Bearer ${OUTBOX_ADMIN_TOKEN}` },
+    });
+    expect(allowed.status).toBe(200);
   } finally {
     await gateway.close();
   }
