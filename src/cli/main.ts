@@ -4,10 +4,13 @@
  * With no PURCHASE_API_BASE_URL it starts an in-process sandbox and says so on stderr.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import winston from 'winston';
 import { ConfigError, loadConfig, type Config } from '../config';
+import { startMoneyPath } from '../gateway/money-path';
 import { logger, setLogLevel } from '../observability/logger';
+import { parseLostPurchases, recoverPurchase, type LostPurchase, type Recovery } from '../purchases/recover';
 import {
   AuthenticationError,
   MalformedResponseError,
@@ -42,6 +45,9 @@ commands:
   validate                   quote a purchase (no state change)
   confirm                    buy (debits the account; never re-sent by this tool)
   retry                      reconcile an earlier confirm by --identifier and --ref
+  recover                    re-derive purchases lost from Redis (needs REDIS_URL): --ref --identifier
+                             --product --phone, or --file lost.csv (ref,identifier,product,phone[,language]);
+                             a successful one is recorded and its token SMS queued; --dry-run writes nothing
 flags:
   --product ELECTRICITY|AIRTIME|WATER (default ELECTRICITY)   --provider CODE
   --identifier METER_OR_NUMBER   --amount 100.00   --phone 2677XXXXXXX
@@ -62,9 +68,11 @@ interface Flags {
   account?: string;
   ref?: string;
   language?: string;
+  file?: string;
   json: boolean;
   help: boolean;
   yes: boolean;
+  'dry-run': boolean;
 }
 
 function parseFlags(argv: string[]): { command: string | undefined; flags: Flags } {
@@ -81,8 +89,10 @@ function parseFlags(argv: string[]): { command: string | undefined; flags: Flags
       account: { type: 'string' },
       ref: { type: 'string' },
       language: { type: 'string' },
+      file: { type: 'string' },
       json: { type: 'boolean', default: false },
       yes: { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -306,6 +316,51 @@ async function retryCommand(session: Session, flags: Flags, io: CliIo): Promise<
   return result.status === 'SUCCESSFUL' ? EXIT.ok : EXIT.failed;
 }
 
+/** `recover`: each lost purchase looked up at the service; a successful one recorded, its token sent. */
+async function recoverCommand(session: Session, flags: Flags, io: CliIo): Promise<number> {
+  if (!session.config.redisUrl)
+    throw new UsageError('recover needs REDIS_URL: it writes the purchases it finds');
+  const language = flags.language ?? 'en-BW';
+  const lost: LostPurchase[] = flags.file
+    ? parseLostPurchases(readFileSync(flags.file, 'utf8'), language)
+    : [
+        {
+          externalReference: need(flags.ref, 'ref'),
+          subscriberIdentifier: need(flags.identifier, 'identifier'),
+          productType: productType(flags),
+          beneficiaryMsisdn: need(flags.phone, 'phone').replace(/^\+/, ''),
+          language,
+        },
+      ];
+  const moneyPath = await startMoneyPath(session.config, {
+    purchaseServiceUrl: session.baseUrl,
+    runWorkers: false,
+  });
+  try {
+    const results: Recovery[] = [];
+    for (const one of lost) {
+      const result = await recoverPurchase(
+        one,
+        { service: session.service, desk: moneyPath.desk },
+        { dryRun: flags['dry-run'], requestId: ctx().requestId },
+      );
+      results.push(result);
+      if (!flags.json) io.stdout(`${result.externalReference}  ${result.outcome}  ${result.detail}`);
+    }
+    const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
+    if (flags.json) io.stdout(JSON.stringify(results, null, 2));
+    else
+      io.stdout(
+        `${results.length} checked: ${count('recovered') + count('would_recover')} recovered` +
+          `${flags['dry-run'] ? ' (dry run)' : ''}, ${count('exists')} already known, ` +
+          `${count('not_found') + count('not_successful')} not successful, ${count('unchecked')} unchecked`,
+      );
+    return count('unchecked') > 0 ? EXIT.failed : EXIT.ok;
+  } finally {
+    await moneyPath.close();
+  }
+}
+
 function errorJson(error: unknown): Record<string, unknown> {
   if (error instanceof PurchaseServiceError) {
     const { type, code, message, param, retryable, requestId, status } = error;
@@ -366,7 +421,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     (command === undefined && !flags.help ? io.stderr : io.stdout)(USAGE);
     return command === undefined && !flags.help ? EXIT.usage : EXIT.ok;
   }
-  if (!['check', 'validate', 'confirm', 'retry'].includes(command)) {
+  if (!['check', 'validate', 'confirm', 'retry', 'recover'].includes(command)) {
     io.stderr(`error: unknown command ${command}`);
     io.stderr(USAGE);
     return EXIT.usage;
@@ -377,6 +432,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     session = await openSession(io);
     if (command === 'check') return await check(session, flags, io);
     if (command === 'retry') return await retryCommand(session, flags, io);
+    if (command === 'recover') return await recoverCommand(session, flags, io);
     return await purchaseCommand(session, flags, command as 'validate' | 'confirm', io);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {

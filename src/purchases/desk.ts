@@ -12,12 +12,14 @@ import {
 import type { JobQueue } from './queue';
 import type { PurchaseStore } from './store';
 import {
+  resultFromTransaction,
   newPurchaseRecord,
   type PurchaseDesk,
   type PurchaseIntent,
   type PurchaseRecord,
   type PurchaseState,
 } from './types';
+import type { Transaction } from '../vas/port';
 
 /**
  * The purchase desk: the counter where channels hand in orders (`create`), ask about them
@@ -61,6 +63,17 @@ export interface RunningPurchaseDesk extends PurchaseDesk {
   stopSweep(): void;
   /** Re-queue what a crash or a Redis blip left half-done (see `PurchaseLifecycle.resumeStuck`). */
   resumeStuck(): ReturnType<PurchaseLifecycle['resumeStuck']>;
+  /**
+   * Record a purchase the service completed but this gateway lost (Redis restarted empty): a
+   * `succeeded` record under `recover:<externalReference>` with the service's transaction, handed
+   * to the notifier so its token SMS goes out. Never confirms. `created: false` when it was
+   * recovered before (the same key): nothing is written or sent again.
+   */
+  adopt(
+    intent: PurchaseIntent,
+    externalReference: string,
+    tx: Transaction,
+  ): Promise<{ created: boolean; record: PurchaseRecord }>;
 }
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -183,5 +196,31 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
     listByState: (state: PurchaseState, opts?: { limit?: number }) => store.listByState(state, opts),
 
     resendSms: (id: string, requestKey: string) => lifecycle.resend(id, requestKey),
+
+    async adopt(intent, externalReference, tx) {
+      checkIntent(intent);
+      const now = clock().toISOString();
+      const { created, record } = await store.create({
+        ...newPurchaseRecord({
+          id: randomUUID(),
+          idempotencyKey: `recover:${externalReference}`,
+          externalReference,
+          intent,
+          createdAt: now,
+        }),
+        state: 'succeeded',
+        result: resultFromTransaction(tx),
+        settledAt: now,
+      });
+      if (created) {
+        log.warn('purchase recovered from the purchase service', {
+          purchaseId: record.id,
+          externalReference,
+          beneficiary: maskMsisdn(intent.beneficiaryMsisdn),
+        });
+        await lifecycle.handOver(record);
+      }
+      return { created, record };
+    },
   };
 }
