@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { loadLocales } from './catalogue';
 import { measure } from './gsm';
-import { renderScreen, type ScreenOption } from './screen';
+import { renderScreen, type RenderedOption } from './screen';
 
 const locales = loadLocales(undefined, { strict: true });
-const opts = (...labels: string[]): ScreenOption[] => labels.map((label, i) => ({ key: `k${i + 1}`, label }));
+const opts = (...labels: string[]): RenderedOption[] =>
+  labels.map((label, i) => ({ key: `k${i + 1}`, label }));
 
 describe('renderScreen', () => {
   it('renders body, numbered options and localised nav on one page when it fits', () => {

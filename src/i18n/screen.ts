@@ -10,8 +10,8 @@ export const NAV_INPUT = { back: '0', home: '00', more: '98' } as const;
 /** Options are numbered 1..97 so that no number collides with `98 More`. */
 export const MAX_OPTIONS = 97;
 
-/** A numbered choice on a screen; `key` is what the machine receives, `label` what the user sees. */
-export interface ScreenOption {
+/** A numbered choice, already translated (the session's `ScreenOption` after its label is rendered): `key` is what the machine receives, `label` what the user sees. */
+export interface RenderedOption {
   key: string;
   label: string;
 }
@@ -20,7 +20,7 @@ export interface ScreenOption {
 export interface ScreenInput {
   lang: string;
   body: string;
-  options?: ScreenOption[];
+  options?: RenderedOption[];
   /** Measured as phones count (see `measure`); default {@link DEFAULT_SCREEN_LIMIT}. */
   limit?: number;
   /** 1-based; clamped to the pages that exist. */
@@ -129,7 +129,7 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
     return Math.min(measure(body).length, Math.max(0, Math.floor((limit - navLength) / 2)));
   }
 
-  function page1(text: string, shown: ScreenOption[]): RenderedScreen {
+  function page1(text: string, shown: RenderedOption[]): RenderedScreen {
     const m1 = measure(text);
     if (m1.length > limit) throw new Error(`screen does not fit ${limit} (${m1.length}): limit too small?`);
     return { text, page: 1, pages: 1, optionKeys: shown.map((o) => o.key), ...m1 };
