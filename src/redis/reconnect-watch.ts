@@ -38,6 +38,11 @@ export class ReconnectWatch {
     };
   }
 
+  /** Whether a client is waiting for its next reconnect attempt now (Redis is away). */
+  get waiting(): boolean {
+    return this.nextAttemptAt > Date.now();
+  }
+
   /**
    * Resolves once no client is waiting to reconnect. While Redis stays down, every failed
    * attempt schedules another, so this waits for Redis (a shutdown is bounded by its deadline).

@@ -1,6 +1,7 @@
 import axios from 'axios';
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app';
 import { loadConfig } from '../../src/config';
+import { until } from '../support/wait';
 
 /**
  * End-to-end helpers: a whole gateway (`startGateway`, as `npm start` runs it) on ephemeral
@@ -95,13 +96,14 @@ export async function waitForSms(
   count = 1,
   timeoutMs = 15000,
 ): Promise<OutboxMessage[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const messages = await outbox(gateway, to);
-    if (messages.length >= count) return messages;
-    if (Date.now() > deadline) throw new Error(`expected ${count} SMS to ${to}, found ${messages.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return until(
+    `${count} SMS to ${to}`,
+    async () => {
+      const messages = await outbox(gateway, to);
+      return messages.length >= count ? messages : null;
+    },
+    { timeoutMs },
+  );
 }
 
 export interface LedgerRow {

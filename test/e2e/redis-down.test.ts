@@ -3,6 +3,7 @@ import { loadLocales } from '../../src/i18n';
 import { TEST_METERS } from '../../src/sandbox';
 import { OwnRedisServer } from '../support/redis-server';
 import { dialogue, hop, newPhone, startTestGateway, waitForSms } from './harness';
+import { until } from '../support/wait';
 
 /**
  * Redis dying under a running gateway: hops must still get a polite END within the hop budget
@@ -50,9 +51,7 @@ it('answers a polite END when Redis is gone, and /healthz reports it', async () 
 
   // Redis back (empty: it keeps nothing): the gateway serves new dialogues again.
   await redis.start();
-  for (let i = 0; i < 100 && (await fetch(`${gateway.url}/healthz`)).status !== 200; i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until('/healthz ok again', async () => (await fetch(`${gateway.url}/healthz`)).status === 200);
   const again = await hop(gateway, `back-${phone}`, phone, '');
   expect(again.end).toBe(false);
   expect(again.screen).toContain(loadLocales().t('en', 'menu.title'));

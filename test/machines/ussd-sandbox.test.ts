@@ -7,7 +7,7 @@ import { OPT, type DialogueServices } from '../../machines/ussd-session.machine'
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import { SANDBOX_CREDENTIALS, TEST_METERS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { createPurchaseService, type PurchaseService } from '../../src/vas';
-import { Dialogue, INPUT, LANGUAGES, choose, record, text } from './kit';
+import { Dialogue, INPUT, LANGUAGES, choose, record, text } from '../../machines/ussd/test-kit';
 
 let sandbox: RunningSandbox;
 let service: PurchaseService;

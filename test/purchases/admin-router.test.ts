@@ -12,6 +12,7 @@ import type { PurchaseRecord } from '../../src/purchases/types';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { makeService } from './harness';
 import { intent, record } from './fixtures';
+import { until } from '../support/wait';
 
 const TOKEN = 'operator-secret-token';
 const locales = loadLocales();
@@ -38,15 +39,6 @@ beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, silent: true });
 });
 afterAll(() => sandbox.close());
-
-async function until<T>(probe: () => Promise<T | null | undefined | false>): Promise<T> {
-  for (let i = 0; i < 2000; i++) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error('timed out');
-}
 
 let store: MemoryPurchaseStore;
 let outbox: MemoryOutboxStore;
@@ -166,7 +158,9 @@ describe('admin router: resend', () => {
       .set(auth)
       .set('Idempotency-Key', 'ticket-42')
       .expect(202);
-    await until(async () => (await queue.listByPurchase(done.id)).every((n) => n.status === 'sent'));
+    await until('the SMS sent', async () =>
+      (await queue.listByPurchase(done.id)).every((n) => n.status === 'sent'),
+    );
 
     const messages = await outbox.list({ to: '26771000002' });
     expect(messages).toHaveLength(1);
@@ -174,7 +168,10 @@ describe('admin router: resend', () => {
 
     // No key: a fresh one each time, so each ask is a new SMS.
     await request(app).post(`/admin/purchases/${done.id}/resend-sms`).set(auth).expect(202);
-    await until(async () => (await outbox.list({ to: '26771000002' })).length === 2);
+    await until(
+      'both SMS in the outbox',
+      async () => (await outbox.list({ to: '26771000002' })).length === 2,
+    );
 
     const shown = await request(app).get(`/admin/purchases/${done.id}`).set(auth).expect(200);
     expect(shown.body.sms).toHaveLength(2);

@@ -14,6 +14,7 @@ import { startSandbox, SANDBOX_CREDENTIALS, type RunningSandbox } from '../../sr
 import { createPurchaseService } from '../../src/vas';
 import type { PurchaseService } from '../../src/vas/port';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
+import { until } from '../support/wait';
 
 /** Client timeouts of the lifecycle tests: confirm gives up long before the delayed meter answers. */
 export const CONFIRM_TIMEOUT_MS = 300;
@@ -136,12 +137,10 @@ export async function startHarness(
       await http('/sandbox/faults', { method: 'DELETE' });
     },
     async settled(id) {
-      for (let i = 0; i < 300; i += 1) {
+      return until(`purchase ${id} settled and handed over`, async () => {
         const record = await store.get(id);
-        if (record && SETTLED_STATES.includes(record.state) && record.notifiedAt !== null) return record;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`purchase ${id} did not settle: ${JSON.stringify(await store.get(id))}`);
+        return record && SETTLED_STATES.includes(record.state) && record.notifiedAt !== null ? record : null;
+      });
     },
     async close() {
       await queue.close();

@@ -17,6 +17,7 @@ import { notificationId } from '../../src/purchases/notify/types';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { intent, record } from './fixtures';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
+import { until } from '../support/wait';
 
 const locales = loadLocales();
 /** Fast retries: tests wait for outcomes, never for time. */
@@ -49,28 +50,15 @@ class SmsPeer {
   }
 }
 
-/** Poll an observable condition with a bounded loop (no fixed sleeps). */
-async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
-  for (let i = 0; i < 2000; i++) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 async function untilStatus(
   queue: SmsJobQueue,
   id: string,
   statuses: NotificationStatus[],
 ): Promise<NotificationRecord> {
-  return until(
-    async () => {
-      const found = await queue.get(id);
-      return found && statuses.includes(found.status) ? found : null;
-    },
-    `notification ${id} to be ${statuses.join('|')}`,
-  );
+  return until(`notification ${id} to be ${statuses.join('|')}`, async () => {
+    const found = await queue.get(id);
+    return found && statuses.includes(found.status) ? found : null;
+  });
 }
 
 function succeeded(overrides: Partial<PurchaseRecord> = {}): PurchaseRecord {

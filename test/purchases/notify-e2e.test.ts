@@ -26,6 +26,7 @@ import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbo
 import { intent } from './fixtures';
 import { makeService } from './harness';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
+import { until } from '../support/wait';
 
 const locales = loadLocales();
 const ADMIN = 'e2e-admin-token';
@@ -101,15 +102,6 @@ async function world(sandbox: RunningSandbox, mode: 'in-process' | 'redis'): Pro
   };
 }
 
-async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
-  for (let i = 0; i < 1000; i++) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 async function outboxFor(app: express.Express, to: string): Promise<Record<string, unknown>[]> {
   const res = await request(app).get('/dev/sms').query({ to }).expect(200);
   return res.body.messages as Record<string, unknown>[];
@@ -130,10 +122,10 @@ describe.each(['in-process', 'redis'] as const)('purchase → outcome SMS in the
 
   async function buy(overrides: Parameters<typeof intent>[0]): Promise<PurchaseRecord> {
     const created = await w.desk.create(intent(overrides), `e2e-${Math.random()}`);
-    return until(async () => {
+    return until(`purchase ${created.id} to settle`, async () => {
       const r = await w.store.get(created.id);
       return r && SETTLED_STATES.includes(r.state) ? r : null;
-    }, `purchase ${created.id} to settle`);
+    });
   }
 
   it('a token purchase: one SMS with the token, to the beneficiary', async () => {
@@ -143,10 +135,10 @@ describe.each(['in-process', 'redis'] as const)('purchase → outcome SMS in the
       requesterMsisdn: '26771000101',
     });
     expect(done.state).toBe('succeeded');
-    const [sms] = await until(async () => {
+    const [sms] = await until('the SMS', async () => {
       const list = await outboxFor(w.app, '26771000101');
       return list.length > 0 ? list : null;
-    }, 'the SMS');
+    });
     expect(sms).toMatchObject({ from: 'POWER', purchaseId: done.id, encoding: 'GSM-7', parts: 1 });
     expect(sms.message).toContain(done.result!.rawToken!);
     expect(sms.message).toContain(`Ref: ${done.result!.reference}`);
@@ -161,10 +153,10 @@ describe.each(['in-process', 'redis'] as const)('purchase → outcome SMS in the
     });
     expect(done.state).toBe('succeeded');
     for (const to of ['26771000102', '26772000102']) {
-      const [sms] = await until(async () => {
+      const [sms] = await until(`the SMS to ${to}`, async () => {
         const list = await outboxFor(w.app, to);
         return list.length > 0 ? list : null;
-      }, `the SMS to ${to}`);
+      });
       const text = sms.message as string;
       expect(text.indexOf('KeyChange Token1')).toBeLessThan(text.indexOf('KeyChange Token2'));
       expect(text.indexOf('KeyChange Token2')).toBeLessThan(text.indexOf('Credit Token'));
@@ -181,10 +173,10 @@ describe.each(['in-process', 'redis'] as const)('purchase → outcome SMS in the
       language: 'tn-BW',
     });
     expect(done.state).toBe('failed');
-    const [sms] = await until(async () => {
+    const [sms] = await until('the SMS', async () => {
       const list = await outboxFor(w.app, '26771000103');
       return list.length > 0 ? list : null;
-    }, 'the SMS');
+    });
     expect(sms.message).toContain('ga e a atlega');
     expect((sms.message as string).includes('Ga o a duelisiwa')).toBe(done.failure?.charged === false);
   });
@@ -195,16 +187,16 @@ describe.each(['in-process', 'redis'] as const)('purchase → outcome SMS in the
       beneficiaryMsisdn: '26771000104',
       requesterMsisdn: '26771000104',
     });
-    await until(async () => (await outboxFor(w.app, '26771000104')).length === 1, 'the first SMS');
+    await until('the first SMS', async () => (await outboxFor(w.app, '26771000104')).length === 1);
     await request(w.app)
       .post(`/admin/purchases/${done.id}/resend-sms`)
       .set('Authorization', `Bearer ${ADMIN}`)
       .set('Idempotency-Key', 'call-1')
       .expect(202);
-    const both = await until(async () => {
+    const both = await until('the second SMS', async () => {
       const list = await outboxFor(w.app, '26771000104');
       return list.length === 2 ? list : null;
-    }, 'the second SMS');
+    });
     expect(both[0].message).toBe(both[1].message);
     expect(both[0].id).not.toBe(both[1].id);
     const shown = await request(w.app)

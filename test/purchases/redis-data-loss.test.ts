@@ -9,6 +9,7 @@ import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbo
 import { OwnRedisServer } from '../support/redis-server';
 import { intent } from './fixtures';
 import { makeService, RecordingNotifier, type LedgerRow } from './harness';
+import { until } from '../support/wait';
 
 /**
  * Redis loses the `created → confirming` write while the confirm is in flight: it is killed and
@@ -32,16 +33,6 @@ afterAll(async () => {
   await sandbox.close();
   await server.destroy();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 async function ledger(): Promise<LedgerRow[]> {
   return (await (await fetch(`${sandbox.url}/sandbox/transactions`)).json()) as LedgerRow[];

@@ -2,6 +2,7 @@ import { SANDBOX_ACCOUNTS } from '../../src/sandbox';
 import type { PurchaseService } from '../../src/vas/port';
 import { intent, record as makeRecord } from './fixtures';
 import { startHarness, type Harness, type Mode } from './harness';
+import { until } from '../support/wait';
 
 /**
  * Several gateway processes share Redis: one starting (a rolling deploy) runs `resumeStuck`
@@ -98,11 +99,10 @@ describe.each<Mode>(['in-process', 'bullmq'])('resumeStuck beside a live confirm
     await gate.entered;
     // BullMQ lost the job's lock (Redis blip, blocked loop) and runs the same job again.
     await h.desk.lifecycle.handle({ kind: 'confirm', purchaseId: r.id, attempt: 0 });
-    for (let i = 0; i < 200; i += 1) {
-      const current = await h.store.get(r.id);
-      if (current?.lastError?.code === 'retries_disabled') break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await until(
+      'the retry verdict',
+      async () => (await h.store.get(r.id))?.lastError?.code === 'retries_disabled',
+    );
     expect((await h.store.get(r.id))?.lastError?.code).toBe('retries_disabled');
 
     gate.release();

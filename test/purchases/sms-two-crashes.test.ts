@@ -6,6 +6,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { bullJobId, BullmqSmsQueue, SMS_QUEUE_NAME } from '../../src/purchases/notify/bullmq-queue';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
+import { until } from '../support/wait';
 
 /**
  * The token SMS must survive a worker killed twice mid-send. Reproduced defect: HTTP driver,
@@ -44,20 +45,6 @@ afterAll(async () => {
   for (const res of hanging) res.destroy();
   await new Promise<void>((resolve) => webhook.close(() => resolve()));
 });
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T> | T,
-  timeoutMs = 20_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 function startWorker(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['-r', HOOK, WORKER], {

@@ -5,6 +5,7 @@ import { createPurchaseDesk } from '../../src/purchases/desk';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { intent, record } from './fixtures';
 import { CONFIRM_TIMEOUT_MS, makeService, RecordingNotifier } from './harness';
+import { until } from '../support/wait';
 
 /**
  * A purchase written without its job (the process lost Redis between the record and the job,
@@ -44,15 +45,10 @@ it('a created purchase that never got its job is confirmed by the periodic sweep
     // Written as desk.create would, but no job was ever queued for it.
     const { record: orphan } = await store.create(record({ intent: intent() }));
 
-    let settled = await store.get(orphan.id);
-    for (
-      let i = 0;
-      i < 200 && !(settled && SETTLED_STATES.includes(settled.state) && settled.notifiedAt);
-      i += 1
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      settled = await store.get(orphan.id);
-    }
+    const settled = await until('the orphan settled by the sweep', async () => {
+      const current = await store.get(orphan.id);
+      return current && SETTLED_STATES.includes(current.state) && current.notifiedAt ? current : null;
+    });
     expect(settled).toMatchObject({ state: 'succeeded', confirmAttempts: 1 });
     expect(notifier.calls.map((c) => c.record.id)).toEqual([orphan.id]);
 
@@ -74,9 +70,7 @@ it('reaches every stuck purchase however many there are, a page at a time', asyn
     for (let i = 0; i < 5; i += 1) orphans.push((await store.create(record({ intent: intent() }))).record);
 
     expect((await desk.resumeStuck()).confirm).toBe(5);
-    for (let i = 0; i < 200 && notifier.calls.length < orphans.length; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until('every orphan told', () => notifier.calls.length >= orphans.length);
     for (const orphan of orphans) {
       expect(await store.get(orphan.id)).toMatchObject({ state: 'succeeded', confirmAttempts: 1 });
     }

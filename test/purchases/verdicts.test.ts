@@ -4,6 +4,7 @@ import type { PurchaseService } from '../../src/vas/port';
 import { NotFoundError } from '../../src/vas/errors';
 import { intent } from './fixtures';
 import { startHarness, type Harness } from './harness';
+import { until } from '../support/wait';
 
 /**
  * Verdicts must be facts, and an issued token is never dropped: a success answered for a record
@@ -83,7 +84,9 @@ describe.each(['in-process', 'bullmq'] as const)('verdicts (%s)', (mode) => {
         settledAt: new Date().toISOString(),
       });
     };
-    await waitFor(() => h.notifier.for(created.id).some((c) => c.requestKey.startsWith('late:')));
+    await until('the late token SMS', () =>
+      h.notifier.for(created.id).some((c) => c.requestKey.startsWith('late:')),
+    );
     const late = h.notifier.for(created.id).find((c) => c.requestKey.startsWith('late:'))!;
     const [debit] = await h.ledger(created.externalReference);
     expect(late.record.state).toBe('succeeded');
@@ -100,7 +103,9 @@ describe.each(['in-process', 'bullmq'] as const)('verdicts (%s)', (mode) => {
     expect(failed.recheckUntil).not.toBeNull();
     // The service finds it after all: the next re-check corrects the outcome and sends the token.
     service.retryNotFoundFor = undefined;
-    await waitFor(() => h.notifier.for(created.id).some((c) => c.requestKey === `corrected:${created.id}`));
+    await until('the corrected SMS', () =>
+      h.notifier.for(created.id).some((c) => c.requestKey === `corrected:${created.id}`),
+    );
     const corrected = (await h.store.get(created.id))!;
     const [debit] = await h.ledger(created.externalReference);
     expect(corrected.state).toBe('succeeded');
@@ -111,11 +116,3 @@ describe.each(['in-process', 'bullmq'] as const)('verdicts (%s)', (mode) => {
     ]);
   });
 });
-
-async function waitFor(condition: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

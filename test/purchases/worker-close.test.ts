@@ -1,5 +1,6 @@
 import { BullJobQueue, type PurchaseJob } from '../../src/purchases/queue';
 import { OwnRedisServer } from '../support/redis-server';
+import { until } from '../support/wait';
 
 /**
  * Closing the lifecycle job queue (every shutdown does) must wait for a job in flight — a
@@ -54,7 +55,7 @@ it('closes when Redis went away and came back just before (bullmq#4656)', async 
   // The worker's blocking connection loses Redis and waits to reconnect: close() now would
   // park it for good. Redis comes back while the close waits, as in a rolling restart.
   await redis.kill();
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await until('the worker waiting to reconnect', () => queue.waitingToReconnect);
   const closing = queue.close();
   await redis.start();
   await expect(closing).resolves.toBeUndefined();

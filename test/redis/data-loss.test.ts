@@ -2,16 +2,9 @@ import { Redis } from 'ioredis';
 import { awaitReplicas, checkDurability, DurabilityError } from '../../src/redis/durability';
 import { RedisDataLossWatch } from '../../src/redis/data-loss';
 import { OwnRedisServer } from '../support/redis-server';
+import { until } from '../support/wait';
 
 const KEY = 'gw:redis:identity';
-
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('RedisDataLossWatch', () => {
   const server = new OwnRedisServer('snapshot');
@@ -37,7 +30,7 @@ describe('RedisDataLossWatch', () => {
     now = new Date('2026-01-01T11:00:00Z');
     await server.start();
     // The connection comes back by itself; the first question after it sees the loss.
-    await until(() => redis.status === 'ready', 'the reconnect');
+    await until('the reconnect', () => redis.status === 'ready');
     expect((await watch.writesLostBefore())?.toISOString()).toBe('2026-01-01T11:00:00.000Z');
     expect(await redis.get('written-after-snapshot')).toBeNull();
 
@@ -51,7 +44,7 @@ describe('RedisDataLossWatch', () => {
     server.forgetData();
     await server.kill();
     await server.start();
-    await until(() => redis.status === 'ready', 'the second reconnect');
+    await until('the second reconnect', () => redis.status === 'ready');
     expect(await watch.writesLostBefore()).toBeNull();
   });
 

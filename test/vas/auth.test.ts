@@ -1,15 +1,7 @@
 import { startSandbox, TEST_METERS, SANDBOX_CREDENTIALS, type RunningSandbox } from '../../src/sandbox';
 import { AuthenticationError, createPurchaseService } from '../../src/vas';
-import {
-  ctx,
-  ledger,
-  purchase,
-  ref,
-  serviceFor,
-  startCountingProxy,
-  until,
-  type CountingProxy,
-} from './helpers';
+import { ctx, ledger, purchase, ref, serviceFor, startCountingProxy, type CountingProxy } from './helpers';
+import { until } from '../support/wait';
 
 /** Login, proactive refresh, refresh after expiry, single flight, one re-attempt after 401. */
 
@@ -63,7 +55,7 @@ it('a token the server refused (expired) is refreshed and the call re-attempted 
   // The client clock stands still, so it believes its token fresh while the server expires it.
   const service = serviceFor(proxy.url, {}, { now: () => loggedInAt });
   await service.listAccounts(ctx());
-  await until(() => Date.now() > loggedInAt + 1100, 3000);
+  await until('the token to expire', () => Date.now() > loggedInAt + 1100, { timeoutMs: 3000 });
   const before = counts();
   const accountsBefore = proxy.count('/public/v1/accounts');
   const results = await Promise.all(Array.from({ length: 5 }, () => service.listAccounts(ctx())));
@@ -76,7 +68,7 @@ it('confirm refused with invalid_credentials is re-sent once after refresh and b
   const frozenAt = Date.now();
   const service = serviceFor(proxy.url, {}, { now: () => frozenAt });
   await service.listAccounts(ctx());
-  await until(() => Date.now() > frozenAt + 1100, 3000);
+  await until('the token to expire', () => Date.now() > frozenAt + 1100, { timeoutMs: 3000 });
   const externalReference = ref('auth');
   const confirmsBefore = proxy.count('/public/v1/purchases/confirm');
   const done = await service.confirm(

@@ -7,15 +7,8 @@ import {
   type IdentifierRule,
   type VasProduct,
 } from '../../src/vas';
-import {
-  armFault,
-  captureLogs,
-  ctx,
-  serviceFor,
-  startCountingProxy,
-  until,
-  type CountingProxy,
-} from './helpers';
+import { armFault, captureLogs, ctx, serviceFor, startCountingProxy, type CountingProxy } from './helpers';
+import { until } from '../support/wait';
 
 const rule = (overrides: Partial<IdentifierRule> = {}): IdentifierRule => ({
   label: 'Meter number',
@@ -114,12 +107,12 @@ describe('Catalogue cache', () => {
 
     now = 1500; // stale: answered from cache, refreshed in the background
     expect(await catalogue.products()).toHaveLength(3);
-    await until(() => proxy.count(PATH) - base === 2);
+    await until('the background refresh', () => proxy.count(PATH) - base === 2);
 
     now = 3000; // stale and the refresh fails: the stale copy keeps answering
     await armFault(sandbox.url, { endpoint: 'vas-products', fault: 'internal_error', count: 5 });
     expect(await catalogue.products()).toHaveLength(3);
-    await until(() => proxy.count(PATH) - base === 3); // the failed background refresh
+    await until('the failed background refresh', () => proxy.count(PATH) - base === 3); // the failed background refresh
     expect((await catalogue.products()).map((p) => p.productType)).toContain('ELECTRICITY');
     await fetch(`${sandbox.url}/sandbox/faults`, { method: 'DELETE' });
   });
@@ -143,7 +136,7 @@ describe('Catalogue and a broken identifier pattern', () => {
     try {
       await catalogue.products(ctx());
       await catalogue.products(ctx()); // stale at once: reloaded in the background
-      await until(() => loads.length === 2);
+      await until('the second load', () => loads.length === 2);
       await loads[1]; // the catalogue's own handler of this load ran first
       validateIdentifier(broken.identifier, '01234567890');
     } finally {

@@ -98,15 +98,6 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   };
 }
 
-/** Bounded poll for an observable condition. */
-export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Collect the JSON log lines written (at level info and above) until `stop()`. */
 export function captureLogs(): { lines: string[]; stop(): void } {
   const lines: string[] = [];

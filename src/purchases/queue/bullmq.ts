@@ -29,6 +29,11 @@ export class BullJobQueue implements JobQueue {
   private worker: Worker | null = null;
   private readonly reconnects: ReconnectWatch;
 
+  /** Whether its Redis clients are waiting to reconnect (Redis is away). */
+  get waitingToReconnect(): boolean {
+    return this.reconnects.waiting;
+  }
+
   constructor(private readonly options: BullJobQueueOptions) {
     this.reconnects = new ReconnectWatch(options.connection);
     this.queue = new Queue(options.name ?? 'purchases', {

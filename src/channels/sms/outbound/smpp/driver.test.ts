@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import * as smpp from 'smpp';
 import { SmppSender, type DeliveryReceipt, type SmppConfig } from './driver';
+import { until } from '../../../../../test/support/wait';
 
 /** A small SMSC: checks the bind, records submit_sm, answers with a configurable status. */
 class TestSmsc {
@@ -53,14 +54,6 @@ class TestSmsc {
   }
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 let smsc: TestSmsc;
 const senders: SmppSender[] = [];
 
@@ -96,7 +89,7 @@ const textOf = (pdu: smpp.PDU) => String(pdu.short_message?.message);
 describe('SMPP driver', () => {
   it('binds and submits a short GSM-7 message with a receipt requested', async () => {
     const sender = makeSender();
-    await until(() => sender.isBound, 'bind');
+    await until('bind', () => sender.isBound);
     expect(smsc.binds).toEqual([{ systemId: 'gateway', ok: true }]);
     expect(await sender.send(sms)).toEqual({ status: 'sent', providerMessageId: 'MSG1' });
     expect(smsc.submits).toHaveLength(1);
@@ -115,7 +108,7 @@ describe('SMPP driver', () => {
 
   it('fails the bind with a wrong password and answers retry', async () => {
     const sender = makeSender({ password: 'wrong' });
-    await until(() => sender.lastFailure === 'bind refused: ESME_RBINDFAIL', 'bind refusal');
+    await until('bind refusal', () => sender.lastFailure === 'bind refused: ESME_RBINDFAIL');
     expect(smsc.binds[0]).toEqual({ systemId: 'gateway', ok: false });
     expect(sender.isBound).toBe(false);
     expect(await sender.send(sms)).toEqual({
@@ -127,7 +120,7 @@ describe('SMPP driver', () => {
 
   it('splits a long message into parts with one concatenation UDH', async () => {
     const sender = makeSender();
-    await until(() => sender.isBound, 'bind');
+    await until('bind', () => sender.isBound);
     const message = 'Your electricity token: ' + '1234 5678 9012 3456 7890 '.repeat(12);
     const outcome = await sender.send({ ...sms, message });
     expect(outcome).toEqual({ status: 'sent', providerMessageId: 'MSG1,MSG2,MSG3' });
@@ -144,7 +137,7 @@ describe('SMPP driver', () => {
 
   it('sends UCS-2 text with data_coding 8, long ones in 67-unit parts', async () => {
     const sender = makeSender();
-    await until(() => sender.isBound, 'bind');
+    await until('bind', () => sender.isBound);
     expect((await sender.send({ ...sms, id: 'u1', message: 'Привет 👍' })).status).toBe('sent');
     expect(smsc.submits[0].data_coding).toBe(8);
     expect(textOf(smsc.submits[0])).toBe('Привет 👍');
@@ -163,7 +156,7 @@ describe('SMPP driver', () => {
     [0x77, 'retry', 'smpp submit_sm refused: 0x77'],
   ])('submit_sm_resp status 0x%s → %s', async (status, verdict, reason) => {
     const sender = makeSender();
-    await until(() => sender.isBound, 'bind');
+    await until('bind', () => sender.isBound);
     smsc.submitStatus = status;
     expect(await sender.send(sms)).toEqual({ status: verdict, reason });
   });
@@ -171,7 +164,7 @@ describe('SMPP driver', () => {
   it('passes delivery receipts to onReceipt and acknowledges them', async () => {
     const receipts: DeliveryReceipt[] = [];
     const sender = makeSender({ onReceipt: (r) => receipts.push(r) });
-    await until(() => sender.isBound, 'bind');
+    await until('bind', () => sender.isBound);
     await sender.send(sms);
     const acks: smpp.PDU[] = [];
     smsc.sessions[0].deliver_sm(
@@ -195,7 +188,7 @@ describe('SMPP driver', () => {
       },
       (resp) => acks.push(resp),
     );
-    await until(() => receipts.length === 2 && acks.length === 2, 'receipts');
+    await until('receipts', () => receipts.length === 2 && acks.length === 2);
     expect(receipts).toEqual([
       { messageId: 'MSG1', state: 'DELIVRD', delivered: true, to: '26771234567' },
       { messageId: 'MSG9', state: 'UNDELIV', delivered: false, error: '034', to: '26771234567' },
@@ -208,25 +201,25 @@ describe('SMPP driver', () => {
 
   it('keeps the link alive with enquire_link', async () => {
     const sender = makeSender({ enquireLinkMs: 20 });
-    await until(() => sender.isBound, 'bind');
-    await until(() => smsc.enquireLinks >= 2, 'two enquire_link');
+    await until('bind', () => sender.isBound);
+    await until('two enquire_link', () => smsc.enquireLinks >= 2);
     expect(sender.isBound).toBe(true);
   });
 
   it('answers retry while the SMSC is down, then reconnects and delivers', async () => {
     const sender = makeSender();
-    await until(() => sender.isBound, 'bind');
+    await until('bind', () => sender.isBound);
     expect((await sender.send({ ...sms, id: 'before' })).status).toBe('sent');
     const port = smsc.port;
     await smsc.stop();
-    await until(() => !sender.isBound, 'disconnect');
+    await until('disconnect', () => !sender.isBound);
     expect(await sender.send({ ...sms, id: 'during' })).toEqual({
       status: 'retry',
       reason: expect.stringMatching(/^smpp not bound/),
     });
     smsc = new TestSmsc();
     await smsc.start(port);
-    await until(() => sender.isBound, 'reconnect');
+    await until('reconnect', () => sender.isBound);
     expect(await sender.send({ ...sms, id: 'after' })).toEqual({ status: 'sent', providerMessageId: 'MSG1' });
     expect(smsc.submits.map(textOf)).toEqual([sms.message]);
   });
@@ -235,7 +228,7 @@ describe('SMPP driver', () => {
     const port = smsc.port;
     await smsc.stop();
     const sender = makeSender({ port });
-    await until(() => sender.lastFailure !== undefined, 'connection failure');
+    await until('connection failure', () => sender.lastFailure !== undefined);
     expect(await sender.send(sms)).toEqual({
       status: 'retry',
       reason: expect.stringContaining('ECONNREFUSED'),

@@ -6,10 +6,10 @@ import {
   purchaseMachine,
   type ErrorInfo,
   type LifecycleSettings,
-} from '../../machines/purchase.machine';
-import { PURCHASE_STATES, SETTLED_STATES } from '../../src/purchases/types';
-import type { Transaction } from '../../src/vas/port';
-import { record } from './fixtures';
+} from './purchase.machine';
+import { PURCHASE_STATES, SETTLED_STATES } from '../src/purchases/types';
+import type { Transaction } from '../src/vas/port';
+import { record } from '../test/purchases/fixtures';
 
 const settings: LifecycleSettings = {
   confirmTimeoutMs: 30_000,

@@ -9,7 +9,7 @@ import {
   ussdMachine,
   type DialogueServices,
   type UssdMachine,
-} from '../../machines/ussd-session.machine';
+} from '../ussd-session.machine';
 import type { ServiceErrorInfo } from '../../src/vas/error-info';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import {

@@ -1,6 +1,6 @@
-import { USSD_MACHINE_VERSION } from '../../machines/ussd-session.machine';
+import { USSD_MACHINE_VERSION } from '../ussd-session.machine';
 import { SETTLED_TAG } from '../../src/session/dialogue';
-import { SCRIPTS, play } from './ussd-scripts';
+import { SCRIPTS, play } from './test-scripts';
 
 /** Every settled state the scripts reach, as the engine would persist it. */
 const settledStates = new Set<string>();

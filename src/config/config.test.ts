@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig } from '../../src/config';
-import { DEFAULT_SMS_RETRY_POLICY } from '../../src/purchases/notify';
+import { ConfigError, loadConfig } from './index';
+import { DEFAULT_SMS_RETRY_POLICY } from '../purchases/notify';
 
 describe('loadConfig', () => {
   it('describes the embedded mode when nothing is set', () => {

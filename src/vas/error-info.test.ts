@@ -1,10 +1,4 @@
-import {
-  errorInfo,
-  MalformedResponseError,
-  RateLimitError,
-  TransportError,
-  ValidationError,
-} from '../../src/vas';
+import { errorInfo, MalformedResponseError, RateLimitError, TransportError, ValidationError } from '.';
 
 describe('errorInfo: any failure as plain data', () => {
   it('keeps what the service said', () => {

@@ -2,10 +2,10 @@
  * Whole dialogues that together reach every settled state of the USSD machine (used by the
  * snapshot round-trip test and the render-every-screen test).
  */
-import { OPT, type DialogueServices } from '../../machines/ussd-session.machine';
+import { OPT, type DialogueServices } from '../ussd-session.machine';
 import { PurchaseServiceError } from '../../src/vas/errors';
 import type { DialogueEvent } from '../../src/session/dialogue';
-import { BACK, Dialogue, HOME, TIMEOUT, choose, services, text } from './kit';
+import { BACK, Dialogue, HOME, TIMEOUT, choose, services, text } from './test-kit';
 
 /** `wait: false`: the event starts an actor that will not settle by itself (a TIMEOUT follows). */
 export type Step = DialogueEvent | { event: DialogueEvent; wait: false };

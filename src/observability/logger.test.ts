@@ -8,7 +8,7 @@ import {
   maskToken,
   redact,
   withLogContext,
-} from '../../src/observability/logger';
+} from './logger';
 
 describe('log masking', () => {
   // One rule for every MSISDN in logs and on screens: country-code prefix and last four stay,

@@ -1,5 +1,5 @@
-import { confirmRequest, purchaseRequest, retryRequest } from '../../src/purchases/request';
-import { newPurchaseRecord, type PurchaseIntent } from '../../src/purchases/types';
+import { confirmRequest, purchaseRequest, retryRequest } from './request';
+import { newPurchaseRecord, type PurchaseIntent } from './types';
 
 const INTENT: PurchaseIntent = {
   productType: 'ELECTRICITY',

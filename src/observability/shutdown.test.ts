@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import { gracefulStop } from '../../src/observability/shutdown';
+import { gracefulStop } from './shutdown';
 
 function setup(close: () => Promise<void>, deadlineMs = 10_000) {
   const lines: Record<string, unknown>[] = [];

@@ -1,8 +1,8 @@
-import { loadLocales } from '../../src/i18n';
-import { smsParts } from '../../src/i18n/gsm';
-import { composeOutcomeSms } from '../../src/purchases/notify/compose';
-import type { PurchaseRecord, PurchaseResult } from '../../src/purchases/types';
-import { intent, record } from './fixtures';
+import { loadLocales } from '../../i18n';
+import { smsParts } from '../../i18n/gsm';
+import { composeOutcomeSms } from './compose';
+import type { PurchaseRecord, PurchaseResult } from '../types';
+import { intent, record } from '../../../test/purchases/fixtures';
 
 // Strict under jest: a missing key or a wrong param throws instead of rendering a gap.
 const locales = loadLocales();

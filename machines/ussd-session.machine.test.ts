@@ -1,13 +1,13 @@
-import { OPT, type DialogueServices } from '../../machines/ussd-session.machine';
-import { routeQuoteError } from '../../machines/ussd/errors';
-import { errorInfo } from '../../src/vas/error-info';
+import { OPT, type DialogueServices } from './ussd-session.machine';
+import { routeQuoteError } from './ussd/errors';
+import { errorInfo } from '../src/vas/error-info';
 import {
   PurchaseServiceError,
   RateLimitError,
   TransportError,
   type ServiceErrorFields,
-} from '../../src/vas/errors';
-import type { PurchaseRequest, Transaction } from '../../src/vas/port';
+} from '../src/vas/errors';
+import type { PurchaseRequest, Transaction } from '../src/vas/port';
 import {
   BACK,
   Dialogue,
@@ -21,7 +21,7 @@ import {
   services,
   text,
   type Calls,
-} from './kit';
+} from './ussd/test-kit';
 
 const METER = '04123456789';
 

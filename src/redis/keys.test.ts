@@ -1,5 +1,5 @@
-import { hashSlot, hashTagOf, keyPrefix } from '../../src/redis/keys';
-import { CrossSlotError, numKeysOf, ScriptSet } from '../../src/redis/scripts';
+import { hashSlot, hashTagOf, keyPrefix } from './keys';
+import { CrossSlotError, numKeysOf, ScriptSet } from './scripts';
 import type { Redis } from 'ioredis';
 
 describe('hashSlot (the Redis Cluster key slot)', () => {

@@ -5,7 +5,7 @@
  */
 import { loadLocales, measure, renderScreen, transliterate, type Locales } from '../../src/i18n';
 import type { LocalText, Screen } from '../../src/session/dialogue';
-import { SCRIPTS, play } from './ussd-scripts';
+import { SCRIPTS, play } from './test-scripts';
 
 const LIMIT = 182;
 
