@@ -100,7 +100,9 @@ it('a worker killed twice mid-send: the sweep revives the failed job and the tok
     children.push(startWorker(env));
     const job = await until('the job to fail as stalled', async () => {
       const found = await inspect.getJob(bullJobId(id));
-      return found && (await found.getState()) === 'failed' ? found : null;
+      if (!found || (await found.getState()) !== 'failed') return null;
+      // Read again once failed: the reason is written with the state, after the first read.
+      return inspect.getJob(bullJobId(id));
     });
     expect(job.failedReason).toMatch(/stalled/);
     expect((await queue.get(id))?.status).toBe('sending');
