@@ -1,5 +1,8 @@
 import type { Redis } from 'ioredis';
+import { componentLogger } from '../observability/logger';
 import { keyPrefix } from './keys';
+
+const log = componentLogger('redis');
 
 /**
  * Notices that Redis came back with other data than it had: a restart (from an older RDB
@@ -19,6 +22,8 @@ export function dataLossKey(prefix: string): string {
 }
 
 export class RedisDataLossWatch {
+  private warned = false;
+
   /**
    * @param redis a command connection.
    * @param key where the last seen server identity is kept.
@@ -36,7 +41,17 @@ export class RedisDataLossWatch {
    * stale answer, and it is asked once per confirm, never on the hop path.
    */
   async writesLostBefore(): Promise<Date | null> {
-    const info = await this.redis.info('server');
+    let info: string;
+    try {
+      info = await this.redis.info('server');
+    } catch (error) {
+      // A managed Redis that refuses INFO cannot be watched: say so once and rely on its
+      // durability (checked at start). A connection error is thrown: the job tries again.
+      if (!/unknown command|NOPERM|no permissions/i.test((error as Error).message)) throw error;
+      if (!this.warned) log.warn('Redis refuses INFO: data loss cannot be detected', { error });
+      this.warned = true;
+      return null;
+    }
     const runId = /^run_id:(\S+)/m.exec(info)?.[1];
     if (!runId) return null;
     const [seenRunId, seenSince] = await this.redis.hmget(this.key, 'runId', 'since');

@@ -101,3 +101,20 @@ describe('checkDurability', () => {
     }
   });
 });
+
+describe('RedisDataLossWatch on a Redis that refuses INFO', () => {
+  const server = new OwnRedisServer('none');
+  afterAll(() => server.destroy());
+
+  it('cannot detect a loss, says so, and does not block confirms', async () => {
+    await server.start();
+    const redis = new Redis(server.url);
+    try {
+      await redis.call('ACL', 'SETUSER', 'default', '-info');
+      const watch = new RedisDataLossWatch(redis, KEY);
+      expect(await watch.writesLostBefore()).toBeNull();
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
