@@ -122,7 +122,7 @@ class Engine {
     this.activeTtlS = Math.max(options.sessionTtlS, options.resumeWindowS);
     this.lockMs = options.hopBudgetMs + 2000;
     this.timeoutGraceMs = Math.min(1000, Math.floor(options.hopBudgetMs / 5));
-    this.storeReserveMs = Math.min(1000, Math.floor(options.hopBudgetMs / 5));
+    this.storeReserveMs = Math.min(500, Math.floor(options.hopBudgetMs / 10));
   }
 
   async handleHop(hop: UssdHop): Promise<UssdReply> {
