@@ -25,7 +25,13 @@ async function main(): Promise<void> {
     sessionsAndJobs: config.redisUrl
       ? 'redis'
       : 'in-memory sessions and in-process queue (set REDIS_URL for Redis)',
-    sms: config.sms.driver === 'outbox' ? `outbox, read it at ${gateway.url}/dev/sms` : config.sms.driver,
+    // Never a URL that is off: the outbox is served only with DEV_ROUTES.
+    sms:
+      config.sms.driver !== 'outbox'
+        ? config.sms.driver
+        : config.devRoutes
+          ? `outbox, read it at ${gateway.url}/dev/sms`
+          : 'outbox (not served: set DEV_ROUTES=true to read it)',
     admin: config.adminToken ? `${gateway.url}/admin/purchases` : 'disabled (set ADMIN_TOKEN)',
   });
   const key = config.ussd.callbackSecret ? '?key=$USSD_CALLBACK_SECRET' : '';

@@ -71,6 +71,10 @@ const EnvSchema = z.object({
   REDIS_WAIT_REPLICAS: int(1, 1, 16),
   REDIS_WAIT_TIMEOUT_MS: int(1000, 10, 30000),
   GATEWAY_WORKERS: bool(true),
+  // Production refuses these unless allowed in so many words (see checkProduction).
+  EMBEDDED_SANDBOX: bool(false),
+  ALLOW_OUTBOX_SMS: bool(false),
+  ALLOW_IN_MEMORY: bool(false),
 
   // USSD.
   USSD_CALLBACK_SECRET: optionalString,
@@ -228,6 +232,37 @@ function parseTrustProxy(value: string | undefined): number | string | undefined
   return value;
 }
 
+/** Shared secrets an attacker could guess are refused: at least this many characters. */
+const MIN_SECRET_LENGTH = 16;
+
+function checkSecrets(env: Env): void {
+  for (const name of ['ADMIN_TOKEN', 'METRICS_TOKEN', 'USSD_CALLBACK_SECRET'] as const) {
+    const value = env[name];
+    if (value !== undefined && value.length < MIN_SECRET_LENGTH)
+      throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters`);
+  }
+}
+
+/**
+ * What production refuses unless allowed explicitly: the embedded sandbox (it sells nothing real
+ * and serves tokens at /dev/sms), the in-memory stores (a restart loses every purchase and
+ * token) and the SMS outbox (nobody reads it).
+ */
+function checkProduction(env: Env, embeddedSandbox: boolean): void {
+  if (embeddedSandbox && !env.EMBEDDED_SANDBOX)
+    throw new ConfigError(
+      'NODE_ENV=production needs PURCHASE_API_BASE_URL (a real purchase service); set EMBEDDED_SANDBOX=true to run the sandbox anyway',
+    );
+  if (!embeddedSandbox && !env.REDIS_URL && !env.ALLOW_IN_MEMORY)
+    throw new ConfigError(
+      'NODE_ENV=production needs REDIS_URL: in memory, a restart loses every purchase and token (ALLOW_IN_MEMORY=true to accept that)',
+    );
+  if (!embeddedSandbox && env.SMS_DRIVER === 'outbox' && !env.ALLOW_OUTBOX_SMS)
+    throw new ConfigError(
+      'NODE_ENV=production needs an SMS_DRIVER: the outbox delivers no SMS (ALLOW_OUTBOX_SMS=true to accept that)',
+    );
+}
+
 /** Whether the gateway runs as a production deployment (NODE_ENV=production). */
 function isProduction(env: Env): boolean {
   return env.NODE_ENV === 'production';
@@ -267,6 +302,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       'PURCHASE_API_TIMEOUT_MS must be shorter than USSD_HOP_BUDGET_MS (a quote must fit in a hop)',
     );
 
+  checkSecrets(env);
+  if (isProduction(env)) checkProduction(env, embeddedSandbox);
   const durability = env.REDIS_DURABILITY ?? (isProduction(env) ? 'aof' : 'none');
   if (env.REDIS_URL && isProduction(env) && durability === 'none')
     throw new ConfigError(

@@ -44,7 +44,14 @@ interface Run {
 function run(entry: string, env: Record<string, string>): Run {
   const child = spawn(process.execPath, ['-r', HOOK, path.join(ROOT, entry)], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
+    // Production, with the embedded sandbox allowed (a test has no real purchase service).
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      EMBEDDED_SANDBOX: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -83,6 +90,7 @@ const WORKER_ENV = {
   PURCHASE_API_USERNAME: 'u',
   PURCHASE_API_PASSWORD: 'password-value',
   PURCHASE_API_ORG_CODE: 'o',
+  ALLOW_OUTBOX_SMS: 'true',
 };
 
 describe('gateway entry (src/main.ts)', () => {
@@ -102,6 +110,22 @@ describe('gateway entry (src/main.ts)', () => {
     ],
   ])('%j stops the start with one line', async (env, line) => {
     expect(await failsWithOneLine('src/main.ts', env)).toBe(line);
+  });
+
+  it('production refuses unsafe defaults unless allowed, each with one line', async () => {
+    expect(await failsWithOneLine('src/main.ts', { EMBEDDED_SANDBOX: 'false' })).toBe(
+      'gateway: NODE_ENV=production needs PURCHASE_API_BASE_URL (a real purchase service); set EMBEDDED_SANDBOX=true to run the sandbox anyway',
+    );
+    const real = { ...WORKER_ENV, ALLOW_OUTBOX_SMS: 'false' };
+    expect(await failsWithOneLine('src/main.ts', real)).toMatch(
+      /^gateway: NODE_ENV=production needs REDIS_URL: /,
+    );
+    expect(await failsWithOneLine('src/main.ts', { ...real, ALLOW_IN_MEMORY: 'true' })).toMatch(
+      /^gateway: NODE_ENV=production needs an SMS_DRIVER: the outbox delivers no SMS/,
+    );
+    expect(await failsWithOneLine('src/main.ts', { ADMIN_TOKEN: 'short' })).toBe(
+      'gateway: ADMIN_TOKEN must be at least 16 characters',
+    );
   });
 
   it('production refuses a Redis that may lose the write before a confirm, with one line', async () => {
@@ -139,7 +163,7 @@ describe('gateway entry (src/main.ts)', () => {
 
 describe('worker entry (src/worker.ts)', () => {
   it('without REDIS_URL: one line', async () => {
-    expect(await failsWithOneLine('src/worker.ts', WORKER_ENV)).toBe(
+    expect(await failsWithOneLine('src/worker.ts', { ...WORKER_ENV, ALLOW_IN_MEMORY: 'true' })).toBe(
       'worker: REDIS_URL must be set for npm run worker',
     );
   });

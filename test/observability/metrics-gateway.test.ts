@@ -31,7 +31,7 @@ describe('GET /metrics on a running gateway', () => {
 describe('GET /metrics with METRICS_TOKEN', () => {
   let gateway: Gateway;
   beforeAll(async () => {
-    gateway = await startTestGateway({ METRICS_TOKEN: 'scrape-token' });
+    gateway = await startTestGateway({ METRICS_TOKEN: 'scrape-token-0123456789' });
   });
   afterAll(async () => {
     await gateway.close();
@@ -41,7 +41,7 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     const refused = await axios.get(`${gateway.url}/metrics`, { validateStatus: () => true });
     expect(refused.status).toBe(401);
     const ok = await axios.get(`${gateway.url}/metrics`, {
-      headers: { Authorization: 'Bearer scrape-token' },
+      headers: { Authorization: 'Bearer scrape-token-0123456789' },
       responseType: 'text',
     });
     expect(ok.status).toBe(200);
