@@ -1,0 +1,164 @@
+import { parseDecimalAmount } from '../../../vas/money';
+import type { CommandName, Keywords } from './keywords';
+
+/**
+ * The SMS command grammar: one line of text → a command, or the reason it is not one. Pure and
+ * total (never throws, whatever the text): identifiers are only checked to be digits here; the
+ * catalogue's rules and the amount limits are applied by the conversation, which has them.
+ *
+ * The first word is the keyword (any language's alias, case-insensitive); words are separated by
+ * spaces, `*` or `#`; punctuation around words and a leading `+` in numbers are tolerated.
+ */
+
+/** A purchase command: a quote is asked for it. */
+export type BuyCommand =
+  | { kind: 'buy'; product: 'ELECTRICITY' | 'WATER'; identifier: string; amountMinor: number }
+  /** Airtime: network and number are optional (own number; the only provider, or a question). */
+  | { kind: 'buy'; product: 'AIRTIME'; network: string | null; number: string | null; amountMinor: number };
+
+export type SmsCommand =
+  | BuyCommand
+  /** `YES [code]`: buy the pending quote; `rest` is what followed the code (an agent's PIN). */
+  | { kind: 'yes'; code: string | null; rest: string[] }
+  | { kind: 'no'; code: string | null }
+  | { kind: 'token'; identifier: string | null }
+  | { kind: 'lang'; language: string }
+  | { kind: 'help' };
+
+/** Why a text is not a command; `command` when the keyword was understood. */
+export type ParseProblem =
+  | { code: 'unknownCommand' }
+  | { code: 'usage'; command: CommandName }
+  | { code: 'amount'; command: CommandName; reason: 'notNumber' | 'notPositive' | 'tooManyDecimals' }
+  | { code: 'identifier'; command: CommandName }
+  | { code: 'phone'; command: CommandName }
+  | { code: 'quoteCode'; command: CommandName }
+  | { code: 'language'; command: CommandName };
+
+export type ParseResult =
+  | { ok: true; command: SmsCommand; language: string | null }
+  | { ok: false; problem: ParseProblem; language: string | null };
+
+/** Longest text read: an SMS is at most a few parts; anything longer is not a command. */
+const MAX_TEXT = 480;
+const SEPARATORS = /[\s*#]+/u;
+/** Punctuation people put around words ("ELEC 0123, 100."). `?` is HELP's alias, kept when alone. */
+const AROUND = /^[.,;:!?"'()[\]<>]+|[.,;:!?"'()[\]<>]+$/gu;
+const DIGITS = /^\d+$/;
+/** `100`, `P100`, `BWP100`, `25.50`: Botswana prices are often written with the pula sign. */
+const AMOUNT = /^(?:BWP|P)?(\d[\d.]*)$/i;
+const CURRENCY_WORD = /^(?:BWP|P)$/i;
+/** A phone number as typed: optional `+`, digits (spaces were separators already). */
+const PHONE = /^\+?\d{3,15}$/;
+const QUOTE_CODE = /^\d{4,8}$/;
+
+function words(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split(SEPARATORS)) {
+    if (raw === '') continue;
+    const word = raw === '?' ? raw : raw.replace(AROUND, '');
+    if (word !== '') out.push(word);
+  }
+  return out;
+}
+
+type AmountRead =
+  { ok: true; minor: number } | { ok: false; reason: 'notNumber' | 'notPositive' | 'tooManyDecimals' };
+
+function readAmount(word: string | undefined): AmountRead {
+  const match = word === undefined ? null : AMOUNT.exec(word);
+  if (!match) return { ok: false, reason: 'notNumber' };
+  return parseDecimalAmount(match[1]);
+}
+
+/** The amount is the last word; a currency word before it (`BWP 100`) is dropped. */
+function splitAmount(args: string[]): { head: string[]; amount: AmountRead } {
+  const amount = readAmount(args[args.length - 1]);
+  let head = args.slice(0, -1);
+  if (head.length > 0 && CURRENCY_WORD.test(head[head.length - 1])) head = head.slice(0, -1);
+  return { head, amount };
+}
+
+function parseMeterProduct(
+  command: CommandName,
+  product: 'ELECTRICITY' | 'WATER',
+  args: string[],
+): SmsCommand | ParseProblem {
+  if (args.length < 2) return { code: 'usage', command };
+  const { head, amount } = splitAmount(args);
+  if (head.length === 0) return { code: 'usage', command };
+  // People group long meter numbers: "0412 345 6789 100" is meter 04123456789, amount 100.
+  if (!head.every((w) => DIGITS.test(w))) return { code: 'identifier', command };
+  if (!amount.ok) return { code: 'amount', command, reason: amount.reason };
+  return { kind: 'buy', product, identifier: head.join(''), amountMinor: amount.minor };
+}
+
+function parseAirtime(args: string[]): SmsCommand | ParseProblem {
+  const command = 'AIR';
+  if (args.length < 1) return { code: 'usage', command };
+  const { head, amount } = splitAmount(args);
+  const numbers = head.filter((w) => /^\+?\d/.test(w));
+  const names = head.filter((w) => !/^\+?\d/.test(w));
+  if (numbers.length > 1) return { code: 'usage', command };
+  if (numbers.length === 1 && !PHONE.test(numbers[0])) return { code: 'phone', command };
+  if (!amount.ok) return { code: 'amount', command, reason: amount.reason };
+  return {
+    kind: 'buy',
+    product: 'AIRTIME',
+    network: names.length > 0 ? names.join(' ') : null,
+    number: numbers[0] ?? null,
+    amountMinor: amount.minor,
+  };
+}
+
+function parseCode(command: CommandName, word: string | undefined): string | null | ParseProblem {
+  if (word === undefined) return null;
+  return QUOTE_CODE.test(word) ? word : { code: 'quoteCode', command };
+}
+
+function isProblem(value: unknown): value is ParseProblem {
+  return typeof value === 'object' && value !== null && !('kind' in value);
+}
+
+function parseArgs(command: CommandName, args: string[], keywords: Keywords): SmsCommand | ParseProblem {
+  switch (command) {
+    case 'ELEC':
+      return parseMeterProduct(command, 'ELECTRICITY', args);
+    case 'WATER':
+      return parseMeterProduct(command, 'WATER', args);
+    case 'AIR':
+      return parseAirtime(args);
+    case 'YES': {
+      const code = parseCode(command, args[0]);
+      return isProblem(code) ? code : { kind: 'yes', code, rest: args.slice(1) };
+    }
+    case 'NO': {
+      if (args.length > 1) return { code: 'usage', command };
+      const code = parseCode(command, args[0]);
+      return isProblem(code) ? code : { kind: 'no', code };
+    }
+    case 'TOKEN':
+      if (args.length === 0) return { kind: 'token', identifier: null };
+      return args.every((w) => DIGITS.test(w))
+        ? { kind: 'token', identifier: args.join('') }
+        : { code: 'identifier', command };
+    case 'LANG': {
+      if (args.length !== 1) return { code: 'usage', command };
+      const language = keywords.language(args[0]);
+      return language ? { kind: 'lang', language } : { code: 'language', command };
+    }
+    case 'HELP':
+      return { kind: 'help' };
+  }
+}
+
+/** Parse one inbound SMS text. Never throws. */
+export function parseSmsCommand(text: string, keywords: Keywords): ParseResult {
+  const all = words(String(text).slice(0, MAX_TEXT).normalize('NFKC'));
+  const meaning = all.length > 0 ? keywords.meaning(all[0].toUpperCase()) : undefined;
+  if (!meaning) return { ok: false, problem: { code: 'unknownCommand' }, language: null };
+  const parsed = parseArgs(meaning.command, all.slice(1), keywords);
+  return isProblem(parsed)
+    ? { ok: false, problem: parsed, language: meaning.language }
+    : { ok: true, command: parsed, language: meaning.language };
+}
