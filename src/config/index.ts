@@ -98,6 +98,14 @@ const EnvSchema = z.object({
 
   // SMS delivery.
   SMS_DRIVER: z.enum(SMS_DRIVERS).optional().default('outbox'),
+  // SMS-MO purchase commands (src/channels/sms/): quotes, limits, the callbacks' protection.
+  SMS_QUOTE_TTL_S: int(300, 30, 3600),
+  SMS_RATE_PER_MIN: int(10, 1, 1000),
+  SMS_REPLIES_PER_MIN: int(5, 1, 1000),
+  SMS_SOURCE_CHANNEL: z.enum(['USSD', 'WEB', 'SMART_APP', 'BATCH', 'POS']).optional().default('USSD'),
+  SMS_CALLBACK_SECRET: optionalString,
+  SMS_ALLOWED_IPS: optionalString,
+  TZ: optionalString,
   SMS_SENDER_ID: optionalString,
   AT_USERNAME: optionalString,
   AT_API_KEY: optionalString,
@@ -133,6 +141,8 @@ export interface PurchaseApiConfig {
   orgCode: string;
   timeoutMs: number;
   confirmTimeoutMs: number;
+  /** What v1 (which has no SMS_MO) is told an SMS-originated purchase came from (`SMS_SOURCE_CHANNEL`). */
+  smsSourceChannel?: 'USSD' | 'WEB' | 'SMART_APP' | 'BATCH' | 'POS';
 }
 
 export interface Config {
@@ -167,6 +177,18 @@ export interface Config {
   defaultLanguage: string;
   /** `sweepEveryMs`: how often workers look for purchases left without a job (0: only at start). */
   reconcile: { deadlineMs: number; baseDelayMs: number; sweepEveryMs: number };
+  /** SMS-MO purchase commands (see the README's "Buying by SMS"). */
+  smsMo: {
+    quoteTtlS: number;
+    ratePerMin: number;
+    repliesPerMin: number;
+    /** Defaults to USSD_CALLBACK_SECRET. */
+    callbackSecret: string | undefined;
+    /** Defaults to USSD_ALLOWED_IPS. */
+    allowedIps: string[];
+  };
+  /** IANA zone of dates shown to subscribers (`TZ`, default Africa/Gaborone). */
+  timeZone: string;
   sms: {
     driver: SmsDriverName;
     senderId: string | undefined;
@@ -236,7 +258,12 @@ function parseTrustProxy(value: string | undefined): number | string | undefined
 const MIN_SECRET_LENGTH = 16;
 
 function checkSecrets(env: Env): void {
-  for (const name of ['ADMIN_TOKEN', 'METRICS_TOKEN', 'USSD_CALLBACK_SECRET'] as const) {
+  for (const name of [
+    'ADMIN_TOKEN',
+    'METRICS_TOKEN',
+    'USSD_CALLBACK_SECRET',
+    'SMS_CALLBACK_SECRET',
+  ] as const) {
     const value = env[name];
     if (value !== undefined && value.length < MIN_SECRET_LENGTH)
       throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters`);
@@ -269,6 +296,20 @@ function isProduction(env: Env): boolean {
 }
 
 /** Read and validate the configuration; throws ConfigError with one readable line. */
+/** A comma-separated list of IPs/CIDRs, checked. */
+function ipList(name: string, value: string | undefined): string[] {
+  const list = (value ?? '')
+    .split(',')
+    .map((ip) => ip.trim())
+    .filter(Boolean);
+  try {
+    new AllowList(list);
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
+  }
+  return list;
+}
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(source);
   if (!parsed.success) {
@@ -311,14 +352,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         'confirm twice; use aof (appendonly yes, appendfsync always) or wait (a replica)',
     );
 
-  const allowedIps = (env.USSD_ALLOWED_IPS ?? '')
-    .split(',')
-    .map((ip) => ip.trim())
-    .filter(Boolean);
+  const allowedIps = ipList('USSD_ALLOWED_IPS', env.USSD_ALLOWED_IPS);
+  const smsAllowedIps =
+    env.SMS_ALLOWED_IPS === undefined ? allowedIps : ipList('SMS_ALLOWED_IPS', env.SMS_ALLOWED_IPS);
+  const timeZone = env.TZ ?? 'Africa/Gaborone';
   try {
-    new AllowList(allowedIps);
-  } catch (error) {
-    throw new ConfigError(`USSD_ALLOWED_IPS: ${(error as Error).message}`);
+    new Intl.DateTimeFormat('en', { timeZone });
+  } catch {
+    throw new ConfigError(`TZ=${timeZone} is not an IANA time zone (e.g. Africa/Gaborone)`);
   }
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   const devRoutes =
@@ -348,6 +389,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ...login,
       timeoutMs: env.PURCHASE_API_TIMEOUT_MS,
       confirmTimeoutMs: env.PURCHASE_API_CONFIRM_TIMEOUT_MS,
+      smsSourceChannel: env.SMS_SOURCE_CHANNEL,
     },
     debitAccountId: env.DEBIT_ACCOUNT_ID,
     redisUrl: env.REDIS_URL,
@@ -374,6 +416,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       baseDelayMs: env.RECONCILE_BASE_DELAY_MS,
       sweepEveryMs: env.PURCHASE_SWEEP_INTERVAL_MS,
     },
+    smsMo: {
+      quoteTtlS: env.SMS_QUOTE_TTL_S,
+      ratePerMin: env.SMS_RATE_PER_MIN,
+      repliesPerMin: env.SMS_REPLIES_PER_MIN,
+      callbackSecret: env.SMS_CALLBACK_SECRET ?? env.USSD_CALLBACK_SECRET,
+      allowedIps: smsAllowedIps,
+    },
+    timeZone,
     sms: {
       driver: env.SMS_DRIVER,
       senderId: env.SMS_SENDER_ID,

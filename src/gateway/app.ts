@@ -23,6 +23,7 @@ import { Catalogue } from '../vas';
 import { dialogueServices } from './dialogue-services';
 import { instrumentHopEngine } from './instrument';
 import { startMoneyPath } from './money-path';
+import { startSmsChannel } from './sms-channel';
 import { bearerMatches } from '../http/secrets';
 import { componentLogger } from '../observability/logger';
 
@@ -125,6 +126,14 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     defaultLanguage: locales.meta(config.defaultLanguage).tag,
   });
   const engine = instrumentHopEngine(hopEngine, metrics);
+  const smsChannel = await startSmsChannel(
+    config,
+    moneyPath,
+    catalogue,
+    sessions,
+    config.gatewayWorkers,
+    metrics,
+  );
 
   const app = express();
   app.disable('x-powered-by');
@@ -144,6 +153,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       allowedIps: config.ussd.allowedIps,
     }),
   );
+  app.use(smsChannel.router);
   app.use(requestIdMiddleware());
   app.get('/healthz', async (_req, res) => {
     // A Redis that does not answer must not hang the health check.
@@ -206,6 +216,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         server.closeAllConnections();
         await closed;
       }
+      await smsChannel.close();
       await sessions.close();
       await moneyPath.close();
       await sandbox?.close();

@@ -17,6 +17,7 @@ import { createPurchaseDesk, type PurchaseDeskOptions, type RunningPurchaseDesk 
 import { RedisDataLossWatch, dataLossKey } from '../redis/data-loss';
 import { awaitReplicas, checkDurability } from '../redis/durability';
 import { BullmqSmsQueue, createNotifier, InProcessSmsQueue, type SmsRetryPolicy } from '../purchases/notify';
+import { DeliveryReports } from '../purchases/notify/deliveries';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
 import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from '../purchases/store';
 import { createPurchaseService, type PurchaseService } from '../vas';
@@ -51,6 +52,8 @@ export interface MoneyPath {
   redis: Redis | undefined;
   outbox: OutboxStore;
   sms: InProcessSmsQueue | BullmqSmsQueue;
+  /** Delivery reports on outgoing SMS (the inbound SMS routes feed them in). */
+  deliveries: DeliveryReports;
   close(): Promise<void>;
 }
 
@@ -174,6 +177,9 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     redis: backing.redis,
     outbox: backing.outbox,
     sms: backing.sms,
+    deliveries: new DeliveryReports(backing.sms.store, backing.sms, config.sms.retry, (state) =>
+      metrics?.smsDeliveryReports.inc({ state }),
+    ),
     async close() {
       desk.stopSweep();
       await backing.jobs.close();

@@ -45,6 +45,8 @@ export class Metrics {
   readonly purchaseTransitions: Counter<'from' | 'to'>;
   readonly purchasesCreated: Counter<'product'>;
   readonly smsSendAttempts: Counter<'driver' | 'status'>;
+  readonly smsDeliveryReports: Counter<'state'>;
+  readonly smsInbound: Counter<'provider' | 'outcome'>;
   private readonly errorCodes = new Set<string>();
   private readonly hopSeriesByAggregator = new Map<string, HopSeries>();
   private hopOverflow: HopSeries | undefined;
@@ -88,6 +90,18 @@ export class Metrics {
       name: 'sms_send_attempts_total',
       help: 'Attempts to hand an SMS to the provider, by driver and status (sent, retry, rejected, error)',
       labelNames: ['driver', 'status'],
+      registers,
+    });
+    this.smsDeliveryReports = new Counter({
+      name: 'sms_delivery_reports_total',
+      help: 'Delivery reports received for outgoing SMS, by state (delivered, pending, failed)',
+      labelNames: ['state'],
+      registers,
+    });
+    this.smsInbound = new Counter({
+      name: 'sms_inbound_total',
+      help: 'Inbound SMS commands handled, by provider and outcome (quoted, bought, refused, rate-limited…)',
+      labelNames: ['provider', 'outcome'],
       registers,
     });
   }

@@ -26,7 +26,9 @@ export function createPurchaseService(
     confirmTimeoutMs: config.confirmTimeoutMs,
     ...options,
   });
-  return config.interface === 'legacy' ? new LegacyPurchaseService(caller) : new V1PurchaseService(caller);
+  return config.interface === 'legacy'
+    ? new LegacyPurchaseService(caller)
+    : new V1PurchaseService(caller, config.smsSourceChannel);
 }
 
 export * from './port';

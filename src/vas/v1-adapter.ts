@@ -17,17 +17,17 @@ const log = componentLogger('vas');
 const KNOWN_TYPES = new Set(['ELECTRICITY', 'AIRTIME', 'WATER']);
 
 /**
- * v1 `source_channel` set (4.1) has no `SMS_MO`: the design sells every channel of this gateway
- * as `USSD`, so SMS-originated purchases are sent as `USSD` too.
+ * v1 `source_channel` set (4.1) has no `SMS_MO`: SMS-originated purchases are sent as the
+ * operator's `SMS_SOURCE_CHANNEL` (default `USSD`); the legacy interface has `SMS_MO` itself.
  */
-export function v1SourceChannel(channel: SourceChannel): string {
-  return channel === 'SMS_MO' ? 'USSD' : channel;
+export function v1SourceChannel(channel: SourceChannel, smsAs: string = 'USSD'): string {
+  return channel === 'SMS_MO' ? smsAs : channel;
 }
 
 /** Body of v1 validate/confirm (4.1). */
-export function v1PurchaseBody(request: PurchaseRequest): Record<string, unknown> {
+export function v1PurchaseBody(request: PurchaseRequest, smsAs?: string): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    source_channel: v1SourceChannel(request.sourceChannel),
+    source_channel: v1SourceChannel(request.sourceChannel, smsAs),
     language: request.language,
     product_type: request.productType,
     provider_code: request.providerCode,
@@ -90,13 +90,20 @@ export class V1Reads {
 
 /** The current interface (`/public/v1/`): all product types. */
 export class V1PurchaseService extends V1Reads implements PurchaseService {
+  constructor(
+    caller: ServiceCaller,
+    private readonly smsSourceChannel: string = 'USSD',
+  ) {
+    super(caller);
+  }
+
   async validate(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
     const answer = await this.caller.call(
       {
         operation: 'validate',
         method: 'POST',
         path: '/public/v1/purchases/validate',
-        body: v1PurchaseBody(request),
+        body: v1PurchaseBody(request, this.smsSourceChannel),
         kind: 'read',
       },
       ctx,
@@ -110,7 +117,7 @@ export class V1PurchaseService extends V1Reads implements PurchaseService {
         operation: 'confirm',
         method: 'POST',
         path: '/public/v1/purchases/confirm',
-        body: v1PurchaseBody(request),
+        body: v1PurchaseBody(request, this.smsSourceChannel),
         kind: 'write',
       },
       ctx,
@@ -120,7 +127,7 @@ export class V1PurchaseService extends V1Reads implements PurchaseService {
 
   async retry(request: RetryRequest, ctx: CallContext): Promise<Transaction> {
     const body = {
-      source_channel: v1SourceChannel(request.sourceChannel),
+      source_channel: v1SourceChannel(request.sourceChannel, this.smsSourceChannel),
       language: request.language,
       subscriber_identifier: request.subscriberIdentifier,
       external_reference: request.externalReference,

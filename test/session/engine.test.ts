@@ -46,6 +46,7 @@ class ObservedStore implements SessionStore {
   startMsisdnSession = (...a: Parameters<SessionStore['startMsisdnSession']>) =>
     this.inner.startMsisdnSession(...a);
   setLanguage = (...a: Parameters<SessionStore['setLanguage']>) => this.inner.setLanguage(...a);
+  getLanguage = (msisdn: string) => this.inner.getLanguage(msisdn);
   takeResumable = (...a: Parameters<SessionStore['takeResumable']>) => this.inner.takeResumable(...a);
   close = () => this.inner.close();
 }

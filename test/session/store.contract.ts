@@ -92,7 +92,9 @@ export function sessionStoreContract(name: string, makeStore: () => Promise<Sess
         language: null,
         previous: null,
       });
+      expect(await store.getLanguage('26771234567')).toBeNull();
       await store.setLanguage('26771234567', 'tn-BW');
+      expect(await store.getLanguage('26771234567')).toBe('tn-BW');
       const next = { ...ref, sessionId: 'ATUid_9' };
       expect(await store.startMsisdnSession('26771234567', next, 60)).toEqual({
         language: 'tn-BW',

@@ -141,13 +141,20 @@ export class BullmqSmsQueue implements SmsJobQueue {
     return created;
   }
 
-  private async add(notification: SmsNotification): Promise<void> {
+  async redeliver(notification: SmsNotification, delayMs: number): Promise<void> {
+    const previous = await this.queue.getJob(bullJobId(notification.id));
+    if (previous) await previous.remove().catch(() => undefined);
+    await this.add(notification, delayMs);
+  }
+
+  private async add(notification: SmsNotification, delayMs = 0): Promise<void> {
     const { id, purchaseId, to, from, message } = notification;
     await this.queue.add(
       JOB_NAME,
       { id, purchaseId, to, from, message },
       {
         jobId: bullJobId(id),
+        delay: delayMs,
         attempts: this.policy.attempts,
         backoff: { type: BACKOFF_TYPE },
         removeOnComplete: true,

@@ -78,6 +78,8 @@ export async function attemptDelivery(
         },
         now(),
       );
+      if (outcome.providerMessageId)
+        await ctx.store.linkProviderMessage(outcome.providerMessageId, notification.id);
       log.info('sms notification sent', { ...fields, attempts, driver: ctx.sender.name });
       return { kind: 'done', status: 'sent' };
     case 'rejected':

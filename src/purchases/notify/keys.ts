@@ -16,6 +16,8 @@ export interface NotificationKeys {
    * slot: it is only ever written by single-key commands, before a create and after a final update.
    */
   open(): string;
+  /** The notification a provider's message id belongs to (for delivery reports). */
+  byProviderId(providerMessageId: string): string;
 }
 
 export function notificationKeys(prefix: string): NotificationKeys {
@@ -24,5 +26,6 @@ export function notificationKeys(prefix: string): NotificationKeys {
     record: (id) => `${base}{${purchaseIdOf(id)}}:notification:${id}`,
     byPurchase: (purchaseId) => `${base}{${purchaseId}}:notifications`,
     open: () => `${base}{notifications}:open`,
+    byProviderId: (providerMessageId) => `${base}dlr:{${encodeURIComponent(providerMessageId)}}`,
   };
 }

@@ -23,6 +23,8 @@ export interface SmsJobQueue {
    * mid-send makes BullMQ fail its job as stalled); returns how many were revived.
    */
   sweep(): Promise<number>;
+  /** Send a notification again that a delivery report re-opened (status `queued`), after `delayMs`. */
+  redeliver(notification: SmsNotification, delayMs: number): Promise<void>;
   /** Stop workers and timers (pending messages stay queued where the queue is durable). */
   close(): Promise<void>;
 }
@@ -119,6 +121,11 @@ export class InProcessSmsQueue implements SmsJobQueue {
       async (record) => this.schedule(record, 0, 0),
       () => this.now(),
     );
+  }
+
+  async redeliver(notification: SmsNotification, delayMs: number): Promise<void> {
+    if (!this.timers.has(notification.id) && !this.running.has(notification.id))
+      this.schedule(notification, 0, delayMs);
   }
 
   async close(): Promise<void> {

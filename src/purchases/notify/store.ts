@@ -2,7 +2,13 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { ScriptReplyError, ScriptSet } from '../../redis/scripts';
 import { notificationKeys, type NotificationKeys } from './keys';
-import type { NotificationRecord, NotificationStatus, SmsNotification } from './types';
+import type {
+  DeliveryAction,
+  DeliveryNote,
+  NotificationRecord,
+  NotificationStatus,
+  SmsNotification,
+} from './types';
 import { FINAL_NOTIFICATION_STATUSES } from './types';
 
 /** Fields a delivery attempt may change. */
@@ -25,6 +31,17 @@ export interface NotificationStore {
   listByPurchase(purchaseId: string): Promise<NotificationRecord[]>;
   /** Up to `limit` notifications not yet final, oldest first (the sweep's work list). */
   listOpen(limit: number): Promise<NotificationRecord[]>;
+  /** Remember which notification a provider's message id is (when the provider accepted it). */
+  linkProviderMessage(providerMessageId: string, id: string): Promise<void>;
+  /** The notification a provider's message id belongs to, or null. */
+  findByProviderMessage(providerMessageId: string): Promise<NotificationRecord | null>;
+  /** Keep a delivery report on the record; `retry` re-opens a sent one, `giveup` makes it undelivered. */
+  recordDelivery(
+    id: string,
+    delivery: DeliveryNote,
+    action: DeliveryAction,
+    now: Date,
+  ): Promise<NotificationRecord | null>;
 }
 
 function isFinal(status: NotificationStatus): boolean {
@@ -79,12 +96,42 @@ export class MemoryNotificationStore implements NotificationStore {
       .slice(0, limit)
       .map((r) => ({ ...r }));
   }
+
+  private readonly providerIds = new Map<string, string>();
+
+  async linkProviderMessage(providerMessageId: string, id: string): Promise<void> {
+    this.providerIds.set(providerMessageId, id);
+  }
+
+  async findByProviderMessage(providerMessageId: string): Promise<NotificationRecord | null> {
+    const id = this.providerIds.get(providerMessageId);
+    return id === undefined ? null : this.get(id);
+  }
+
+  async recordDelivery(
+    id: string,
+    delivery: DeliveryNote,
+    action: DeliveryAction,
+    now: Date,
+  ): Promise<NotificationRecord | null> {
+    const record = this.records.get(id);
+    if (!record) return null;
+    const next: NotificationRecord = { ...record, delivery, updatedAt: now.toISOString() };
+    if (record.status === 'sent' && action !== 'note') {
+      next.status = action === 'retry' ? 'queued' : 'undelivered';
+      next.deliveryFailures = (record.deliveryFailures ?? 0) + 1;
+      next.lastError = `delivery failed: ${delivery.failureReason ?? delivery.providerStatus}`;
+    }
+    this.records.set(id, next);
+    return { ...next };
+  }
 }
 
 /** The store's scripts, in `commands/` beside this module (`npm run build` copies them into dist/ too). */
 export const NOTIFICATION_SCRIPTS = new ScriptSet('sms', 1, path.join(__dirname, 'commands'), [
   'createNotification-2',
   'updateNotification-1',
+  'recordDelivery-1',
 ] as const);
 
 /** Return codes of createNotification-2.lua. */
@@ -162,6 +209,33 @@ export class RedisNotificationStore implements NotificationStore {
       else await this.redis.zrem(this.keys.open(), ids[i]);
     }
     return open;
+  }
+
+  async linkProviderMessage(providerMessageId: string, id: string): Promise<void> {
+    await this.redis.set(this.keys.byProviderId(providerMessageId), id, 'EX', this.ttlSeconds);
+  }
+
+  async findByProviderMessage(providerMessageId: string): Promise<NotificationRecord | null> {
+    const id = await this.redis.get(this.keys.byProviderId(providerMessageId));
+    return id === null ? null : this.get(id);
+  }
+
+  async recordDelivery(
+    id: string,
+    delivery: DeliveryNote,
+    action: DeliveryAction,
+    now: Date,
+  ): Promise<NotificationRecord | null> {
+    const raw = (await NOTIFICATION_SCRIPTS.run(
+      this.redis,
+      'recordDelivery-1',
+      [this.keys.record(id)],
+      [JSON.stringify(delivery), action, now.toISOString()],
+    )) as string | null;
+    const record = raw === null ? null : fromJson(raw);
+    // Re-opened: the sweep must see it like any other open notification.
+    if (record && !isFinal(record.status)) await this.redis.zadd(this.keys.open(), now.getTime(), id);
+    return record;
   }
 
   async listByPurchase(purchaseId: string): Promise<NotificationRecord[]> {

@@ -35,7 +35,23 @@ export interface NotificationRecord extends SmsNotification {
   sentAt: string | null;
   /** Times the sweep re-queued it after its job died (absent: never). */
   revivals?: number;
+  /** The provider's last delivery report, when one came (absent: none yet). */
+  delivery?: DeliveryNote;
+  /** Times a delivery report said a sent copy did not reach the phone (absent: never). */
+  deliveryFailures?: number;
 }
+
+/** A delivery report as kept on the notification. */
+export interface DeliveryNote {
+  state: 'delivered' | 'pending' | 'failed';
+  providerStatus: string;
+  failureReason: string | null;
+  /** ISO 8601. */
+  at: string;
+}
+
+/** What to do with a notification when its delivery report arrives. */
+export type DeliveryAction = 'retry' | 'giveup' | 'note';
 
 /** Build the deterministic notification id; see `SmsNotification.id`. */
 export function notificationId(purchaseId: string, requestKey: string, recipient: string): string {

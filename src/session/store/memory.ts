@@ -77,6 +77,10 @@ export class MemorySessionStore implements SessionStore {
     this.set(msisdnKeys(this.prefix, msisdn).language, language, LANGUAGE_PREF_TTL_S * 1000);
   }
 
+  async getLanguage(msisdn: string): Promise<string | null> {
+    return this.get(msisdnKeys(this.prefix, msisdn).language);
+  }
+
   async takeResumable(ref: SessionRef, conditions: ResumeConditions): Promise<SessionRecord | null> {
     const keys = sessionKeys(this.prefix, ref);
     if (this.get(keys.lock) !== null) return null;

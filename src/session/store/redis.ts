@@ -84,6 +84,10 @@ export class RedisSessionStore implements SessionStore {
     await this.redis.set(msisdnKeys(this.prefix, msisdn).language, language, 'EX', LANGUAGE_PREF_TTL_S);
   }
 
+  async getLanguage(msisdn: string): Promise<string | null> {
+    return this.redis.get(msisdnKeys(this.prefix, msisdn).language);
+  }
+
   async takeResumable(ref: SessionRef, conditions: ResumeConditions): Promise<SessionRecord | null> {
     const keys = sessionKeys(this.prefix, ref);
     const raw = (await SESSION_SCRIPTS.run(

@@ -94,6 +94,8 @@ export interface SessionStore {
   startMsisdnSession(msisdn: string, ref: SessionRef, pointerTtlS: number): Promise<MsisdnState>;
   /** Remember the caller's language (engine-level: the machine does no I/O). */
   setLanguage(msisdn: string, language: string): Promise<void>;
+  /** The caller's remembered language tag, or null (the SMS channel shares it with USSD). */
+  getLanguage(msisdn: string): Promise<string | null>;
   /**
    * If the dialogue at `ref` is resumable (active/incomplete/failed, with a snapshot, recent
    * enough, same machine version, not locked) mark it `moved` and return it as it was; else null.

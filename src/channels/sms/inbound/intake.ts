@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { componentLogger, maskMsisdn } from '../../../observability/logger';
+import { textMarker } from '../mo/conversation';
+import type { SeenKey, SmsMoStore } from '../mo/store';
+import type { InboundSmsQueue } from './queue';
+import type { InboundSms } from './types';
+
+const log = componentLogger('sms-inbound');
+
+/** Providers re-deliver an unacknowledged message for up to a day: ids are remembered 48 h. */
+export const MESSAGE_ID_MEMORY_MS = 48 * 3600 * 1000;
+/** Without an id, the same sender and text within this window is the same message. */
+export const SAME_TEXT_WINDOW_MS = 10_000;
+
+/** The key a message is processed (and replied to) under, and the marker that de-duplicates it. */
+export function messageKey(sms: InboundSms): { key: string; marker: SeenKey } {
+  if (sms.messageId !== null)
+    return {
+      key: `${sms.provider}:${sms.messageId}`,
+      marker: { provider: sms.provider, messageId: sms.messageId },
+    };
+  // No id: each message is its own job, but the same text from the same sender within seconds
+  // is a re-delivery (the marker is cleared once it is answered, so a second BAL is answered).
+  return { key: `${sms.provider}:anon-${randomUUID()}`, marker: textMarker(sms.from, sms.text) };
+}
+
+/**
+ * Where the inbound routes hand messages: de-duplicated, then queued for the conversation. A
+ * re-delivered message is acknowledged and dropped: no second reply, no second purchase.
+ */
+export class SmsIntake {
+  constructor(
+    private readonly store: SmsMoStore,
+    private readonly queue: InboundSmsQueue,
+  ) {}
+
+  async accept(sms: InboundSms): Promise<'queued' | 'duplicate'> {
+    const { key, marker } = messageKey(sms);
+    const ttl = 'provider' in marker ? MESSAGE_ID_MEMORY_MS : SAME_TEXT_WINDOW_MS;
+    if (!(await this.store.firstSight(marker, ttl))) {
+      log.info('inbound sms already received: dropped', { smsKey: key, from: maskMsisdn(sms.from) });
+      return 'duplicate';
+    }
+    try {
+      await this.queue.enqueue({ key, sms });
+    } catch (error) {
+      // Not queued: forget it, so the provider's re-delivery (after our error answer) is taken.
+      await this.store.forget(marker).catch(() => undefined);
+      throw error;
+    }
+    return 'queued';
+  }
+
+  /** After a message was answered: a same-text marker is cleared (an id marker stays 48 h). */
+  async answered(sms: InboundSms): Promise<void> {
+    const { marker } = messageKey(sms);
+    if (!('provider' in marker)) await this.store.forget(marker);
+  }
+}

@@ -1,0 +1,62 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** One inbound SMS (mobile-originated), whatever provider delivered it. */
+export interface InboundSms {
+  /** The adapter's name (`africastalking`, `generic`, `smpp`). */
+  provider: string;
+  /** The provider's id of the message, the de-duplication key; null when the provider gives none. */
+  messageId: string | null;
+  /** The sender as the provider wrote it (`+26771234567`, `26771234567`, `MASCOM`). */
+  from: string;
+  /** The short code or number it was sent to. */
+  to: string;
+  text: string;
+  /** When the provider received it (ISO 8601 as given). */
+  receivedAt: string;
+}
+
+/** What a delivery report says about an SMS we sent. */
+export type DeliveryState = 'delivered' | 'pending' | 'failed';
+
+export interface DeliveryReport {
+  provider: string;
+  /** The provider's id of the SMS we sent (kept on the notification when it was accepted). */
+  providerMessageId: string;
+  state: DeliveryState;
+  /** The provider's own status word (`Success`, `Buffered`, `Rejected`…). */
+  providerStatus: string;
+  failureReason: string | null;
+}
+
+/** A wire request as an adapter sees it (express's Request satisfies it). */
+export interface InboundHttpRequest {
+  body: unknown;
+  headers: IncomingHttpHeaders;
+}
+
+/** A parse failure: the router answers 400 with this message and changes nothing. */
+export interface InboundParseError {
+  error: string;
+}
+
+/**
+ * One provider's inbound wire format. Adapters only translate: no Redis, no reply, no purchase.
+ * The router mounts `POST /sms/<path>` (messages) and `POST /sms/<path>/delivery` (reports).
+ */
+export interface InboundSmsAdapter {
+  readonly name: string;
+  readonly path: string;
+  parseMessage(req: InboundHttpRequest): InboundSms | InboundParseError;
+  parseDelivery?(req: InboundHttpRequest): DeliveryReport | InboundParseError;
+}
+
+export function isInboundParseError(value: object): value is InboundParseError {
+  return typeof (value as InboundParseError).error === 'string';
+}
+
+/** The body as a flat record of strings (form or JSON), or null when it is not an object. */
+export function fieldsOf(body: unknown): Record<string, unknown> | null {
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : null;
+}

@@ -1,0 +1,490 @@
+import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { isOperatorProblem, routeQuoteError } from '../../../../machines/ussd/errors';
+import { transliterate, type Locales } from '../../../i18n';
+import { componentLogger, maskMsisdn } from '../../../observability/logger';
+import { normaliseMsisdn, regionFromLanguageTag, type CountryCode } from '../../../phone';
+import { purchaseRequest } from '../../../purchases/request';
+import type { PurchaseDesk, PurchaseIntent, PurchaseRecord } from '../../../purchases/types';
+import { validateIdentifier } from '../../../vas/catalogue';
+import { errorInfo, type ServiceErrorInfo } from '../../../vas/error-info';
+import { formatMoney } from '../../../vas/money';
+import type { Account, CallContext, PurchaseRequest, Transaction, VasProduct } from '../../../vas/port';
+import { parseTokens, tokensForDisplay } from '../../../vas/tokens';
+import { parseSmsCommand, type BuyCommand, type ParseProblem, type SmsCommand } from '../commands/grammar';
+import { Keywords, type CommandName } from '../commands/keywords';
+import type { InboundSms } from '../inbound/types';
+import type { PendingQuote, SeenKey, SmsMoStore } from './store';
+
+const log = componentLogger('sms-mo');
+
+/** What the conversation may call: reads, the quote, the desk, the language preference, the reply queue. */
+export interface SmsConversationServices {
+  products(ctx: CallContext): Promise<VasProduct[]>;
+  debitAccount(): Promise<Account>;
+  quote(request: PurchaseRequest, ctx: CallContext): Promise<Transaction>;
+  desk: Pick<PurchaseDesk, 'create' | 'listByMsisdn'>;
+  language: { get(msisdn: string): Promise<string | null>; set(msisdn: string, tag: string): Promise<void> };
+  /** Queue one reply SMS; `id` de-duplicates (the same inbound message never gets two replies). */
+  reply(sms: { id: string; to: string; message: string }): Promise<void>;
+}
+
+export interface SmsConversationSettings {
+  /** How long a quote can be bought (`SMS_QUOTE_TTL_S`). */
+  quoteTtlS: number;
+  /** Inbound messages per sender per minute before "too many messages" (`SMS_RATE_PER_MIN`). */
+  ratePerMin: number;
+  /** Replies per sender per minute: an auto-responder loop dies out (`SMS_REPLIES_PER_MIN`). */
+  repliesPerMin: number;
+  /** Tag of the default language (`en-BW`). */
+  defaultLanguage: string;
+  defaultRegion: string;
+  /** IANA zone dates are shown in (`TZ`, default Africa/Gaborone). */
+  timeZone: string;
+}
+
+/** What happened to one inbound message (logged, and what tests observe). */
+export type ConversationOutcome =
+  'ignored-sender' | 'rate-limited' | 'quoted' | 'bought' | 'already-bought' | 'refused' | 'answered';
+
+/** How long a sender's quotes (pending and recently bought) are kept. */
+const QUOTES_KEPT_MS = 24 * 3600 * 1000;
+const MINUTE_MS = 60_000;
+/** Replies to YES that are shown before the token SMS arrives: there are none (the token SMS is the answer). */
+const TOKENS_SHOWN = 3;
+/** Shorter numbers are short codes or service numbers: never answered (no loops with other services). */
+const MIN_SUBSCRIBER_DIGITS = 8;
+
+/** Marker of a message without a provider id: sender + text, for a few seconds. */
+export function textMarker(msisdn: string, text: string): SeenKey {
+  return {
+    msisdn,
+    digest: createHash('sha256').update(text.trim().toUpperCase()).digest('hex').slice(0, 24),
+  };
+}
+
+/**
+ * The SMS-MO conversation: one inbound message → at most one reply, and at most one purchase per
+ * quote. It decides; the store keeps what must survive between messages; the desk buys through
+ * the same confirm-once lifecycle as USSD (the quote's id is the idempotency key).
+ */
+export class SmsConversation {
+  private readonly keywords: Keywords;
+
+  constructor(
+    private readonly store: SmsMoStore,
+    private readonly services: SmsConversationServices,
+    private readonly locales: Locales,
+    private readonly settings: SmsConversationSettings,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.keywords = new Keywords(locales);
+  }
+
+  /** Handle one inbound message, identified by `key` (its de-duplication key). Idempotent per key. */
+  async handle(sms: InboundSms, key: string): Promise<ConversationOutcome> {
+    const region = this.settings.defaultRegion as CountryCode;
+    const sender = normaliseMsisdn(sms.from, region);
+    if (!sender.ok || sender.e164.length < MIN_SUBSCRIBER_DIGITS) {
+      log.info('inbound sms from a short code or alphanumeric sender: not answered', { smsKey: key });
+      return 'ignored-sender';
+    }
+    const msisdn = sender.e164;
+    const ctx: CallContext = { requestId: `sms-${key}`.slice(0, 128) };
+    const parsed = parseSmsCommand(sms.text, this.keywords);
+    const stored = await this.services.language.get(msisdn);
+    const lang =
+      stored ?? (parsed.language ? this.locales.meta(parsed.language).tag : this.settings.defaultLanguage);
+    const turn = new Turn(this, this.locales, msisdn, lang, key);
+
+    const inbound = await this.store.hit('inbound', msisdn, MINUTE_MS, this.clock());
+    if (inbound > this.settings.ratePerMin) {
+      // Answered once per window; after that, silence (a loop with an auto-responder dies out).
+      if (inbound === this.settings.ratePerMin + 1) await turn.say('sms.mo.rateLimited');
+      log.warn('inbound sms rate limit reached', { from: maskMsisdn(msisdn), count: inbound });
+      return 'rate-limited';
+    }
+    if (!parsed.ok) {
+      await turn.say('sms.mo.helpWithReason', {
+        reason: this.problemText(lang, parsed.problem),
+        help: this.help(lang),
+      });
+      return 'refused';
+    }
+    return this.run(turn, parsed.command, ctx);
+  }
+
+  private async run(turn: Turn, command: SmsCommand, ctx: CallContext): Promise<ConversationOutcome> {
+    switch (command.kind) {
+      case 'buy':
+        return this.quote(turn, command, ctx);
+      case 'yes':
+        return this.buy(turn, command.code);
+      case 'no': {
+        const cancelled = await this.store.cancelQuote(turn.msisdn, command.code);
+        await turn.say(cancelled ? 'sms.mo.cancelled' : 'sms.mo.nothingToCancel');
+        return 'answered';
+      }
+      case 'token':
+        await turn.sayText(await this.lastTokens(turn, command.identifier));
+        return 'answered';
+      case 'lang': {
+        const tag = this.locales.meta(command.language).tag;
+        await this.services.language.set(turn.msisdn, tag);
+        turn.lang = tag;
+        await turn.say('sms.mo.languageSaved');
+        return 'answered';
+      }
+      case 'help':
+        await turn.sayText(this.help(turn.lang));
+        return 'answered';
+    }
+  }
+
+  /** Validate the command's purchase with the service and send the quote with its code. */
+  private async quote(turn: Turn, command: BuyCommand, ctx: CallContext): Promise<ConversationOutcome> {
+    const { lang } = turn;
+    let products: VasProduct[];
+    let account: Account;
+    try {
+      [products, account] = await Promise.all([this.services.products(ctx), this.services.debitAccount()]);
+    } catch (error) {
+      log.error('sms quote: catalogue or debit account unavailable', { error, smsKey: turn.key });
+      await turn.say('sms.mo.unavailable');
+      return 'refused';
+    }
+    const product = products.find((p) => p.productType === command.product);
+    if (!product || product.providers.length === 0) {
+      await turn.say('sms.mo.unavailable');
+      return 'refused';
+    }
+    const label = this.identifierLabel(lang, product);
+    let providerCode: string;
+    let identifier: string;
+    if (command.product === 'AIRTIME') {
+      const provider = this.airtimeProvider(product, command.network);
+      if (provider.kind !== 'one') {
+        const networks = product.providers.map((p) => p.code).join(', ');
+        const keyword = Keywords.first(this.locales, this.locales.resolve(lang), 'AIR');
+        await (provider.kind === 'unknown'
+          ? turn.say('sms.mo.unknownNetwork', { network: command.network ?? '', networks })
+          : turn.say('sms.mo.chooseNetwork', { keyword, networks }));
+        return 'refused';
+      }
+      providerCode = provider.code;
+      const region = regionFromLanguageTag(lang, this.settings.defaultRegion as CountryCode);
+      const number =
+        command.number === null
+          ? { ok: true as const, e164: turn.msisdn }
+          : normaliseMsisdn(command.number, region);
+      if (!number.ok || !validateIdentifier(product.identifier, number.e164).ok) {
+        await turn.sayProblem(this.problemText(lang, { code: 'phone', command: 'AIR' }));
+        return 'refused';
+      }
+      identifier = number.e164;
+    } else {
+      providerCode = product.providers[0].code;
+      identifier = command.identifier;
+      const check = validateIdentifier(product.identifier, identifier);
+      if (!check.ok) {
+        const key =
+          check.reason === 'pattern'
+            ? 'sms.mo.reason.identifierPattern'
+            : check.min !== undefined && check.min === check.max
+              ? 'sms.mo.reason.identifierExact'
+              : check.min !== undefined && check.max !== undefined
+                ? 'sms.mo.reason.identifierLength'
+                : 'sms.mo.reason.identifierPattern';
+        await turn.sayProblem(
+          this.locales.t(
+            lang,
+            key,
+            this.paramsOf(lang, key, { label: capitalise(label), min: check.min ?? 0, max: check.max ?? 0 }),
+          ),
+        );
+        return 'refused';
+      }
+    }
+    const intent: PurchaseIntent = {
+      productType: command.product,
+      providerCode,
+      subscriberIdentifier: identifier,
+      amount: { currency: account.currency, minor: command.amountMinor },
+      debitedAccountId: account.id,
+      // Airtime goes to the number named (or the sender's own); everything else to the sender.
+      beneficiaryMsisdn: command.product === 'AIRTIME' ? identifier : turn.msisdn,
+      requesterMsisdn: turn.msisdn,
+      language: lang,
+      channel: 'SMS',
+    };
+    let tx: Transaction;
+    try {
+      tx = await this.services.quote(purchaseRequest(intent), ctx);
+    } catch (error) {
+      return this.quoteRefused(turn, intent, errorInfo(error));
+    }
+    const quote: PendingQuote = {
+      id: randomUUID(),
+      code: String(randomInt(1000, 10000)),
+      expiresAt: this.clock() + this.settings.quoteTtlS * 1000,
+      intent: { ...intent, subscriberDetails: tx.subscriberDetails },
+      total: tx.total,
+    };
+    await this.store.putQuote(turn.msisdn, quote, QUOTES_KEPT_MS);
+    await turn.sayText(this.quoteText(lang, quote, tx, product));
+    log.info('sms quote sent', {
+      smsKey: turn.key,
+      from: maskMsisdn(turn.msisdn),
+      product: intent.productType,
+    });
+    return 'quoted';
+  }
+
+  private async quoteRefused(
+    turn: Turn,
+    intent: PurchaseIntent,
+    info: ServiceErrorInfo,
+  ): Promise<ConversationOutcome> {
+    const { lang } = turn;
+    const airtime = intent.productType === 'AIRTIME';
+    const route = routeQuoteError(info, airtime);
+    if (isOperatorProblem(info, airtime))
+      log.error('SMS QUOTE FAILED ON THE OPERATOR SIDE: subscribers are told the service is unavailable', {
+        smsKey: turn.key,
+        code: info.code,
+        status: info.status,
+        message: info.message,
+      });
+    if (route === 'unavailable') await turn.say('sms.mo.unavailable');
+    else if (route === 'tryLater' && info.code !== 'transaction_pending') await turn.say('sms.mo.tryLater');
+    else {
+      const reasonKey = `reason.${info.code}`;
+      // The provider's own words help where our catalogue has none (e.g. "only once the debt is paid").
+      const reason =
+        this.locales.template(lang, reasonKey) !== undefined ? this.locales.t(lang, reasonKey) : info.message;
+      await turn.say('sms.mo.refused', {
+        product: this.productName(lang, intent.productType),
+        identifier: intent.subscriberIdentifier,
+        reason,
+      });
+    }
+    return 'refused';
+  }
+
+  /** YES: claim the pending quote once, and hand it to the desk (idempotent by the quote's id). */
+  private async buy(turn: Turn, code: string | null): Promise<ConversationOutcome> {
+    const claim = await this.store.claimQuote(turn.msisdn, code, this.clock(), QUOTES_KEPT_MS);
+    if (claim.kind === 'none') {
+      const example = `${Keywords.first(this.locales, this.locales.resolve(turn.lang), 'ELEC')} 01234567890 100`;
+      await turn.say('sms.mo.noQuote', { example });
+      return 'refused';
+    }
+    if (claim.kind === 'mismatch' || claim.kind === 'expired') {
+      await turn.say('sms.mo.unknownCode', {
+        code: code ?? (claim.kind === 'expired' ? claim.quote.code : ''),
+      });
+      return 'refused';
+    }
+    // Also for `bought`: a job that claimed and then failed before the desk wrote the purchase
+    // runs again and finds it claimed; creating with the same key is a no-op when it exists.
+    const record = await this.services.desk.create(claim.quote.intent, `sms:${claim.quote.id}`);
+    if (claim.kind === 'claimed') {
+      log.info('sms purchase handed to the desk', { smsKey: turn.key, purchaseId: record.id });
+      return 'bought';
+    }
+    await turn.say(record.state === 'succeeded' ? 'sms.mo.alreadyBought' : 'sms.mo.alreadyBoughtPending', {
+      reference: record.result?.reference ?? record.externalReference,
+    });
+    return 'already-bought';
+  }
+
+  /** The last purchases' tokens, newest first, optionally for one identifier. */
+  private async lastTokens(turn: Turn, identifier: string | null): Promise<string> {
+    const { lang } = turn;
+    const records = (await this.services.desk.listByMsisdn(turn.msisdn, { state: 'succeeded', limit: 50 }))
+      .filter(
+        (r) =>
+          r.intent.productType !== 'AIRTIME' &&
+          (identifier === null || r.intent.subscriberIdentifier === identifier),
+      )
+      .slice(0, TOKENS_SHOWN);
+    if (records.length === 0)
+      return identifier === null
+        ? this.locales.t(lang, 'sms.mo.tokensNone')
+        : this.locales.t(lang, 'sms.mo.tokensNoneFor', { identifier });
+    return records.map((r) => this.tokenItem(lang, r)).join('\n\n');
+  }
+
+  private tokenItem(lang: string, record: PurchaseRecord): string {
+    const tokens = tokensForDisplay(parseTokens(record.result?.rawToken ?? null)).map((t) =>
+      t.description ? `${t.description}: ${t.value}` : t.value,
+    );
+    return this.locales.t(lang, 'sms.mo.tokenItem', {
+      date: localDate(record.settledAt ?? record.createdAt, this.settings.timeZone),
+      product: this.productName(lang, record.intent.productType),
+      identifier: record.intent.subscriberIdentifier,
+      tokens: tokens.join('\n'),
+      total: formatMoney(record.result?.total ?? record.intent.amount),
+      reference: record.result?.reference ?? record.externalReference,
+    });
+  }
+
+  private quoteText(lang: string, quote: PendingQuote, tx: Transaction, product: VasProduct): string {
+    const { intent } = quote;
+    const common = {
+      product: this.productName(lang, intent.productType),
+      identifier: intent.subscriberIdentifier,
+      amount: formatMoney(intent.amount),
+      charges: formatMoney(tx.charge),
+      total: formatMoney(tx.total),
+      yes: Keywords.first(this.locales, this.locales.resolve(lang), 'YES'),
+      code: quote.code,
+      minutes: Math.max(1, Math.round(this.settings.quoteTtlS / 60)),
+    };
+    if (intent.productType === 'AIRTIME') {
+      const provider =
+        product.providers.find((p) => p.code === intent.providerCode)?.code ?? intent.providerCode;
+      const { product: _unused, ...airtime } = common;
+      return this.locales.t(lang, 'sms.mo.quoteAirtime', { ...airtime, provider });
+    }
+    const name = tx.subscriberDetails?.trim() || null;
+    const units = tx.units;
+    if (name && units) return this.locales.t(lang, 'sms.mo.quote', { ...common, name, units });
+    if (units) return this.locales.t(lang, 'sms.mo.quoteNoName', { ...common, units });
+    if (name) return this.locales.t(lang, 'sms.mo.quoteNoUnits', { ...common, name });
+    return this.locales.t(lang, 'sms.mo.quoteBasic', common);
+  }
+
+  /** The grammar in the sender's language, keywords as that language writes them. */
+  help(lang: string): string {
+    const l = this.locales.resolve(lang);
+    const k = (c: CommandName): string => Keywords.first(this.locales, l, c);
+    return this.locales.t(lang, 'sms.mo.help', {
+      elec: k('ELEC'),
+      water: k('WATER'),
+      air: k('AIR'),
+      yes: k('YES'),
+      no: k('NO'),
+      token: k('TOKEN'),
+      lang: k('LANG'),
+    });
+  }
+
+  /** Why a message is not a command, in the sender's language. */
+  problemText(lang: string, problem: ParseProblem): string {
+    const l = this.locales.resolve(lang);
+    switch (problem.code) {
+      case 'unknownCommand':
+        return this.locales.t(lang, 'sms.mo.reason.unknownCommand');
+      case 'usage':
+        return this.locales.t(lang, `sms.mo.reason.usage.${problem.command}`, {
+          keyword: Keywords.first(this.locales, l, problem.command),
+        });
+      case 'amount':
+        return this.locales.t(lang, 'sms.mo.reason.amount');
+      case 'identifier': {
+        const product = problem.command === 'WATER' ? 'WATER' : 'ELECTRICITY';
+        return this.locales.t(lang, 'sms.mo.reason.identifier', {
+          label: capitalise(this.locales.t(lang, `identifier.label.${product}`)),
+        });
+      }
+      case 'phone':
+        return this.locales.t(lang, 'sms.mo.reason.phone');
+      case 'quoteCode':
+        return this.locales.t(lang, 'sms.mo.reason.quoteCode', {
+          keyword: Keywords.first(this.locales, l, 'YES'),
+        });
+      case 'language':
+        return this.locales.t(lang, 'sms.mo.reason.language', {
+          keyword: Keywords.first(this.locales, l, 'LANG'),
+        });
+    }
+  }
+
+  private airtimeProvider(
+    product: VasProduct,
+    named: string | null,
+  ): { kind: 'one'; code: string } | { kind: 'unknown' } | { kind: 'ask' } {
+    if (named === null)
+      return product.providers.length === 1
+        ? { kind: 'one', code: product.providers[0].code }
+        : { kind: 'ask' };
+    const wanted = squash(named);
+    const match = product.providers.filter(
+      (p) =>
+        squash(p.code) === wanted || squash(p.name).startsWith(wanted) || squash(p.name).includes(wanted),
+    );
+    const exact = match.find((p) => squash(p.code) === wanted);
+    if (exact) return { kind: 'one', code: exact.code };
+    return match.length === 1 ? { kind: 'one', code: match[0].code } : { kind: 'unknown' };
+  }
+
+  private productName(lang: string, productType: string): string {
+    return this.locales.t(lang, `product.${productType}`);
+  }
+
+  private identifierLabel(lang: string, product: VasProduct): string {
+    return this.locales.t(lang, `identifier.label.${product.productType}`);
+  }
+
+  /** Only the params a template names (strict catalogues refuse extras). */
+  private paramsOf(
+    lang: string,
+    key: string,
+    all: Record<string, string | number>,
+  ): Record<string, string | number> {
+    const template = this.locales.template(lang, key) ?? '';
+    return Object.fromEntries(Object.entries(all).filter(([name]) => template.includes(`{${name}}`)));
+  }
+
+  /** Queue a reply unless the sender had enough replies this minute. */
+  async send(turn: Turn, message: string): Promise<void> {
+    const replies = await this.store.hit('replies', turn.msisdn, MINUTE_MS, this.clock());
+    if (replies > this.settings.repliesPerMin) {
+      log.warn('sms reply limit reached: not answered', { smsKey: turn.key, to: maskMsisdn(turn.msisdn) });
+      return;
+    }
+    await this.services.reply({ id: `mo:${turn.key}`, to: turn.msisdn, message: transliterate(message) });
+  }
+}
+
+/** One message being answered: who, in which language, and its key. */
+class Turn {
+  constructor(
+    private readonly conversation: SmsConversation,
+    private readonly locales: Locales,
+    readonly msisdn: string,
+    public lang: string,
+    readonly key: string,
+  ) {}
+
+  say(key: string, params: Record<string, string | number> = {}): Promise<void> {
+    return this.sayText(this.locales.t(this.lang, key, params));
+  }
+
+  sayText(message: string): Promise<void> {
+    return this.conversation.send(this, message);
+  }
+
+  /** A refusal with the grammar after it. */
+  sayProblem(reason: string): Promise<void> {
+    return this.say('sms.mo.helpWithReason', { reason, help: this.conversation.help(this.lang) });
+  }
+}
+
+function squash(text: string): string {
+  return text.toUpperCase().replace(/[^A-Z0-9]/g, '');
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** `YYYY-MM-DD` of an ISO instant in the operator's zone. */
+function localDate(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(iso));
+}

@@ -1,0 +1,109 @@
+import type { Router } from 'express';
+import { inboundSmsAdapters } from '../channels/sms/inbound/adapters';
+import { SmsIntake } from '../channels/sms/inbound/intake';
+import {
+  BullmqInboundQueue,
+  InProcessInboundQueue,
+  type InboundSmsQueue,
+} from '../channels/sms/inbound/queue';
+import { inboundSmsRouter } from '../channels/sms/inbound/router';
+import { SmsConversation } from '../channels/sms/mo/conversation';
+import { MemorySmsMoStore, RedisSmsMoStore, type SmsMoStore } from '../channels/sms/mo/store';
+import type { Config } from '../config';
+import { componentLogger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import { notificationId } from '../purchases/notify/types';
+import { bullConnectionOptions } from '../redis/connection';
+import type { SessionStore } from '../session/store';
+import type { Catalogue } from '../vas';
+import { debitAccountLookup } from './dialogue-services';
+import type { MoneyPath } from './money-path';
+
+const log = componentLogger('sms-channel');
+
+/** The SMS-MO channel as a process runs it: its routes, and `close()`. */
+export interface SmsChannel {
+  router: Router;
+  conversation: SmsConversation;
+  close(): Promise<void>;
+}
+
+/**
+ * Build the SMS-MO channel on top of the money path: the conversation's store (Redis or memory,
+ * like the rest), the inbound queue (BullMQ or in-process), the intake and the routes. With
+ * `runWorkers` (always without Redis) this process also answers the queued messages.
+ */
+export async function startSmsChannel(
+  config: Config,
+  moneyPath: MoneyPath,
+  catalogue: Catalogue,
+  sessions: SessionStore,
+  runWorkers: boolean,
+  metrics?: Metrics,
+): Promise<SmsChannel> {
+  const { redis, desk, service, locales } = moneyPath;
+  const store: SmsMoStore = redis ? new RedisSmsMoStore(redis, config.redisPrefix) : new MemorySmsMoStore();
+  const queue: InboundSmsQueue =
+    redis && config.redisUrl
+      ? new BullmqInboundQueue({
+          connection: bullConnectionOptions(config.redisUrl),
+          prefix: `${config.redisPrefix}-bull`,
+        })
+      : new InProcessInboundQueue();
+  const intake = new SmsIntake(store, queue);
+  const conversation = new SmsConversation(
+    store,
+    {
+      products: (ctx) => catalogue.products(ctx),
+      debitAccount: debitAccountLookup(service, config.debitAccountId),
+      quote: (request, ctx) => service.validate(request, ctx),
+      desk,
+      language: {
+        get: (msisdn) => sessions.getLanguage(msisdn),
+        set: (msisdn, tag) => sessions.setLanguage(msisdn, tag),
+      },
+      async reply({ id, to, message }) {
+        // Each reply is its own notification: durable, retried, and never sent twice for one id.
+        await moneyPath.sms.enqueue({
+          id: notificationId(id, 'reply', to),
+          purchaseId: id,
+          to,
+          message,
+          ...(config.sms.senderId !== undefined && { from: config.sms.senderId }),
+        });
+      },
+    },
+    locales,
+    {
+      quoteTtlS: config.smsMo.quoteTtlS,
+      ratePerMin: config.smsMo.ratePerMin,
+      repliesPerMin: config.smsMo.repliesPerMin,
+      defaultLanguage: locales.meta(config.defaultLanguage).tag,
+      defaultRegion: config.defaultRegion,
+      timeZone: config.timeZone,
+    },
+  );
+  if (runWorkers || !redis)
+    await queue.start(async ({ key, sms }) => {
+      const outcome = await conversation.handle(sms, key);
+      await intake.answered(sms);
+      metrics?.smsInbound.inc({ provider: sms.provider, outcome });
+      log.info('inbound sms handled', { smsKey: key, provider: sms.provider, outcome });
+    });
+
+  const router = inboundSmsRouter({
+    adapters: inboundSmsAdapters,
+    intake,
+    deliveries: { record: (report) => moneyPath.deliveries.record(report) },
+    secret: config.smsMo.callbackSecret,
+    allowedIps: config.smsMo.allowedIps,
+  });
+  return {
+    router,
+    conversation,
+    async close() {
+      await queue.close();
+      await store.close();
+    },
+  };
+}
