@@ -171,5 +171,8 @@ it('and the code itself does buy (the set-up can see a purchase)', async () => {
   const code = await pendingCode(from);
   await conversation.handle(sms(from, `yes*${code}`), `k-${seq++}`);
   expect(created).toHaveLength(1);
-  expect(created[0].intent).toMatchObject({ subscriberIdentifier: TEST_METERS.active, requesterMsisdn: from });
+  expect(created[0].intent).toMatchObject({
+    subscriberIdentifier: TEST_METERS.active,
+    requesterMsisdn: from,
+  });
 });

@@ -1,0 +1,61 @@
+import { MemorySmsMoStore } from '../mo/store';
+import { SmsIntake } from './intake';
+import { InProcessInboundQueue, type InboundJob } from './queue';
+import type { InboundSms } from './types';
+
+/** The intake with its real store and queue (not started, so nothing is answered in between). */
+function intake() {
+  const queue = new InProcessInboundQueue();
+  const jobs: InboundJob[] = [];
+  const enqueue = queue.enqueue.bind(queue);
+  queue.enqueue = async (job) => {
+    jobs.push(job);
+    return enqueue(job);
+  };
+  return { intake: new SmsIntake(new MemorySmsMoStore(), queue), jobs, queue };
+}
+
+const sms = (messageId: string | null, text = 'HELP', from = '+26771234567'): InboundSms => ({
+  provider: 'africastalking',
+  messageId,
+  from,
+  to: '12345',
+  text,
+  receivedAt: 'now',
+});
+
+describe('SmsIntake', () => {
+  it('takes a provider message id once (re-deliveries are dropped)', async () => {
+    const { intake: i, jobs } = intake();
+    expect(await i.accept(sms('ATXid_1'))).toBe('queued');
+    expect(await i.accept(sms('ATXid_1'))).toBe('duplicate');
+    expect(await i.accept(sms('ATXid_2'))).toBe('queued');
+    // The id stays remembered after the answer (48 h): a late re-delivery is still dropped.
+    await i.answered(sms('ATXid_1'));
+    expect(await i.accept(sms('ATXid_1'))).toBe('duplicate');
+    expect(jobs.map((j) => j.key)).toEqual(['africastalking:ATXid_1', 'africastalking:ATXid_2']);
+  });
+
+  it('without an id, takes the same sender and text once until it is answered', async () => {
+    const { intake: i, jobs } = intake();
+    expect(await Promise.all([i.accept(sms(null)), i.accept(sms(null)), i.accept(sms(null))])).toEqual([
+      'queued',
+      'duplicate',
+      'duplicate',
+    ]);
+    expect(await i.accept(sms(null, 'help '))).toBe('duplicate');
+    expect(await i.accept(sms(null, 'TOKEN'))).toBe('queued');
+    expect(await i.accept(sms(null, 'HELP', '+26770000000'))).toBe('queued');
+    await i.answered(sms(null));
+    expect(await i.accept(sms(null))).toBe('queued');
+    expect(jobs).toHaveLength(4);
+  });
+
+  it('forgets a message it could not queue, so the re-delivery is taken', async () => {
+    const store = new MemorySmsMoStore();
+    const closed = new InProcessInboundQueue();
+    await closed.close();
+    await expect(new SmsIntake(store, closed).accept(sms('ATXid_9'))).rejects.toThrow(/closed/);
+    expect(await new SmsIntake(store, new InProcessInboundQueue()).accept(sms('ATXid_9'))).toBe('queued');
+  });
+});
