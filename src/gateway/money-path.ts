@@ -18,6 +18,7 @@ import { RedisDataLossWatch, dataLossKey } from '../redis/data-loss';
 import { awaitReplicas, checkDurability } from '../redis/durability';
 import { BullmqSmsQueue, createNotifier, InProcessSmsQueue, type SmsRetryPolicy } from '../purchases/notify';
 import { DeliveryReports } from '../purchases/notify/deliveries';
+import { InboundHub } from '../channels/sms/inbound/hub';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
 import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from '../purchases/store';
 import { createPurchaseService, type PurchaseService } from '../vas';
@@ -54,6 +55,8 @@ export interface MoneyPath {
   sms: InProcessSmsQueue | BullmqSmsQueue;
   /** Delivery reports on outgoing SMS (the inbound SMS routes feed them in). */
   deliveries: DeliveryReports;
+  /** What the SMS driver's own link receives (SMPP deliver_sm); the SMS channel connects to it. */
+  inbound: InboundHub;
   close(): Promise<void>;
 }
 
@@ -130,8 +133,9 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
   const service = metrics ? instrumentPurchaseService(vas, metrics) : vas;
   const locales = options.locales ?? loadLocales();
   let smsSender: SmsSender | undefined;
+  const inbound = new InboundHub();
   const makeSender = (outbox: OutboxStore): SmsSender => {
-    const driver = createSmsSender(smsSenderConfigFrom(config.sms), { outbox });
+    const driver = createSmsSender(smsSenderConfigFrom(config.sms), { outbox, inbound });
     smsSender = metrics ? instrumentSmsSender(driver, metrics) : driver;
     return smsSender;
   };
@@ -177,6 +181,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     redis: backing.redis,
     outbox: backing.outbox,
     sms: backing.sms,
+    inbound,
     deliveries: new DeliveryReports(backing.sms.store, backing.sms, config.sms.retry, (state) =>
       metrics?.smsDeliveryReports.inc({ state }),
     ),

@@ -91,6 +91,17 @@ export async function startSmsChannel(
       log.info('inbound sms handled', { smsKey: key, provider: sms.provider, outcome });
     });
 
+  // An SMPP link bound as transceiver delivers MO messages and receipts here: the same path.
+  moneyPath.inbound.connect({
+    message: (sms) =>
+      void intake
+        .accept(sms)
+        .catch((error: unknown) => log.error('smpp inbound sms could not be queued', { error })),
+    delivery: (report) =>
+      void moneyPath.deliveries
+        .record(report)
+        .catch((error: unknown) => log.error('smpp delivery receipt could not be recorded', { error })),
+  });
   const router = inboundSmsRouter({
     adapters: inboundSmsAdapters,
     intake,

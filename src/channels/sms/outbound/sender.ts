@@ -1,5 +1,12 @@
 import type { Config } from '../../../config';
 import type { OutboxStore } from './outbox/store';
+import type { DeliveryReport, InboundSms } from '../inbound/types';
+
+/** Receives what arrives on a driver's link: mobile-originated messages and delivery reports. */
+export interface InboundSink {
+  message(sms: InboundSms): void;
+  delivery(report: DeliveryReport): void;
+}
 
 /** One outbound SMS, addressed by the caller's id (the idempotency key of the notification). */
 export interface OutboundSms {
@@ -39,6 +46,11 @@ export type SmsConfig = Omit<Config['sms'], 'retry'>;
 export interface SmsSenderDeps {
   /** Where the outbox driver keeps messages (memory in the embedded mode, Redis otherwise). */
   outbox: OutboxStore;
+  /**
+   * Where a driver whose link also carries traffic towards us (SMPP bound as transceiver) hands
+   * inbound messages and delivery receipts: the same inbound path as the HTTP routes.
+   */
+  inbound?: InboundSink;
   now?: () => Date;
 }
 

@@ -3,6 +3,7 @@ import * as smpp from 'smpp';
 import { encodingOf, splitSmsSegments } from '../../../../i18n/gsm';
 import { componentLogger } from '../../../../observability/logger';
 import { maskMsisdn } from '../../../../phone';
+import type { DeliveryReport } from '../../inbound/types';
 import type { OutboundSms, SendOutcome, SmsDriver, SmsSender } from '../sender';
 
 const log = componentLogger('sms-smpp');
@@ -22,6 +23,8 @@ export interface SmppConfig {
   reconnectMaxMs?: number;
   /** Called for each delivery receipt the SMSC sends back. */
   onReceipt?: (receipt: DeliveryReceipt) => void;
+  /** Called for each mobile-originated message (a deliver_sm that is not a receipt). */
+  onMessage?: (message: { from: string; to: string; text: string }) => void;
 }
 
 export interface DeliveryReceipt {
@@ -73,8 +76,35 @@ export const smppDriver: SmsDriver<SmppConfig> = {
     if (!sms.smpp) throw new Error('SMS_DRIVER=smpp needs SMPP_HOST, SMPP_SYSTEM_ID and SMPP_PASSWORD');
     return { ...sms.smpp, sourceAddr: sms.senderId ?? 'INFO', enquireLinkMs: 30_000 };
   },
-  create: (settings) => new SmppSender(settings),
+  create: (settings, deps) =>
+    new SmppSender({
+      ...settings,
+      ...(deps.inbound && {
+        onMessage: (message) =>
+          deps.inbound!.message({
+            provider: 'smpp',
+            messageId: null,
+            ...message,
+            receivedAt: new Date().toISOString(),
+          }),
+        onReceipt: (receipt) => deps.inbound!.delivery(receiptReport(receipt)),
+      }),
+    }),
 };
+
+/** SMPP receipt states that are not final yet. */
+const PENDING_STATES = new Set(['SCHEDULED', 'ENROUTE', 'ACCEPTD']);
+
+/** An SMPP delivery receipt as the gateway's delivery report. */
+export function receiptReport(receipt: DeliveryReceipt): DeliveryReport {
+  return {
+    provider: 'smpp',
+    providerMessageId: receipt.messageId,
+    state: receipt.delivered ? 'delivered' : PENDING_STATES.has(receipt.state) ? 'pending' : 'failed',
+    providerStatus: receipt.state,
+    failureReason: receipt.error ? `err ${receipt.error}` : null,
+  };
+}
 
 /** SMPP 3.4 transceiver: one bound session, kept alive with enquire_link and re-bound with backoff. */
 export class SmppSender implements SmsSender {
@@ -252,7 +282,10 @@ export class SmppSender implements SmsSender {
   private onDeliver(session: smpp.Session, pdu: smpp.PDU): void {
     session.send(pdu.response());
     if (((pdu.esm_class ?? 0) & 0x3c) !== 0x04) {
-      log.info('smpp deliver_sm that is not a receipt ignored', { from: maskMsisdn(pdu.source_addr ?? '') });
+      const raw = pdu.short_message?.message;
+      const text = typeof raw === 'string' ? raw : (raw?.toString('latin1') ?? '');
+      log.info('smpp inbound message', { from: maskMsisdn(pdu.source_addr ?? '') });
+      this.config.onMessage?.({ from: pdu.source_addr ?? '', to: pdu.destination_addr ?? '', text });
       return;
     }
     const receipt = parseReceipt(pdu);
