@@ -39,6 +39,11 @@ async function main(): Promise<void> {
     `dial: curl -s ${gateway.url}/ussd/africastalking${key} -d sessionId=demo-$RANDOM -d phoneNumber=%2B26771234567 ` +
       `-d serviceCode=%2A384%2A1%23 -d text=   (then repeat with the same sessionId and text=1, text=1*01234567890, ...; see README)`,
   );
+  const smsKey = config.smsMo.callbackSecret ? '?key=$SMS_CALLBACK_SECRET' : '';
+  log.info(
+    `sms: curl -s ${gateway.url}/sms/africastalking${smsKey} -d id=demo-$RANDOM -d from=%2B26771234567 -d to=12345 ` +
+      `-d date=now --data-urlencode 'text=ELEC 01234567890 100'   (then text=YES <code> from the quote; see README)`,
+  );
 
   const stop = gracefulStop({
     name: 'gateway',
