@@ -128,43 +128,53 @@ const sms = (from: string, text: string) => ({
 async function pendingCode(from: string): Promise<string> {
   const before = replies.length;
   await conversation.handle(sms(from, `ELEC ${TEST_METERS.active} 10`), `q-${seq++}`);
-  const quote = replies.slice(before).find((r) => r.to === from)!.message;
-  return /YES (\d{4})/.exec(quote)![1];
+  const quote = replies.slice(before).find((r) => r.to === from)?.message ?? '(no reply)';
+  const code = /YES (\d{4})/.exec(quote)?.[1];
+  if (!code) throw new Error(`expected a quote, got: ${quote}`);
+  return code;
 }
 
-it('no message from a sender without a pending quote ever buys', async () => {
-  await fc.assert(
-    fc.asyncProperty(anyText, async (text) => {
-      await conversation.handle(sms(msisdn(), text), `k-${seq++}`);
-      expect(created).toEqual([]);
-    }),
-    { numRuns: RUNS },
-  );
-  process.stdout.write(`SMS property (no pending quote): ${RUNS} messages, ${created.length} purchases\n`);
-});
-
-it('with a pending quote, nothing but its code (or a bare YES) buys it', async () => {
-  const runs = Math.max(50, Math.round(RUNS / 20));
-  await fc.assert(
-    fc.asyncProperty(
-      fc.array(fc.oneof(anyText, fc.constant('')), { minLength: 1, maxLength: 6 }),
-      fc.integer({ min: 0, max: 1000 }),
-      async (texts, salt) => {
-        const from = msisdn();
-        const code = await pendingCode(from);
-        const messages = [...texts, ...fc.sample(wrongYes(code), { numRuns: 2, seed: salt })];
-        for (const text of messages) {
-          // Guard the property's premise: the code itself, and a bare YES, are valid by design.
-          if (text.includes(code) || /^\W*(YES|Y|OK|EE)\W*$/i.test(text)) continue;
-          await conversation.handle(sms(from, text), `k-${seq++}`);
-        }
+it(
+  'no message from a sender without a pending quote ever buys',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(anyText, async (text) => {
+        await conversation.handle(sms(msisdn(), text), `k-${seq++}`);
         expect(created).toEqual([]);
-      },
-    ),
-    { numRuns: runs },
-  );
-  process.stdout.write(`SMS property (pending quote): ${runs} sequences, ${created.length} purchases\n`);
-});
+      }),
+      { numRuns: RUNS },
+    );
+    process.stdout.write(`SMS property (no pending quote): ${RUNS} messages, ${created.length} purchases\n`);
+  },
+  30_000 + RUNS,
+);
+
+it(
+  'with a pending quote, nothing but its code (or a bare YES) buys it',
+  async () => {
+    const runs = Math.max(50, Math.round(RUNS / 20));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(anyText, fc.constant('')), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 0, max: 1000 }),
+        async (texts, salt) => {
+          const from = msisdn();
+          const code = await pendingCode(from);
+          const messages = [...texts, ...fc.sample(wrongYes(code), { numRuns: 2, seed: salt })];
+          for (const text of messages) {
+            // Guard the property's premise: the code itself, and a bare YES, are valid by design.
+            if (text.includes(code) || /^\W*(YES|Y|OK|EE)\W*$/i.test(text)) continue;
+            await conversation.handle(sms(from, text), `k-${seq++}`);
+          }
+          expect(created).toEqual([]);
+        },
+      ),
+      { numRuns: runs },
+    );
+    process.stdout.write(`SMS property (pending quote): ${runs} sequences, ${created.length} purchases\n`);
+  },
+  30_000 + RUNS,
+);
 
 it('and the code itself does buy (the set-up can see a purchase)', async () => {
   const from = msisdn();
