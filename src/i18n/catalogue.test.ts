@@ -36,6 +36,23 @@ const SAMPLE: Record<string, string | number> = {
   description: 'KeyChange Token1',
   token: '1234 5678 9012 3456 7890',
   reference: 'GW-01JH2K3M4N5P6Q7R8S9T0V',
+  // SMS-MO replies (src/channels/sms/).
+  code: '4821',
+  minutes: 5,
+  yes: 'YES',
+  keyword: 'MOTLAKASE',
+  example: 'MOTLAKASE 0123456789012 100',
+  networks: 'MASCOM, ORANGE, BTC',
+  network: 'Botswana Telecommunications',
+  provider: 'MASCOM',
+  reason: 'Nomoro ya mitara e tshwanetse go nna dipalo tse 11 go ya go 13.',
+  // The longest help text (Setswana), so reason + help is checked at its worst.
+  help: 'Go reka ka SMS:\nMOTLAKASE <mitara> <madi>\nMETSI <akhaonto> <madi>\nMOGALA [neteweke] [nomoro] <madi>\nMorago EE <khoutu> go reka, NYAA go khansela.\nTOKENE [mitara]: ditokene\nPUO EN kgotsa TN: puo',
+  elec: 'MOTLAKASE',
+  water: 'METSI',
+  air: 'MOGALA',
+  no: 'NYAA',
+  lang: 'PUO',
   tokens: [
     'KeyChange Token1: 1234 5678 9012 3456 7890',
     'KeyChange Token2: 1234 5678 9012 3456 7890',
@@ -117,6 +134,12 @@ describe('catalogues', () => {
     expect(
       smsParts(locales.t(lang, 'sms.success', paramsFor(lang, 'sms.success'))).parts,
     ).toBeLessThanOrEqual(2);
+    // SMS-MO: a quote, the help and a refusal with the help each fit in two parts.
+    for (const key of locales.keys().filter((k) => /^sms\.mo\.(quote|help)/.test(k)))
+      expect([key, smsParts(transliterate(locales.t(lang, key, paramsFor(lang, key)))).parts <= 2]).toEqual([
+        key,
+        true,
+      ]);
   });
 });
 
