@@ -19,8 +19,9 @@ export function debitAccountLookup(
   configuredId: number | undefined,
 ): () => Promise<Account> {
   let cached: { account: Account; at: number } | null = null;
-  return async () => {
-    if (cached && Date.now() - cached.at < ACCOUNT_CACHE_MS) return cached.account;
+  // Single-flight: a burst of first hops (a cold start under load) asks the service once.
+  let inFlight: Promise<Account> | null = null;
+  const fetchAccount = async (): Promise<Account> => {
     let account: Account | undefined;
     if (configuredId !== undefined) account = await service.getAccount(configuredId, callContext());
     else {
@@ -31,6 +32,11 @@ export function debitAccountLookup(
       throw new Error('the purchase service lists no CURRENT account to debit; set DEBIT_ACCOUNT_ID');
     cached = { account, at: Date.now() };
     return account;
+  };
+  return () => {
+    if (cached && Date.now() - cached.at < ACCOUNT_CACHE_MS) return Promise.resolve(cached.account);
+    inFlight ??= fetchAccount().finally(() => (inFlight = null));
+    return inFlight;
   };
 }
 
