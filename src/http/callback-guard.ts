@@ -58,3 +58,14 @@ export function callbackGuard(options: CallbackGuardOptions): RequestHandler {
     next();
   };
 }
+
+/**
+ * Body-parser failures (bad JSON, too large, bad charset) on a callback route: 400 (or the
+ * parser's own 4xx) with a short text, never a stack.
+ */
+export function malformedBody(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+  if (res.headersSent) return next(err);
+  const status = (err as { status?: number }).status;
+  const code = typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
+  res.status(code).type('text/plain').send('malformed request body');
+}

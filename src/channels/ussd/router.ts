@@ -1,9 +1,8 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { sameSecret } from '../../http/secrets';
+import express, { type Request, type Response, type Router } from 'express';
+import { callbackGuard, malformedBody } from '../../http/callback-guard';
 import { componentLogger } from '../../observability/logger';
 import type { HopEngine } from '../../session/engine';
 import { isParseError, type UssdAdapter, type UssdHttpResponse } from './types';
-import { AllowList } from '../../http/allow-list';
 
 const log = componentLogger('ussd-router');
 
@@ -23,24 +22,6 @@ export interface UssdRouterOptions {
   allowedIps?: string[];
 }
 
-/**
- * A rejected callback is logged at most once per reason per 10 s, with how many were
- * suppressed meanwhile: a scanner or a misconfigured aggregator must not flood the logs.
- */
-function rejectionLog(): (reason: string, fields: Record<string, unknown>) => void {
-  const last = new Map<string, { at: number; suppressed: number }>();
-  return (reason, fields) => {
-    const now = Date.now();
-    const seen = last.get(reason);
-    if (seen && now - seen.at < 10_000) {
-      seen.suppressed += 1;
-      return;
-    }
-    last.set(reason, { at: now, suppressed: 0 });
-    log.warn(`USSD callback rejected: ${reason}`, { ...fields, suppressedSinceLast: seen?.suppressed ?? 0 });
-  };
-}
-
 function send(res: Response, wire: UssdHttpResponse): void {
   res.status(wire.status).type(wire.contentType);
   if (wire.headers) res.set(wire.headers);
@@ -54,31 +35,15 @@ function send(res: Response, wire: UssdHttpResponse): void {
  */
 export function ussdRouter(options: UssdRouterOptions): Router {
   const { engine, adapters, callbackSecret } = options;
-  const allowed = new AllowList(options.allowedIps ?? []);
-  const rejected = rejectionLog();
   if (!callbackSecret) log.warn('USSD callbacks are not protected by a secret (set USSD_CALLBACK_SECRET)');
 
   const router = express.Router();
   const bodies = [express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' })];
-
-  function guard(req: Request, res: Response, next: NextFunction): void {
-    if (allowed.size > 0 && !allowed.allows(req.ip)) {
-      rejected('address not on the allow-list', { ip: req.ip, path: req.path });
-      res.status(403).type('text/plain').send('forbidden');
-      return;
-    }
-    if (callbackSecret) {
-      const fromQuery = typeof req.query.key === 'string' ? req.query.key : undefined;
-      const fromHeader = req.get('x-callback-key');
-      const given = fromHeader ?? fromQuery;
-      if (given === undefined || !sameSecret(given, callbackSecret)) {
-        rejected('missing or wrong secret', { ip: req.ip, path: req.path });
-        res.status(401).type('text/plain').send('unauthorised');
-        return;
-      }
-    }
-    next();
-  }
+  const guard = callbackGuard({
+    what: 'USSD callback',
+    secret: callbackSecret,
+    allowedIps: options.allowedIps,
+  });
 
   for (const adapter of adapters) {
     router.post(`/ussd/${adapter.name}`, guard, ...bodies, async (req: Request, res: Response) => {
@@ -117,13 +82,7 @@ export function ussdRouter(options: UssdRouterOptions): Router {
     });
   }
 
-  // Body parser failures (bad JSON, too large, bad charset) on these routes: 400, never a stack.
-  router.use('/ussd', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(err);
-    const status = (err as { status?: number }).status;
-    const code = typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
-    res.status(code).type('text/plain').send('malformed request body');
-  });
+  router.use('/ussd', malformedBody);
 
   return router;
 }

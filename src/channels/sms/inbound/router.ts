@@ -1,5 +1,5 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { callbackGuard } from '../../../http/callback-guard';
+import express, { type Request, type Response, type Router } from 'express';
+import { callbackGuard, malformedBody } from '../../../http/callback-guard';
 import { componentLogger } from '../../../observability/logger';
 import type { SmsIntake } from './intake';
 import { isInboundParseError, type DeliveryReport, type InboundSmsAdapter } from './types';
@@ -70,11 +70,6 @@ export function inboundSmsRouter(options: InboundSmsRouterOptions): Router {
     });
   }
 
-  router.use('/sms', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(err);
-    const status = (err as { status?: number }).status;
-    const code = typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
-    res.status(code).type('text/plain').send('malformed request body');
-  });
+  router.use('/sms', malformedBody);
   return router;
 }
