@@ -24,6 +24,11 @@ export interface Screen {
   options?: ScreenOption[];
   /** Free-text input expected (identifier, amount): the engine passes the text as typed. */
   expectsText?: boolean;
+  /**
+   * The input is a secret (an agent's PIN): the engine passes it to the machine but never stores
+   * it — the session keeps the aggregator's text with it masked, and the machine must not keep it.
+   */
+  secret?: boolean;
   /** END the dialogue after this screen. */
   final?: boolean;
   /** Show `0 Back` / `00 Home` lines (the engine handles those inputs on every non-final screen). */

@@ -10,7 +10,7 @@ import {
   type DialogueStart,
 } from './dialogue-run';
 import type { UssdHop, UssdReply, UssdSessionEnd } from './hop';
-import { deriveInput, readInput } from './input';
+import { inputStart, maskText, readInput } from './input';
 import { renderDialogueScreen } from './render';
 import { isResumable, resumeChoice, resumeScreen } from './resume-offer';
 import { acquireSession, endDialogue } from './session-lock';
@@ -88,10 +88,33 @@ interface Turn {
   record: SessionRecord | null;
   hopNo: number;
   requestKey: string;
+  /** The hop's text as stored: secret inputs masked. */
+  storedText: string;
+  secretRanges: [number, number][] | undefined;
   /** When the machine must have settled (the rest of the budget is the store's). */
   deadline: number;
   /** Set once the record was saved (which also unlocked it). */
   saved: boolean;
+}
+
+/**
+ * The hop's text as the session may store it: the secret ranges known so far masked, and the
+ * new input masked too when the screen shown asked for a secret (an agent's PIN).
+ */
+function storedTextOf(
+  hop: UssdHop,
+  record: SessionRecord | null,
+): { storedText: string; secretRanges: [number, number][] | undefined } {
+  const value = hop.text.value;
+  const known = hop.text.kind === 'cumulative' ? record?.secretRanges : undefined;
+  const masked = maskText(value, known);
+  if (!record?.secretInput) return { storedText: masked, secretRanges: known };
+  const start = inputStart(record.lastText, { kind: hop.text.kind, value: masked });
+  const ranges: [number, number][] = [...(known ?? []), [start, value.length]];
+  return {
+    storedText: maskText(value, ranges),
+    secretRanges: hop.text.kind === 'cumulative' ? ranges : undefined,
+  };
 }
 
 /** The whole hop overran its budget (a store that does not answer). */
@@ -188,13 +211,16 @@ class Engine {
     const record = held.record;
     const hopNo = (record?.hops ?? 0) + 1;
     logContext.requestId = `${hop.aggregator}-${hop.sessionId}-${hopNo}`;
+    const { storedText, secretRanges } = storedTextOf(hop, record);
     const turn: Turn = {
       hop,
       ref,
       token: held.token,
       record,
       hopNo,
-      requestKey: hop.requestKey ?? (hop.text.kind === 'cumulative' ? `c:${hop.text.value}` : `n:${hopNo}`),
+      requestKey: hop.requestKey ?? (hop.text.kind === 'cumulative' ? `c:${storedText}` : `n:${hopNo}`),
+      storedText,
+      secretRanges,
       deadline: started + this.options.hopBudgetMs - this.storeReserveMs,
       saved: false,
     };
@@ -216,7 +242,7 @@ class Engine {
     if (record.lastRequestKey === turn.requestKey) return { reply: record.lastReply, outcome: 'replay' };
     // A late re-delivery of an earlier hop (its text is a prefix of the last one) must not rewind
     // the dialogue: the current screen is the best answer.
-    const text = hop.text.value;
+    const text = turn.storedText;
     if (
       hop.text.kind === 'cumulative' &&
       !hop.requestKey &&
@@ -226,7 +252,9 @@ class Engine {
     // A finished dialogue is never resurrected by a late hop.
     if (record.status !== 'active') return this.end(record.language, TEXTS.unavailable, 'ended');
 
-    const action = readInput(deriveInput(record.lastText, hop.text), record);
+    // Positions in the masked text are positions in the real one: the input is read unmasked.
+    const start = inputStart(record.lastText, { kind: hop.text.kind, value: turn.storedText });
+    const action = readInput(hop.text.value.slice(start).trim(), record);
     if (record.resume) return this.resumeAnswer(turn, record, action);
     // A snapshot of another machine version (or none) cannot be restored: a clear fresh menu.
     if (record.machineVersion !== this.options.machineVersion || !record.snapshot) {
@@ -369,8 +397,10 @@ class Engine {
       snapshot: body.snapshot,
       msisdn: turn.hop.msisdn,
       serviceCode: turn.record?.serviceCode ?? turn.hop.serviceCode,
-      lastText: turn.hop.text.value,
+      lastText: turn.storedText,
       lastRequestKey: turn.requestKey,
+      ...(turn.secretRanges ? { secretRanges: turn.secretRanges } : {}),
+      ...(screen.secret && !final ? { secretInput: true } : {}),
       lastReply: reply,
       page: final ? 1 : rendered.page,
       pages: final ? 1 : rendered.pages,

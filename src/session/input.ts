@@ -1,21 +1,42 @@
 import type { DialogueEvent } from './dialogue';
 
 /**
- * The new input of a hop. Cumulative text (Africa's Talking: every input so far joined by `*`)
- * is compared with the text stored at the previous hop and the previous text is stripped as
- * a prefix, so an input that itself contains `*` survives. Fallback, when the text does not
- * extend the previous one (the aggregator lost or rewrote history): the part after the last `*`.
+ * Where the new input of a hop starts in its text. Cumulative text (Africa's Talking: every
+ * input so far joined by `*`) is compared with the text stored at the previous hop and the
+ * previous text is stripped as a prefix, so an input that itself contains `*` survives.
+ * Fallback, when the text does not extend the previous one (the aggregator lost or rewrote
+ * history): the part after the last `*`.
  */
+export function inputStart(previous: string, text: { kind: 'cumulative' | 'latest'; value: string }): number {
+  const value = text.value;
+  if (text.kind === 'latest' || previous === '') return 0;
+  if (value.startsWith(`${previous}*`)) return previous.length + 1;
+  return value.lastIndexOf('*') + 1;
+}
+
+/** The new input of a hop (see {@link inputStart}), trimmed. */
 export function deriveInput(
   previous: string,
   text: { kind: 'cumulative' | 'latest'; value: string },
 ): string {
-  if (text.kind === 'latest') return text.value.trim();
-  const value = text.value;
-  if (previous === '') return value.trim();
-  if (value.startsWith(`${previous}*`)) return value.slice(previous.length + 1).trim();
-  const star = value.lastIndexOf('*');
-  return (star >= 0 ? value.slice(star + 1) : value).trim();
+  return text.value.slice(inputStart(previous, text)).trim();
+}
+
+/** A range `[start, end)` of a hop's text that held a secret input (an agent's PIN). */
+export type SecretRange = readonly [number, number];
+
+/**
+ * The text as the session stores it: every character of a secret range replaced by `#`. The
+ * length is kept, so positions in the masked text are positions in the real one, and a later
+ * cumulative text, masked with the same ranges, still extends the stored one.
+ */
+export function maskText(text: string, ranges: readonly SecretRange[] | undefined): string {
+  let out = text;
+  for (const [start, end] of ranges ?? []) {
+    const stop = Math.min(end, out.length);
+    if (start < stop) out = `${out.slice(0, start)}${'#'.repeat(stop - start)}${out.slice(stop)}`;
+  }
+  return out;
 }
 
 /** What an input does on the screen that was shown. */

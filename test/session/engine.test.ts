@@ -124,6 +124,33 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
     await h.cleanup();
   });
 
+  it('passes a secret input (a PIN) to the machine but never stores it: text and key masked', async () => {
+    const sid = 'ATUid_secret';
+    const replies = [];
+    for (const text of ['', '7', '7*2468', '7*2468*1']) replies.push(await engine.handleHop(hop(sid, text)));
+    expect(replies.map((r) => r.text.split('\n')[0])).toEqual([
+      'Welcome! Choose a service:',
+      'Enter your PIN:',
+      'PIN ok',
+      'Welcome! Choose a service:',
+    ]);
+    // A late re-delivery of the PIN hop does not rewind, and the PIN was checked once.
+    expect((await engine.handleHop(hop(sid, '7*2468'))).text).toBe(replies[3].text);
+    const raw = h.makeStore();
+    const locked = await raw.loadAndLock({ aggregator: 'africastalking', sessionId: sid }, 1000);
+    if (locked.kind !== 'locked') throw new Error('expected the session');
+    await raw.unlock({ aggregator: 'africastalking', sessionId: sid }, locked.token);
+    expect(locked.record).toMatchObject({ lastText: '7*####*1', secretRanges: [[2, 6]] });
+    expect(JSON.stringify(locked.record)).not.toContain('2468');
+    if (h.redis && h.prefix) {
+      const keys = await h.redis.keys(`${h.prefix}*`);
+      const values = await Promise.all(
+        keys.map(async (k) => ((await h.redis!.type(k)) === 'string' ? h.redis!.get(k) : '')),
+      );
+      expect([...keys, ...values].join('\n')).not.toContain('2468');
+    }
+  });
+
   /** Plays a dialogue (cumulative texts) and returns every reply; checks each fits the limit. */
   async function play(sessionId: string, inputs: string[], e = engine, msisdn = MSISDN) {
     const replies = [];

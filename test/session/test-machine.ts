@@ -35,6 +35,7 @@ const menu: Screen = {
     { id: 'stubborn', label: { literal: 'Stubborn' } },
     { id: 'lang', label: { key: 'menu.language' } },
     { id: 'bye', label: { literal: 'Goodbye' } },
+    { id: 'pin', label: { literal: 'PIN' } },
   ],
 };
 
@@ -90,8 +91,32 @@ export function createTestMachine(services: TestServices) {
               reenter: true,
             },
             { guard: ({ event }) => event.optionId === 'bye', target: 'bye' },
+            { guard: ({ event }) => event.optionId === 'pin', target: 'pin' },
           ],
         },
+      },
+      /** A secret input: the machine checks it and keeps only the verdict. */
+      pin: {
+        tags: [SETTLED_TAG],
+        entry: assign({
+          screen: { body: [{ literal: 'Enter your PIN:' }], expectsText: true, secret: true, home: true },
+        }),
+        on: {
+          TEXT: {
+            target: 'pinChecked',
+            actions: assign({ result: ({ event }) => (event.text === '2468' ? 'PIN ok' : 'PIN wrong') }),
+          },
+        },
+      },
+      pinChecked: {
+        tags: [SETTLED_TAG],
+        entry: assign({
+          screen: ({ context }) => ({
+            body: [{ literal: context.result }],
+            options: [{ id: 'more', label: { literal: 'More' } }],
+          }),
+        }),
+        on: { CHOOSE: 'menu' },
       },
       name: {
         tags: [SETTLED_TAG, RESUMABLE_TAG],

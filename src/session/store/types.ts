@@ -50,6 +50,10 @@ export interface SessionRecord {
   updatedAt: number;
   /** Set while the resume prompt is shown; `snapshot` then holds the old dialogue's snapshot. */
   resume?: ResumeCandidate;
+  /** The screen shown asks for a secret (a PIN): the next input is masked before it is stored. */
+  secretInput?: boolean;
+  /** Ranges of `lastText` (and of every later cumulative text) that held secrets, stored as `#`. */
+  secretRanges?: [number, number][];
 }
 
 /** Outcome of {@link SessionStore.loadAndLock}. */
