@@ -196,6 +196,7 @@ export const ussdMachine = setup({
             actions: withError('quoteRefused'),
           },
           { guard: quoteRoute('amount'), target: 'amountRefused', actions: withError('quoteRefused') },
+          { guard: quoteRoute('refused'), target: 'spendRefused', actions: withError('quoteRefused') },
           { guard: quoteRoute('tryLater'), target: 'tryLater', actions: withError('recordError') },
           { target: 'unavailable', actions: withError('recordError') },
         ],
@@ -243,8 +244,16 @@ export const ussdMachine = setup({
           return { intent: context.quote.intent, key: dialogueKey(context) };
         },
         onDone: { target: 'done', actions: assign(({ event }) => ({ purchaseId: event.output })) },
-        // The record may or may not exist: retry with the same key, never walk away to another purchase.
-        onError: stallOnError('order'),
+        onError: [
+          // The spending rules refused it: nothing was written, say why.
+          {
+            guard: { type: 'spendRefused', params: ({ event }) => ({ error: event.error }) },
+            target: 'spendRefused',
+            actions: withError('quoteRefused'),
+          },
+          // The record may or may not exist: retry with the same key, never walk away to another purchase.
+          stallOnError('order'),
+        ],
       },
       on: { TIMEOUT: stallOn('order') },
     },
@@ -329,6 +338,8 @@ export const ussdMachine = setup({
     tooManyTries: end('error.tooManyTries'),
     tryLater: { type: 'final', tags: SETTLED_TAG, entry: 'showTryLater' },
     unavailable: end('error.serviceUnavailable'),
+    /** Refused by the operator's spending rules (daily limit, blocked number): the reason, then END. */
+    spendRefused: { type: 'final', tags: SETTLED_TAG, entry: 'showNoticeFinal' },
   },
 });
 

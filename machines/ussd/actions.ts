@@ -1,4 +1,5 @@
 /** The dialogue's actions: context updates only (no I/O, no logging; the actors do that). */
+import { refusalText, SpendRefusedError } from '../../src/spend/rules';
 import { assign } from 'xstate';
 import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogue';
 import { errorInfo } from '../../src/vas/error-info';
@@ -60,6 +61,10 @@ export const actions = {
   })),
   showDone: update(({ context }) => ({ screen: screens.doneScreen(context) })),
   showFinal: update((_, params: { key: string }) => ({ screen: screens.finalScreen({ key: params.key }) })),
+  /** A closing screen that says why (the notice set by the refusal). */
+  showNoticeFinal: update(({ context }) => ({
+    screen: screens.finalScreen(context.notice ?? { key: 'error.serviceUnavailable' }),
+  })),
   showTryLater: update(({ context }) => ({
     screen: screens.finalScreen(reasonText(context.lastError?.code ?? '', 'error.tryAgainLater')),
   })),
@@ -92,6 +97,12 @@ export const actions = {
   })),
   /** A refused quote: the reason goes above the re-prompt, the error into the context. */
   quoteRefused: update(({ context }, params: { error: unknown }) => {
+    // The operator's own rules name their limit (and when a daily one resets).
+    if (params.error instanceof SpendRefusedError)
+      return {
+        notice: refusalText(params.error.refusal),
+        lastError: { code: params.error.refusal.code, message: params.error.message, param: null },
+      };
     const info = errorInfo(params.error);
     const route = routeQuoteError(info, context.productType === 'AIRTIME');
     const fallback = route === 'amount' ? 'reason.invalid_amount' : 'identifier.invalid.pattern';

@@ -13,6 +13,7 @@ import { errorInfo, type ServiceErrorInfo } from '../../src/vas/error-info';
 import type { Account, PurchaseRequest, Transaction, VasProduct } from '../../src/vas/port';
 import type { DialogueSettings, QuoteView, TokenItem, UssdContext } from './context';
 import { isOperatorProblem } from './errors';
+import { SpendRefusedError, type SpendRefusal } from '../../src/spend/rules';
 
 /** What the dialogue may call. Every method must be safe to call twice with the same arguments. */
 export interface DialogueServices {
@@ -22,6 +23,8 @@ export interface DialogueServices {
   debitAccount(): Promise<Account>;
   /** Validate (no state change on the server); throws PurchaseServiceError / TransportError. */
   quote(request: PurchaseRequest): Promise<Transaction>;
+  /** The operator's spending rules for this intent (nothing counted): why it is refused, or null. */
+  checkSpend?(intent: PurchaseIntent): Promise<SpendRefusal | null>;
   /** Hand the intent to the purchase lifecycle; the same key returns the same record. */
   order(intent: PurchaseIntent, idempotencyKey: string): Promise<PurchaseRecord>;
   /** The caller's succeeded purchases, newest first. */
@@ -109,6 +112,8 @@ export function dialogueActors(
         'quote',
         async () => {
           if (!intent) throw new Error('incomplete purchase in the dialogue');
+          const refusal = await services.checkSpend?.(intent);
+          if (refusal) throw new SpendRefusedError(refusal);
           const tx = await services.quote(purchaseRequest(intent));
           const subscriberDetails = tx.subscriberDetails ?? null;
           return {

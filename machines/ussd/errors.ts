@@ -1,9 +1,21 @@
 import type { LocalText } from '../../src/session/dialogue';
+import { SpendRefusedError } from '../../src/spend/rules';
 import type { ServiceErrorInfo } from '../../src/vas/error-info';
 import type { DialogueError } from './context';
 
 /** Where a failed quote sends the subscriber. */
-export type QuoteErrorRoute = 'identifier' | 'amount' | 'tryLater' | 'unavailable';
+export type QuoteErrorRoute = 'identifier' | 'amount' | 'tryLater' | 'unavailable' | 'refused';
+
+/**
+ * Where a refusal by the operator's spending rules sends the subscriber: an amount out of the
+ * product's range back to the amount prompt; a daily limit or a blocked number to a closing
+ * screen that says why. Null for any other error.
+ */
+export function spendRoute(error: unknown): QuoteErrorRoute | null {
+  if (!(error instanceof SpendRefusedError)) return null;
+  const { code } = error.refusal;
+  return code === 'spend_below_minimum' || code === 'spend_above_maximum' ? 'amount' : 'refused';
+}
 
 const IDENTIFIER_CODES = new Set([
   'invalid_meter_number',

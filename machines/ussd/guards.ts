@@ -1,7 +1,7 @@
 /** The dialogue's guards: pure questions about the context and the subscriber's event. */
 import { errorInfo } from '../../src/vas/error-info';
 import type { DialogueArgs, StallTarget, UssdContext } from './context';
-import { routeQuoteError, type QuoteErrorRoute } from './errors';
+import { routeQuoteError, spendRoute, type QuoteErrorRoute } from './errors';
 import {
   airtimeNumber,
   amountProblem,
@@ -39,7 +39,10 @@ export const guards = {
   amountTriesLeft: ({ context }: DialogueArgs) => context.amountTries + 1 < context.settings.maxTries,
   /** `error` is the failed quote's, passed as a param by the `onError` transition. */
   quoteRoute: ({ context }: DialogueArgs, params: { route: QuoteErrorRoute; error: unknown }) =>
-    routeQuoteError(errorInfo(params.error), context.productType === 'AIRTIME') === params.route,
+    (spendRoute(params.error) ??
+      routeQuoteError(errorInfo(params.error), context.productType === 'AIRTIME')) === params.route,
+  /** The operator's spending rules refused the order (a limit reached since the quote). */
+  spendRefused: (_: DialogueArgs, params: { error: unknown }) => spendRoute(params.error) !== null,
   stalledOn: ({ context }: DialogueArgs, params: { on: readonly StallTarget[] }) =>
     context.stalled !== null && params.on.includes(context.stalled),
 };

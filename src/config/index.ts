@@ -1,3 +1,5 @@
+import { DEFAULT_DAILY, parseAmountRanges, type SpendRules } from '../spend/rules';
+import { parseDecimalAmount } from '../vas/money';
 import { z } from 'zod';
 import { AllowList } from '../http/allow-list';
 import type { RedisDurability } from '../redis/durability';
@@ -106,6 +108,10 @@ const EnvSchema = z.object({
   SMS_CALLBACK_SECRET: optionalString,
   SMS_ALLOWED_IPS: optionalString,
   TZ: optionalString,
+  // Spending rules (src/spend/): amount range per product, per-number daily limits.
+  SPEND_LIMITS: optionalString,
+  SPEND_DAY_MAX_VALUE: optionalString,
+  SPEND_DAY_MAX_COUNT: int(DEFAULT_DAILY.maxCount, 1, 100000),
   SMS_SENDER_ID: optionalString,
   AT_USERNAME: optionalString,
   AT_API_KEY: optionalString,
@@ -189,6 +195,8 @@ export interface Config {
   };
   /** IANA zone of dates shown to subscribers (`TZ`, default Africa/Gaborone). */
   timeZone: string;
+  /** Amount range per product and per-number daily limits, for every channel. */
+  spend: SpendRules;
   sms: {
     driver: SmsDriverName;
     senderId: string | undefined;
@@ -356,6 +364,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const smsAllowedIps =
     env.SMS_ALLOWED_IPS === undefined ? allowedIps : ipList('SMS_ALLOWED_IPS', env.SMS_ALLOWED_IPS);
   const timeZone = env.TZ ?? 'Africa/Gaborone';
+  let amounts: SpendRules['amounts'];
+  try {
+    amounts = parseAmountRanges(env.SPEND_LIMITS);
+  } catch (error) {
+    throw new ConfigError(`SPEND_LIMITS: ${(error as Error).message}`);
+  }
+  const dayMax = env.SPEND_DAY_MAX_VALUE === undefined ? null : parseDecimalAmount(env.SPEND_DAY_MAX_VALUE);
+  if (dayMax && !dayMax.ok)
+    throw new ConfigError(
+      'SPEND_DAY_MAX_VALUE must be a positive amount with at most two decimals (e.g. 10000)',
+    );
+  const dayMaxValue = dayMax?.ok ? dayMax.minor : DEFAULT_DAILY.maxValueMinor;
   try {
     new Intl.DateTimeFormat('en', { timeZone });
   } catch {
@@ -424,6 +444,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       allowedIps: smsAllowedIps,
     },
     timeZone,
+    spend: { amounts, daily: { maxValueMinor: dayMaxValue, maxCount: env.SPEND_DAY_MAX_COUNT }, timeZone },
     sms: {
       driver: env.SMS_DRIVER,
       senderId: env.SMS_SENDER_ID,

@@ -24,6 +24,7 @@ import { dialogueServices } from './dialogue-services';
 import { instrumentHopEngine } from './instrument';
 import { startMoneyPath } from './money-path';
 import { startSmsChannel } from './sms-channel';
+import { blocklistRouter } from '../spend/admin';
 import { bearerMatches } from '../http/secrets';
 import { componentLogger } from '../observability/logger';
 
@@ -186,6 +187,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       });
     app.use(outboxRouter(moneyPath.outbox));
   }
+  if (config.adminToken)
+    app.use(blocklistRouter(moneyPath.spend.store, config.adminToken, config.defaultRegion));
   if (config.adminToken)
     app.use(createAdminRouter({ desk, adminToken: config.adminToken, notifications: moneyPath.sms.store }));
   app.use((_req, res) => {

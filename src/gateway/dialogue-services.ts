@@ -55,6 +55,7 @@ export function dialogueServices(
     products: () => catalogue.products(callContext()),
     debitAccount: debitAccountLookup(service, config.debitAccountId),
     quote: (request) => service.validate(request, callContext()),
+    checkSpend: (intent) => moneyPath.spend.check(intent),
     order: (intent, key) => desk.create(intent, key),
     recentPurchases: (msisdn) => desk.listByMsisdn(msisdn, { state: 'succeeded', limit: 10 }),
     resend: (purchaseId, requestKey) => desk.resendSms(purchaseId, requestKey),

@@ -19,6 +19,7 @@ import { awaitReplicas, checkDurability } from '../redis/durability';
 import { BullmqSmsQueue, createNotifier, InProcessSmsQueue, type SmsRetryPolicy } from '../purchases/notify';
 import { DeliveryReports } from '../purchases/notify/deliveries';
 import { InboundHub } from '../channels/sms/inbound/hub';
+import { MemorySpendStore, RedisSpendStore, Spend } from '../spend';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
 import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from '../purchases/store';
 import { createPurchaseService, type PurchaseService } from '../vas';
@@ -53,6 +54,8 @@ export interface MoneyPath {
   redis: Redis | undefined;
   outbox: OutboxStore;
   sms: InProcessSmsQueue | BullmqSmsQueue;
+  /** The operator's spending rules (amount ranges, blocklist, daily limits) for every channel. */
+  spend: Spend;
   /** Delivery reports on outgoing SMS (the inbound SMS routes feed them in). */
   deliveries: DeliveryReports;
   /** What the SMS driver's own link receives (SMPP deliver_sm); the SMS channel connects to it. */
@@ -154,6 +157,10 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
   // Before this process writes anything: see RedisDataLossWatch.
   await backing.guards?.writesLostBefore?.();
 
+  const spend = new Spend(
+    backing.redis ? new RedisSpendStore(backing.redis, config.redisPrefix) : new MemorySpendStore(),
+    config.spend,
+  );
   const notifier = createNotifier({ queue: backing.sms, locales, senderId: config.sms.senderId });
   const desk = createPurchaseDesk({
     store: metrics ? instrumentPurchaseStore(backing.purchases, metrics) : backing.purchases,
@@ -162,6 +169,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     config,
     notifier,
     guards: backing.guards,
+    spend,
   });
   if (runWorkers) {
     // One timer sweeps both: purchases left without a job, then outcome SMS left without one.
@@ -182,6 +190,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     outbox: backing.outbox,
     sms: backing.sms,
     inbound,
+    spend,
     deliveries: new DeliveryReports(backing.sms.store, backing.sms, config.sms.retry, (state) =>
       metrics?.smsDeliveryReports.inc({ state }),
     ),

@@ -57,6 +57,7 @@ export async function startSmsChannel(
       products: (ctx) => catalogue.products(ctx),
       debitAccount: debitAccountLookup(service, config.debitAccountId),
       quote: (request, ctx) => service.validate(request, ctx),
+      checkSpend: (intent) => moneyPath.spend.check(intent),
       desk,
       language: {
         get: (msisdn) => sessions.getLanguage(msisdn),

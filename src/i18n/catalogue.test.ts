@@ -36,6 +36,9 @@ const SAMPLE: Record<string, string | number> = {
   description: 'KeyChange Token1',
   token: '1234 5678 9012 3456 7890',
   reference: 'GW-01JH2K3M4N5P6Q7R8S9T0V',
+  // Spending rules (src/spend/).
+  limit: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  count: 20,
   // SMS-MO replies (src/channels/sms/).
   code: '4821',
   minutes: 5,

@@ -45,6 +45,11 @@ export interface PurchaseDeskOptions {
   random?: () => number;
   /** Redis data-loss and durability guards of the confirm (see PurchaseLifecycleOptions). */
   guards?: Pick<PurchaseLifecycleOptions, 'writesLostBefore' | 'confirmWriteDurable'>;
+  /**
+   * The operator's spending rules, counted once per key before a new purchase is written; a
+   * refusal (SpendRefusedError) writes nothing. Every channel hands in here, so none escapes them.
+   */
+  spend?: { reserve(intent: PurchaseIntent, purchaseKey: string): Promise<void> };
 }
 
 /**
@@ -162,6 +167,7 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
     async create(intent: PurchaseIntent, idempotencyKey: string): Promise<PurchaseRecord> {
       checkIntent(intent);
       const existing = await store.getByIdempotencyKey(idempotencyKey);
+      if (!existing) await options.spend?.reserve(intent, idempotencyKey);
       const now = clock();
       const candidate =
         existing ??

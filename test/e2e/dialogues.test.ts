@@ -16,7 +16,13 @@ const locales = loadLocales();
 
 beforeAll(async () => {
   gateway = await startTestGateway(
-    { PURCHASE_API_CONFIRM_TIMEOUT_MS: '1000', PURCHASE_API_TIMEOUT_MS: '1000' },
+    {
+      PURCHASE_API_CONFIRM_TIMEOUT_MS: '1000',
+      PURCHASE_API_TIMEOUT_MS: '1000',
+      // The service's own limits (scenario 7 at 100000) are reached only past ours.
+      SPEND_LIMITS: 'ELECTRICITY=1-200000',
+      SPEND_DAY_MAX_VALUE: '10000000',
+    },
     { sandbox: { delayMs: 2500 } },
   );
 });

@@ -5,6 +5,8 @@ import { loadLocales } from '../../src/i18n';
 import { TEST_METERS, TEST_WATER_ACCOUNTS } from '../../src/sandbox';
 import { MemorySessionStore } from '../../src/session/store';
 import { Catalogue } from '../../src/vas';
+import { loadConfig } from '../../src/config';
+import { MemorySpendStore, Spend } from '../../src/spend';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import { startHarness, type Harness } from '../purchases/harness';
 
@@ -27,6 +29,7 @@ beforeAll(async () => {
   harness = await startHarness('in-process');
   const catalogue = new Catalogue(harness.service);
   const sessions = new MemorySessionStore();
+  const spend = new Spend(new MemorySpendStore(), loadConfig({}).spend);
   const account = (await harness.service.listAccounts({ requestId: 'fuzz' })).find(
     (a) => a.category === 'CURRENT',
   )!;
@@ -36,6 +39,7 @@ beforeAll(async () => {
       products: (ctx) => catalogue.products(ctx),
       debitAccount: async () => account,
       quote: (request, ctx) => harness.service.validate(request, ctx),
+      checkSpend: (intent) => spend.check(intent),
       desk: {
         async create(intent, key): Promise<PurchaseRecord> {
           created.push({ intent, key });

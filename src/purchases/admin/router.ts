@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import { bearerMatches } from '../../http/secrets';
+import express, { Router, type ErrorRequestHandler } from 'express';
+import { requireBearer } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
 import { PurchaseNotFoundError, PurchaseNotSettledError } from '../lifecycle';
 import type { NotificationRecord } from '../notify/types';
@@ -18,20 +18,6 @@ export interface AdminRouterOptions {
   adminToken: string | undefined;
   /** Where the SMS of a purchase can be looked up (shown with the purchase); optional. */
   notifications?: { listByPurchase(purchaseId: string): Promise<NotificationRecord[]> };
-}
-
-function requireBearer(token: string): RequestHandler {
-  return (req, res, next) => {
-    if (bearerMatches(req.get('authorization'), token)) {
-      next();
-      return;
-    }
-    log.warn('admin request refused: missing or wrong bearer token', { path: req.path, ip: req.ip });
-    res
-      .status(401)
-      .set('WWW-Authenticate', 'Bearer realm="admin"')
-      .json({ error: 'unauthorized', message: 'send Authorization: Bearer <ADMIN_TOKEN>' });
-  };
 }
 
 function parseLimit(raw: unknown): number | string {

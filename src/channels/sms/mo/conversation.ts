@@ -13,6 +13,7 @@ import { parseTokens, tokensForDisplay } from '../../../vas/tokens';
 import { parseSmsCommand, type BuyCommand, type ParseProblem, type SmsCommand } from '../commands/grammar';
 import { Keywords, type CommandName } from '../commands/keywords';
 import type { InboundSms } from '../inbound/types';
+import { refusalText, SpendRefusedError, type SpendRefusal } from '../../../spend/rules';
 import type { PendingQuote, SeenKey, SmsMoStore } from './store';
 
 const log = componentLogger('sms-mo');
@@ -22,6 +23,8 @@ export interface SmsConversationServices {
   products(ctx: CallContext): Promise<VasProduct[]>;
   debitAccount(): Promise<Account>;
   quote(request: PurchaseRequest, ctx: CallContext): Promise<Transaction>;
+  /** The operator's spending rules for this intent (nothing counted): why it is refused, or null. */
+  checkSpend(intent: PurchaseIntent): Promise<SpendRefusal | null>;
   desk: Pick<PurchaseDesk, 'create' | 'listByMsisdn'>;
   language: { get(msisdn: string): Promise<string | null>; set(msisdn: string, tag: string): Promise<void> };
   /** Queue one reply SMS; `id` de-duplicates (the same inbound message never gets two replies). */
@@ -216,6 +219,12 @@ export class SmsConversation {
       language: lang,
       channel: 'SMS',
     };
+    const refusal = await this.services.checkSpend(intent);
+    if (refusal) {
+      const text = refusalText(refusal);
+      await turn.say(text.key, text.params);
+      return 'refused';
+    }
     let tx: Transaction;
     try {
       tx = await this.services.quote(purchaseRequest(intent), ctx);
@@ -286,7 +295,16 @@ export class SmsConversation {
     }
     // Also for `bought`: a job that claimed and then failed before the desk wrote the purchase
     // runs again and finds it claimed; creating with the same key is a no-op when it exists.
-    const record = await this.services.desk.create(claim.quote.intent, `sms:${claim.quote.id}`);
+    let record: PurchaseRecord;
+    try {
+      record = await this.services.desk.create(claim.quote.intent, `sms:${claim.quote.id}`);
+    } catch (error) {
+      // A limit reached since the quote (another purchase meanwhile): nothing was bought.
+      if (!(error instanceof SpendRefusedError)) throw error;
+      const text = refusalText(error.refusal);
+      await turn.say(text.key, text.params);
+      return 'refused';
+    }
     if (claim.kind === 'claimed') {
       log.info('sms purchase handed to the desk', { smsKey: turn.key, purchaseId: record.id });
       return 'bought';

@@ -1,0 +1,126 @@
+import axios from 'axios';
+import type { Gateway } from '../../src/gateway/app';
+import { TEST_METERS } from '../../src/sandbox';
+import { MemorySpendStore, RedisSpendStore, Spend, type SpendStore } from '../../src/spend';
+import { loadConfig } from '../../src/config';
+import type { PurchaseIntent } from '../../src/purchases/types';
+import { dialogue, ledger, newPhone, startTestGateway, waitForSms } from './harness';
+import { testRedis, type TestRedis } from '../support/redis';
+
+/**
+ * Spend is bounded for everyone who reaches the short code: an amount range per product on the
+ * amount screen (before any quote), per-number daily limits counted atomically, and a blocklist
+ * managed by the operator — the same rules over USSD and SMS.
+ */
+
+const ADMIN = 'spend-admin-token-0123456789';
+let gateway: Gateway;
+
+beforeAll(async () => {
+  gateway = await startTestGateway({
+    ADMIN_TOKEN: ADMIN,
+    SPEND_LIMITS: 'ELECTRICITY=10-1000',
+    SPEND_DAY_MAX_VALUE: '250',
+    SPEND_DAY_MAX_COUNT: '3',
+  });
+});
+afterAll(() => gateway.close());
+
+const debits = async (meter: string) =>
+  (await ledger(gateway.purchaseServiceUrl)).filter(
+    (r) => r.subscriber_identifier === meter && r.debited_minor > 0,
+  ).length;
+
+it('refuses an amount out of range on the amount screen, naming the limit, before any quote', async () => {
+  const phone = newPhone();
+  const replies = await dialogue(gateway, `sp-${phone}`, phone, ['1', TEST_METERS.active, '999999999999']);
+  expect(replies[3].end).toBe(false);
+  expect(replies[3].screen).toContain('The amount must be at most BWP 1000.00.');
+  const other = newPhone();
+  const low = await dialogue(gateway, `sp2-${other}`, other, ['1', TEST_METERS.active, '5']);
+  expect(low[3].screen).toContain('The amount must be at least BWP 10.00.');
+});
+
+it("counts a number's day over USSD and SMS, and says when the limit resets", async () => {
+  const phone = newPhone();
+  const meter = TEST_METERS.tariffCharge;
+  const before = await debits(meter);
+  // 200 by USSD: bought.
+  const bought = await dialogue(gateway, `d1-${phone}`, phone, ['1', meter, '200', '1']);
+  expect(bought[4].end).toBe(true);
+  await waitForSms(gateway, phone, 1);
+  // 100 more by SMS: over the value limit of 250, refused at the quote with the reset day.
+  await axios.post(`${gateway.url}/sms/inbound`, {
+    id: `sp-${phone}`,
+    from: phone,
+    to: '1',
+    text: `ELEC ${meter} 100`,
+    receivedAt: 'now',
+  });
+  const [reply] = await waitForSms(gateway, phone, 2);
+  expect(reply.message).toMatch(
+    /^You have reached today's limit of BWP 250.00\. You can buy again from \d{4}-\d{2}-\d{2}\.$/,
+  );
+  // And over USSD the same: a closing screen that says why.
+  const refused = await dialogue(gateway, `d2-${phone}`, phone, ['1', meter, '100']);
+  expect(refused[3].end).toBe(true);
+  expect(refused[3].screen).toMatch(/reached today's limit of BWP 250.00/);
+  expect(await debits(meter)).toBe(before + 1);
+});
+
+it('blocks a number and a meter through the admin API; unblocked, it buys again', async () => {
+  const phone = newPhone();
+  const auth = { headers: { authorization: `Bearer ${ADMIN}` } };
+  expect(
+    (await axios.post(`${gateway.url}/admin/blocklist`, { kind: 'msisdn', value: phone }, auth)).status,
+  ).toBe(201);
+  expect((await axios.get(`${gateway.url}/admin/blocklist`, auth)).data.msisdn).toContain(phone);
+  const replies = await dialogue(gateway, `b1-${phone}`, phone, ['1', TEST_METERS.active, '20']);
+  expect(replies[3]).toMatchObject({ end: true });
+  expect(replies[3].screen).toMatch(/not allowed here/);
+  const bad = await axios.post(
+    `${gateway.url}/admin/blocklist`,
+    { kind: 'car', value: 'x' },
+    { ...auth, validateStatus: () => true },
+  );
+  expect([bad.status, bad.data.error]).toEqual([400, expect.stringMatching(/kind/)]);
+  await axios.delete(`${gateway.url}/admin/blocklist/msisdn/${phone}`, auth);
+  const again = await dialogue(gateway, `b2-${phone}`, phone, ['1', TEST_METERS.active, '20']);
+  expect(again[3].screen).toMatch(/Total/);
+});
+
+describe.each([
+  ['memory', async () => ({ store: new MemorySpendStore() as SpendStore, done: async () => undefined })],
+  [
+    'redis',
+    async () => {
+      const r: TestRedis = testRedis('spend');
+      return { store: new RedisSpendStore(r.redis, r.prefix) as SpendStore, done: () => r.cleanup() };
+    },
+  ],
+])('daily limits under concurrency (%s store)', (_name, make) => {
+  it('never counts past the limit, and counts a retried key once', async () => {
+    const { store, done } = await make();
+    const rules = { ...loadConfig({}).spend, daily: { maxValueMinor: 10_000, maxCount: 1000 } };
+    const spend = new Spend(store, rules);
+    const intent: PurchaseIntent = {
+      productType: 'ELECTRICITY',
+      providerCode: 'BPC',
+      subscriberIdentifier: TEST_METERS.active,
+      amount: { currency: 'BWP', minor: 1_000 },
+      debitedAccountId: 1001,
+      beneficiaryMsisdn: '26771111111',
+      requesterMsisdn: '26771111111',
+      language: 'en-BW',
+      channel: 'USSD',
+    };
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => spend.reserve(intent, `k${i}`)),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+    const counted = results.findIndex((r) => r.status === 'fulfilled');
+    await spend.reserve(intent, `k${counted}`); // already counted: no refusal, no second count
+    expect(await spend.check(intent)).toMatchObject({ code: 'spend_daily_value' });
+    await done();
+  });
+});
