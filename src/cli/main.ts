@@ -10,6 +10,7 @@ import winston from 'winston';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { startMoneyPath } from '../gateway/money-path';
 import { logger, setLogLevel } from '../observability/logger';
+import { blocklistCli } from './blocklist';
 import { parseLostPurchases, recoverPurchase, type LostPurchase, type Recovery } from '../purchases/recover';
 import {
   AuthenticationError,
@@ -45,6 +46,7 @@ commands:
   validate                   quote a purchase (no state change)
   confirm                    buy (debits the account; never re-sent by this tool)
   retry                      reconcile an earlier confirm by --identifier and --ref
+  blocklist add|remove|list  numbers (--msisdn) and identifiers (--identifier) that may not buy (needs REDIS_URL)
   recover                    re-derive purchases lost from Redis (needs REDIS_URL): --ref --identifier
                              --product --phone, or --file lost.csv (ref,identifier,product,phone[,language]);
                              a successful one is recorded and its token SMS queued; --dry-run writes nothing
@@ -408,6 +410,8 @@ export function explain(error: unknown, baseUrl: string | undefined): string {
 
 /** Runs one command; returns the exit code. Everything it prints goes through `io`. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
+  // Operator commands with flags of their own.
+  if (argv[0] === 'blocklist') return blocklistCli(argv.slice(1), io);
   let parsed: ReturnType<typeof parseFlags>;
   try {
     parsed = parseFlags(argv);
