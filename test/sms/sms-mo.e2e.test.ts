@@ -146,9 +146,15 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
 
     await sendAt(gateway, phone, 'AIR 20');
     expect((await nthSms(gateway, phone, 3)).message).toMatch(/Which network\? .*MASCOM, ORANGE, BTC/);
+    // The sender's own number when none is given.
+    await sendAt(gateway, phone, 'AIRTIME mascom 15');
+    const own = (await nthSms(gateway, phone, 4)).message;
+    expect(own).toMatch(new RegExp(`Airtime for ${phone} \\(MASCOM\\)`));
+    await sendAt(gateway, phone, `YES ${codeOf(own)}`);
+    expect((await nthSms(gateway, phone, 5)).message).toMatch(/Airtime of BWP 15.00 sent to/);
     const other = newPhone();
     await sendAt(gateway, phone, `AIR orange ${other} 20`);
-    const airQuote = (await nthSms(gateway, phone, 4)).message;
+    const airQuote = (await nthSms(gateway, phone, 6)).message;
     expect(airQuote).toMatch(new RegExp(`Airtime for ${other} \\(ORANGE\\)`));
     await sendAt(gateway, phone, `YES ${codeOf(airQuote)}`);
     expect((await nthSms(gateway, other, 1)).message).toMatch(/Airtime of BWP 20.00 sent to/);
