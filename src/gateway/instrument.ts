@@ -64,6 +64,7 @@ export function instrumentHopEngine(engine: HopEngine, metrics: Metrics): HopEng
       return reply;
     },
     endSession: (end) => engine.endSession(end),
+    sessionActive: (ref) => engine.sessionActive(ref),
   };
 }
 

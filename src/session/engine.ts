@@ -62,6 +62,8 @@ export interface HopEngine {
   handleHop(hop: UssdHop): Promise<UssdReply>;
   /** Applies an aggregator's end-of-session notification. */
   endSession(end: UssdSessionEnd): Promise<'ended' | 'ignored'>;
+  /** Whether a dialogue is waiting for its next hop (an aggregator's status ask). */
+  sessionActive(ref: SessionRef): Promise<boolean>;
 }
 
 type Outcome =
@@ -97,6 +99,19 @@ interface Turn {
   saved: boolean;
 }
 
+/** A person reads a screen before answering: the same input again this soon is the aggregator re-sending it. */
+export const LATEST_REDELIVERY_MS = 3000;
+
+/**
+ * Latest-input formats without a sequence (Arkesel, Nalo, Cellulant): a hop flagged new on a
+ * session that already answered is its start re-sent; the same input as the last hop within
+ * {@link LATEST_REDELIVERY_MS} of its answer is that hop re-sent. Either gets the stored reply.
+ */
+function isLatestRedelivery(hop: UssdHop, record: SessionRecord, storedText: string): boolean {
+  if (hop.isNew) return true;
+  return record.lastText === storedText && Date.now() - record.updatedAt < LATEST_REDELIVERY_MS;
+}
+
 /**
  * The hop's text as the session may store it: the secret ranges known so far masked, and the
  * new input masked too when the screen shown asked for a secret (an agent's PIN).
@@ -126,7 +141,11 @@ class BudgetExceededError extends Error {
 
 export function createHopEngine(options: HopEngineOptions): HopEngine {
   const engine = new Engine(options);
-  return { handleHop: (hop) => engine.handleHop(hop), endSession: (end) => engine.endSession(end) };
+  return {
+    handleHop: (hop) => engine.handleHop(hop),
+    endSession: (end) => engine.endSession(end),
+    sessionActive: async (ref) => (await options.store.peek(ref))?.status === 'active',
+  };
 }
 
 class Engine {
@@ -240,6 +259,8 @@ class Engine {
       return this.end(record.language, TEXTS.unavailable, 'refused');
     }
     if (record.lastRequestKey === turn.requestKey) return { reply: record.lastReply, outcome: 'replay' };
+    if (hop.text.kind === 'latest' && !hop.requestKey && isLatestRedelivery(hop, record, turn.storedText))
+      return { reply: record.lastReply, outcome: 'replay' };
     // A late re-delivery of an earlier hop (its text is a prefix of the last one) must not rewind
     // the dialogue: the current screen is the best answer.
     const text = turn.storedText;
@@ -387,7 +408,7 @@ class Engine {
       this.options.locales,
       screen,
       language,
-      this.options.screenLimit,
+      turn.hop.screenLimit ?? this.options.screenLimit,
       page,
     );
     const final = screen.final === true || body.snapshot === null;

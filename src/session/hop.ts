@@ -27,6 +27,8 @@ export interface UssdHop {
   requestKey?: string;
   /** The parsed wire request, for logs and debugging (never logged in full). */
   raw: unknown;
+  /** The aggregator's screen limit, when it is not the gateway's default (set by the router). */
+  screenLimit?: number;
 }
 
 /** What the engine answers: the screen text and whether the dialogue ends. */

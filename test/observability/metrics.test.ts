@@ -285,6 +285,7 @@ describe('instrumentHopEngine', () => {
         return next;
       },
       endSession: async () => 'ended',
+      sessionActive: async () => false,
     };
   }
 

@@ -47,6 +47,7 @@ class ObservedStore implements SessionStore {
     this.inner.startMsisdnSession(...a);
   setLanguage = (...a: Parameters<SessionStore['setLanguage']>) => this.inner.setLanguage(...a);
   getLanguage = (msisdn: string) => this.inner.getLanguage(msisdn);
+  peek = (...a: Parameters<SessionStore['peek']>) => this.inner.peek(...a);
   takeResumable = (...a: Parameters<SessionStore['takeResumable']>) => this.inner.takeResumable(...a);
   close = () => this.inner.close();
 }

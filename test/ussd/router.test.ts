@@ -178,6 +178,9 @@ describe('USSD router over HTTP', () => {
       handleHop: async () => {
         throw new Error('redis down');
       },
+      sessionActive: async () => {
+        throw new Error('redis down');
+      },
       endSession: async () => {
         throw new Error('redis down');
       },

@@ -2,15 +2,31 @@ import express, { type Request, type Response, type Router } from 'express';
 import { callbackGuard, malformedBody } from '../../http/callback-guard';
 import { componentLogger } from '../../observability/logger';
 import type { HopEngine } from '../../session/engine';
-import { isParseError, type UssdAdapter, type UssdHttpResponse } from './types';
+import {
+  isParseError,
+  isSessionEnd,
+  type UssdAdapter,
+  type UssdHttpRequest,
+  type UssdHttpResponse,
+  type UssdRoute,
+  type UssdSessionEnd,
+} from './types';
 
 const log = componentLogger('ussd-router');
 
 /** Last-resort answer when the engine itself failed (it normally answers its own polite END). */
 export const FALLBACK_END = 'Sorry, the service is unavailable right now. Please try again later.';
 
+/** What one aggregator gets beyond the gateway-wide defaults (`USSD_*_<NAME>` variables). */
+export interface AggregatorSettings {
+  callbackSecret?: string;
+  allowedIps?: string[];
+  /** Characters per screen for this aggregator (many telco gateways cut at 160). */
+  screenLimit?: number;
+}
+
 export interface UssdRouterOptions {
-  engine: Pick<HopEngine, 'handleHop' | 'endSession'>;
+  engine: Pick<HopEngine, 'handleHop' | 'endSession' | 'sessionActive'>;
   adapters: UssdAdapter[];
   /** Shared secret expected as `?key=` or header `X-Callback-Key`; unset = open (development only). */
   callbackSecret?: string;
@@ -20,6 +36,8 @@ export interface UssdRouterOptions {
    * address from `X-Forwarded-For`, not the proxy's.
    */
   allowedIps?: string[];
+  /** Per-aggregator overrides, by adapter name. */
+  aggregators?: Record<string, AggregatorSettings>;
 }
 
 function send(res: Response, wire: UssdHttpResponse): void {
@@ -28,58 +46,102 @@ function send(res: Response, wire: UssdHttpResponse): void {
   res.send(wire.body);
 }
 
+/** The adapter's view of an express request (path parameters as single strings). */
+function wireRequest(req: Request): UssdHttpRequest {
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.params ?? {}))
+    params[k] = Array.isArray(v) ? v.join('/') : String(v);
+  return { method: req.method, body: req.body, query: req.query, headers: req.headers, params };
+}
+
+/** Default routes: hops on `POST /ussd/<name>`, end notifications on `POST /ussd/<name>/events`. */
+function routesOf(adapter: UssdAdapter): readonly UssdRoute[] {
+  if (adapter.routes) return adapter.routes;
+  return [
+    { method: 'POST', path: '', kind: 'hop' },
+    ...(adapter.parseEnd ? [{ method: 'POST' as const, path: '/events', kind: 'end' as const }] : []),
+  ];
+}
+
 /**
- * `POST /ussd/<adapter>` (hops) and `POST /ussd/<adapter>/events` (end notifications, when
- * the adapter has them) for every adapter. A malformed request gets 400 naming the problem and
- * changes nothing; an engine failure still answers the aggregator with a polite END.
+ * Every adapter's routes under `/ussd/<name>` (by default `POST /ussd/<name>` for hops and
+ * `POST /ussd/<name>/events` for end notifications). A malformed request gets 400 naming the
+ * problem and changes nothing; an engine failure still answers the aggregator with a polite END.
  */
 export function ussdRouter(options: UssdRouterOptions): Router {
-  const { engine, adapters, callbackSecret } = options;
-  if (!callbackSecret) log.warn('USSD callbacks are not protected by a secret (set USSD_CALLBACK_SECRET)');
-
+  const { engine, adapters } = options;
   const router = express.Router();
   const bodies = [express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' })];
-  const guard = callbackGuard({
-    what: 'USSD callback',
-    secret: callbackSecret,
-    allowedIps: options.allowedIps,
-  });
 
   for (const adapter of adapters) {
-    router.post(`/ussd/${adapter.name}`, guard, ...bodies, async (req: Request, res: Response) => {
-      const hop = adapter.parseHop(req);
-      if (isParseError(hop)) {
-        log.warn('malformed USSD hop', { aggregator: adapter.name, reason: hop.error });
-        res.status(400).type('text/plain').send(hop.error);
-        return;
-      }
-      let wire: UssdHttpResponse;
-      try {
-        wire = adapter.formatReply(await engine.handleHop(hop));
-      } catch (err) {
-        log.error('USSD hop failed', { aggregator: adapter.name, error: err });
-        wire = adapter.formatReply({ text: FALLBACK_END, end: true });
-      }
-      send(res, wire);
+    const own = options.aggregators?.[adapter.name] ?? {};
+    const secret = own.callbackSecret ?? options.callbackSecret;
+    if (!secret)
+      log.warn('USSD callbacks are not protected by a secret (set USSD_CALLBACK_SECRET)', {
+        aggregator: adapter.name,
+      });
+    const guard = callbackGuard({
+      what: `USSD callback (${adapter.name})`,
+      secret,
+      allowedIps: own.allowedIps ?? options.allowedIps,
     });
 
-    const parseEnd = adapter.parseEnd?.bind(adapter);
-    if (!parseEnd) continue;
-    router.post(`/ussd/${adapter.name}/events`, guard, ...bodies, async (req: Request, res: Response) => {
-      const end = parseEnd(req);
-      if (isParseError(end)) {
-        log.warn('malformed USSD end notification', { aggregator: adapter.name, reason: end.error });
-        res.status(400).type('text/plain').send(end.error);
-        return;
-      }
+    async function end(res: Response, parsed: UssdSessionEnd): Promise<void> {
       try {
-        await engine.endSession(end);
+        await engine.endSession(parsed);
       } catch (err) {
         // The aggregator cannot do anything useful with a failure: acknowledge, log loudly.
         log.error('USSD end notification failed', { aggregator: adapter.name, error: err });
       }
       send(res, adapter.formatEndAck?.() ?? { status: 200, contentType: 'text/plain', body: 'OK' });
-    });
+    }
+
+    const handlers: Record<UssdRoute['kind'], (req: Request, res: Response) => Promise<void>> = {
+      async hop(req, res) {
+        const parsed = adapter.parseHop(wireRequest(req));
+        if (isParseError(parsed)) {
+          log.warn('malformed USSD hop', { aggregator: adapter.name, reason: parsed.error });
+          res.status(400).type('text/plain').send(parsed.error);
+          return;
+        }
+        if (isSessionEnd(parsed)) return end(res, parsed);
+        let wire: UssdHttpResponse;
+        try {
+          const hop = own.screenLimit === undefined ? parsed : { ...parsed, screenLimit: own.screenLimit };
+          wire = adapter.formatReply(await engine.handleHop(hop));
+        } catch (err) {
+          log.error('USSD hop failed', { aggregator: adapter.name, error: err });
+          wire = adapter.formatReply({ text: FALLBACK_END, end: true });
+        }
+        send(res, wire);
+      },
+      async end(req, res) {
+        const parsed = adapter.parseEnd?.(wireRequest(req)) ?? { error: 'no end notifications here' };
+        if (isParseError(parsed)) {
+          log.warn('malformed USSD end notification', { aggregator: adapter.name, reason: parsed.error });
+          res.status(400).type('text/plain').send(parsed.error);
+          return;
+        }
+        return end(res, parsed);
+      },
+      async status(req, res) {
+        const asked = adapter.parseStatus?.(wireRequest(req)) ?? { error: 'no status here' };
+        if (isParseError(asked)) {
+          res.status(400).type('text/plain').send(asked.error);
+          return;
+        }
+        const active = await engine.sessionActive({ aggregator: adapter.name, sessionId: asked.sessionId });
+        send(
+          res,
+          adapter.formatStatus?.(active) ?? { status: 200, contentType: 'text/plain', body: String(active) },
+        );
+      },
+    };
+
+    for (const route of routesOf(adapter)) {
+      const method = route.method.toLowerCase() as 'get' | 'post' | 'put';
+      router[method](`/ussd/${adapter.name}${route.path}`, guard, ...bodies, handlers[route.kind]);
+    }
   }
 
   router.use('/ussd', malformedBody);

@@ -13,6 +13,16 @@ export interface UssdHttpRequest {
   body: unknown;
   query: unknown;
   headers: IncomingHttpHeaders;
+  /** Path parameters of the adapter's route (`:id`), when it has any. */
+  params?: Record<string, string>;
+}
+
+/** One route an adapter serves, under `/ussd/<name>`: hops, end notifications or status asks. */
+export interface UssdRoute {
+  method: 'GET' | 'POST' | 'PUT';
+  /** After `/ussd/<name>` (`''`, `/events`, `/session/:id/start`). */
+  path: string;
+  kind: 'hop' | 'end' | 'status';
 }
 
 /** A wire response as an adapter builds it; the router writes it. */
@@ -35,14 +45,27 @@ export interface UssdParseError {
 export interface UssdAdapter {
   /** URL segment: the router mounts `POST /ussd/<name>` (and `/ussd/<name>/events`). */
   readonly name: string;
-  /** Wire request → hop, or a message naming what is wrong (→ 400). */
-  parseHop(req: UssdHttpRequest): UssdHop | UssdParseError;
+  /** The routes, when not the default `POST ''` (hops) and `POST /events` (ends, with parseEnd). */
+  readonly routes?: readonly UssdRoute[];
+  /**
+   * Wire request → hop, or a message naming what is wrong (→ 400). Aggregators that end a
+   * session on the hop URL itself (Hubtel `Release`, Cellulant `ABO`) get a session end back.
+   */
+  parseHop(req: UssdHttpRequest): UssdHop | UssdSessionEnd | UssdParseError;
   /** Reply → wire response (status, content type, body, extra headers). */
   formatReply(reply: UssdReply): UssdHttpResponse;
   /** End-of-session notification → normalised end; absent when the aggregator sends none. */
   parseEnd?(req: UssdHttpRequest): UssdSessionEnd | UssdParseError;
   /** The answer to an accepted end notification (default: 200 `OK` text/plain). */
   formatEndAck?(): UssdHttpResponse;
+  /** A status ask (Infobip `GET session/{id}/status`) → the session it is about. */
+  parseStatus?(req: UssdHttpRequest): { sessionId: string } | UssdParseError;
+  formatStatus?(active: boolean): UssdHttpResponse;
+}
+
+/** Whether a parsed hop request is in fact the end of the session. */
+export function isSessionEnd(value: UssdHop | UssdSessionEnd): value is UssdSessionEnd {
+  return !('text' in value);
 }
 
 /** Type guard for parse results. */

@@ -51,6 +51,10 @@ export class MemorySessionStore implements SessionStore {
     return { kind: 'locked', token, record: decodeRecord(this.get(keys.record)) };
   }
 
+  async peek(ref: SessionRef): Promise<SessionRecord | null> {
+    return decodeRecord(this.get(sessionKeys(this.prefix, ref).record));
+  }
+
   async saveAndUnlock(ref: SessionRef, token: string, record: SessionRecord, ttlS: number): Promise<boolean> {
     const keys = sessionKeys(this.prefix, ref);
     if (this.get(keys.lock) !== token) return false;

@@ -50,6 +50,10 @@ export class RedisSessionStore implements SessionStore {
     return { kind: 'locked', token, record: decodeRecord(raw) };
   }
 
+  async peek(ref: SessionRef): Promise<SessionRecord | null> {
+    return decodeRecord(await this.redis.get(sessionKeys(this.prefix, ref).record));
+  }
+
   async saveAndUnlock(ref: SessionRef, token: string, record: SessionRecord, ttlS: number): Promise<boolean> {
     const keys = sessionKeys(this.prefix, ref);
     const code = await SESSION_SCRIPTS.run(

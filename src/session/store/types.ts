@@ -105,6 +105,8 @@ export interface SessionStore {
    * enough, same machine version, not locked) mark it `moved` and return it as it was; else null.
    */
   takeResumable(ref: SessionRef, conditions: ResumeConditions): Promise<SessionRecord | null>;
+  /** Read a dialogue's record without locking it (status asks); null when there is none. */
+  peek(ref: SessionRef): Promise<SessionRecord | null>;
   /** Release connections/timers owned by the store. */
   close(): Promise<void>;
 }
