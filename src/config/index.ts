@@ -81,6 +81,10 @@ const EnvSchema = z.object({
   // USSD.
   USSD_CALLBACK_SECRET: optionalString,
   USSD_ALLOWED_IPS: optionalString,
+  // Per-aggregator overrides (USSD_SCREEN_LIMIT_<NAME>, …) are read by ussdAggregatorSettings.
+  USSD_GENERIC_MAPPING: optionalString,
+  USSD_COMVIVA_USERID: optionalString,
+  USSD_COMVIVA_PASSWORD: optionalString,
   TRUST_PROXY: optionalString,
   USSD_SCREEN_LIMIT: int(182, 60, 1000),
   USSD_HOP_BUDGET_MS: int(8000, 500, 30000),
@@ -178,6 +182,11 @@ export interface Config {
     hopBudgetMs: number;
     sessionTtlS: number;
     resumeWindowS: number;
+    /** Per-aggregator overrides by adapter name (`USSD_SCREEN_LIMIT_HUBTEL=160`, …). */
+    aggregators: Record<string, { callbackSecret?: string; allowedIps?: string[]; screenLimit?: number }>;
+    /** `USSD_GENERIC_MAPPING` as given (parsed and checked by the gateway at start). */
+    genericMapping: string | undefined;
+    comviva: { userid: string; password: string } | undefined;
   };
   defaultRegion: string;
   defaultLanguage: string;
@@ -304,6 +313,32 @@ function isProduction(env: Env): boolean {
 }
 
 /** Read and validate the configuration; throws ConfigError with one readable line. */
+/**
+ * `USSD_SCREEN_LIMIT_<NAME>`, `USSD_CALLBACK_SECRET_<NAME>`, `USSD_ALLOWED_IPS_<NAME>`: one
+ * aggregator's own limit, secret and allow-list (the gateway checks the names are adapters).
+ */
+function ussdAggregatorSettings(
+  source: NodeJS.ProcessEnv,
+): Record<string, { callbackSecret?: string; allowedIps?: string[]; screenLimit?: number }> {
+  const out: Record<string, { callbackSecret?: string; allowedIps?: string[]; screenLimit?: number }> = {};
+  for (const [key, raw] of Object.entries(source)) {
+    const match = /^USSD_(SCREEN_LIMIT|CALLBACK_SECRET|ALLOWED_IPS)_([A-Z0-9]+)$/.exec(key);
+    if (!match || raw === undefined || raw.trim() === '') continue;
+    const name = match[2].toLowerCase();
+    const entry = (out[name] ??= {});
+    if (match[1] === 'SCREEN_LIMIT') {
+      const limit = Number(raw);
+      if (!Number.isInteger(limit) || limit < 60 || limit > 1000)
+        throw new ConfigError(`${key} must be a whole number of characters from 60 to 1000`);
+      entry.screenLimit = limit;
+    } else if (match[1] === 'CALLBACK_SECRET') {
+      if (raw.trim().length < 16) throw new ConfigError(`${key} must be at least 16 characters`);
+      entry.callbackSecret = raw.trim();
+    } else entry.allowedIps = ipList(key, raw);
+  }
+  return out;
+}
+
 /** A comma-separated list of IPs/CIDRs, checked. */
 function ipList(name: string, value: string | undefined): string[] {
   const list = (value ?? '')
@@ -423,6 +458,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     ussd: {
       callbackSecret: env.USSD_CALLBACK_SECRET,
       allowedIps,
+      aggregators: ussdAggregatorSettings(source),
+      genericMapping: env.USSD_GENERIC_MAPPING,
+      comviva:
+        env.USSD_COMVIVA_USERID && env.USSD_COMVIVA_PASSWORD
+          ? { userid: env.USSD_COMVIVA_USERID, password: env.USSD_COMVIVA_PASSWORD }
+          : undefined,
       trustProxy,
       screenLimit: env.USSD_SCREEN_LIMIT,
       hopBudgetMs: env.USSD_HOP_BUDGET_MS,

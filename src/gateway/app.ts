@@ -9,6 +9,8 @@ import express from 'express';
 import { createUssdMachine, USSD_MACHINE_VERSION } from '../../machines/ussd-session.machine';
 import { outboxRouter, type OutboxStore } from '../channels/sms/outbound';
 import { ussdAdapters } from '../channels/ussd/adapters';
+import { parseGenericMapping, type GenericMapping } from '../channels/ussd/generic/adapter';
+import type { UssdAdapter } from '../channels/ussd/types';
 import { ussdRouter } from '../channels/ussd/router';
 import { ConfigError, type Config } from '../config';
 import { loadLocales } from '../i18n';
@@ -84,6 +86,26 @@ function warnOnDirectRequests(): express.RequestHandler {
   };
 }
 
+/** The aggregators from config: the generic mapping parsed, per-aggregator names checked. */
+function buildUssdAdapters(config: Config): UssdAdapter[] {
+  let genericMapping: GenericMapping | undefined;
+  if (config.ussd.genericMapping !== undefined) {
+    try {
+      genericMapping = parseGenericMapping(config.ussd.genericMapping);
+    } catch (error) {
+      throw new ConfigError(`USSD_GENERIC_MAPPING: ${(error as Error).message}`);
+    }
+  }
+  const adapters = ussdAdapters({ comviva: config.ussd.comviva, genericMapping });
+  const names = new Set(adapters.map((a) => a.name));
+  for (const name of Object.keys(config.ussd.aggregators))
+    if (!names.has(name))
+      throw new ConfigError(
+        `USSD_*_${name.toUpperCase()}: no aggregator "${name}" (there are: ${[...names].join(', ')}${genericMapping ? '' : '; generic needs USSD_GENERIC_MAPPING'})`,
+      );
+  return adapters;
+}
+
 /** How long `close()` lets hops in flight finish before cutting their connections. */
 const DRAIN_MS = 5000;
 /** Longest wait for Redis to answer `/healthz`'s ping. */
@@ -100,6 +122,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     throw new ConfigError(
       `DEFAULT_LANGUAGE=${config.defaultLanguage} has no catalogue in locales/ (there are: ${locales.languages().join(', ')})`,
     );
+  const adapters = buildUssdAdapters(config);
   const sandbox = config.embeddedSandbox
     ? await startSandbox({ port: config.sandboxPort, silent: true, ...options.sandbox })
     : undefined;
@@ -149,7 +172,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   app.use(
     ussdRouter({
       engine,
-      adapters: ussdAdapters,
+      adapters,
+      aggregators: config.ussd.aggregators,
       callbackSecret: config.ussd.callbackSecret,
       allowedIps: config.ussd.allowedIps,
     }),

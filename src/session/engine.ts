@@ -103,12 +103,15 @@ interface Turn {
 export const LATEST_REDELIVERY_MS = 3000;
 
 /**
- * Latest-input formats without a sequence (Arkesel, Nalo, Cellulant): a hop flagged new on a
- * session that already answered is its start re-sent; the same input as the last hop within
- * {@link LATEST_REDELIVERY_MS} of its answer is that hop re-sent. Either gets the stored reply.
+ * Latest-input formats: a hop flagged new on a session that already answered is its start
+ * re-sent; without a sequence (Arkesel, Nalo, Cellulant, Comviva), the same input as the last
+ * hop within {@link LATEST_REDELIVERY_MS} of its answer is that hop re-sent. Either gets the
+ * stored reply.
  */
 function isLatestRedelivery(hop: UssdHop, record: SessionRecord, storedText: string): boolean {
   if (hop.isNew) return true;
+  // With a sequence (Hubtel), only the key decides (checked before this).
+  if (hop.requestKey) return false;
   return record.lastText === storedText && Date.now() - record.updatedAt < LATEST_REDELIVERY_MS;
 }
 
@@ -259,7 +262,7 @@ class Engine {
       return this.end(record.language, TEXTS.unavailable, 'refused');
     }
     if (record.lastRequestKey === turn.requestKey) return { reply: record.lastReply, outcome: 'replay' };
-    if (hop.text.kind === 'latest' && !hop.requestKey && isLatestRedelivery(hop, record, turn.storedText))
+    if (hop.text.kind === 'latest' && isLatestRedelivery(hop, record, turn.storedText))
       return { reply: record.lastReply, outcome: 'replay' };
     // A late re-delivery of an earlier hop (its text is a prefix of the last one) must not rewind
     // the dialogue: the current screen is the best answer.

@@ -41,8 +41,8 @@ export interface UssdReply {
 export interface UssdSessionEnd {
   aggregator: string;
   sessionId: string;
-  /** E.164 digits, no `+`. */
-  msisdn: string;
+  /** E.164 digits, no `+`; null when the notification names no number (Infobip's end). */
+  msisdn: string | null;
   /** `completed`: ended normally; `incomplete`: dropped or timed out mid-way; `failed`: aggregator-side failure. */
   status: 'completed' | 'incomplete' | 'failed';
 }

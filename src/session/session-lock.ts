@@ -43,13 +43,14 @@ export async function endDialogue(
     let saved = false;
     try {
       const record = held.record;
-      if (!record || record.msisdn !== end.msisdn || record.status !== 'active') return 'ignored';
+      if (!record || (end.msisdn !== null && record.msisdn !== end.msisdn) || record.status !== 'active')
+        return 'ignored';
       const keep = end.status !== 'completed' && limits.resumeWindowS > 0 && record.snapshot !== null;
       const next: SessionRecord = keep
         ? { ...record, status: end.status }
         : { ...record, status: end.status, snapshot: null, optionIds: [], resume: undefined };
       saved = await store.saveAndUnlock(ref, held.token, next, keep ? limits.activeTtlS : limits.finalTtlS);
-      log.info('session ended', { status: end.status, resumable: keep, msisdn: maskMsisdn(end.msisdn) });
+      log.info('session ended', { status: end.status, resumable: keep, msisdn: maskMsisdn(record.msisdn) });
       return saved ? 'ended' : 'ignored';
     } finally {
       if (!saved) await store.unlock(ref, held.token).catch(() => undefined);

@@ -47,11 +47,18 @@ function send(res: Response, wire: UssdHttpResponse): void {
 }
 
 /** The adapter's view of an express request (path parameters as single strings). */
-function wireRequest(req: Request): UssdHttpRequest {
+function wireRequest(req: Request, route: UssdRoute): UssdHttpRequest {
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.params ?? {}))
     params[k] = Array.isArray(v) ? v.join('/') : String(v);
-  return { method: req.method, body: req.body, query: req.query, headers: req.headers, params };
+  return {
+    method: req.method,
+    body: req.body,
+    query: req.query,
+    headers: req.headers,
+    params,
+    route: route.path,
+  };
 }
 
 /** Default routes: hops on `POST /ussd/<name>`, end notifications on `POST /ussd/<name>/events`. */
@@ -96,9 +103,12 @@ export function ussdRouter(options: UssdRouterOptions): Router {
       send(res, adapter.formatEndAck?.() ?? { status: 200, contentType: 'text/plain', body: 'OK' });
     }
 
-    const handlers: Record<UssdRoute['kind'], (req: Request, res: Response) => Promise<void>> = {
-      async hop(req, res) {
-        const parsed = adapter.parseHop(wireRequest(req));
+    const handlers: Record<
+      UssdRoute['kind'],
+      (req: Request, res: Response, route: UssdRoute) => Promise<void>
+    > = {
+      async hop(req, res, route) {
+        const parsed = adapter.parseHop(wireRequest(req, route));
         if (isParseError(parsed)) {
           log.warn('malformed USSD hop', { aggregator: adapter.name, reason: parsed.error });
           res.status(400).type('text/plain').send(parsed.error);
@@ -108,15 +118,15 @@ export function ussdRouter(options: UssdRouterOptions): Router {
         let wire: UssdHttpResponse;
         try {
           const hop = own.screenLimit === undefined ? parsed : { ...parsed, screenLimit: own.screenLimit };
-          wire = adapter.formatReply(await engine.handleHop(hop));
+          wire = adapter.formatReply(await engine.handleHop(hop), parsed);
         } catch (err) {
           log.error('USSD hop failed', { aggregator: adapter.name, error: err });
-          wire = adapter.formatReply({ text: FALLBACK_END, end: true });
+          wire = adapter.formatReply({ text: FALLBACK_END, end: true }, parsed);
         }
         send(res, wire);
       },
-      async end(req, res) {
-        const parsed = adapter.parseEnd?.(wireRequest(req)) ?? { error: 'no end notifications here' };
+      async end(req, res, route) {
+        const parsed = adapter.parseEnd?.(wireRequest(req, route)) ?? { error: 'no end notifications here' };
         if (isParseError(parsed)) {
           log.warn('malformed USSD end notification', { aggregator: adapter.name, reason: parsed.error });
           res.status(400).type('text/plain').send(parsed.error);
@@ -124,8 +134,8 @@ export function ussdRouter(options: UssdRouterOptions): Router {
         }
         return end(res, parsed);
       },
-      async status(req, res) {
-        const asked = adapter.parseStatus?.(wireRequest(req)) ?? { error: 'no status here' };
+      async status(req, res, route) {
+        const asked = adapter.parseStatus?.(wireRequest(req, route)) ?? { error: 'no status here' };
         if (isParseError(asked)) {
           res.status(400).type('text/plain').send(asked.error);
           return;
@@ -140,7 +150,9 @@ export function ussdRouter(options: UssdRouterOptions): Router {
 
     for (const route of routesOf(adapter)) {
       const method = route.method.toLowerCase() as 'get' | 'post' | 'put';
-      router[method](`/ussd/${adapter.name}${route.path}`, guard, ...bodies, handlers[route.kind]);
+      router[method](`/ussd/${adapter.name}${route.path}`, guard, ...bodies, (req: Request, res: Response) =>
+        handlers[route.kind](req, res, route),
+      );
     }
   }
 

@@ -15,6 +15,8 @@ export interface UssdHttpRequest {
   headers: IncomingHttpHeaders;
   /** Path parameters of the adapter's route (`:id`), when it has any. */
   params?: Record<string, string>;
+  /** The adapter's route path this request came in on (`/session/:id/start`). */
+  route?: string;
 }
 
 /** One route an adapter serves, under `/ussd/<name>`: hops, end notifications or status asks. */
@@ -52,8 +54,8 @@ export interface UssdAdapter {
    * session on the hop URL itself (Hubtel `Release`, Cellulant `ABO`) get a session end back.
    */
   parseHop(req: UssdHttpRequest): UssdHop | UssdSessionEnd | UssdParseError;
-  /** Reply → wire response (status, content type, body, extra headers). */
-  formatReply(reply: UssdReply): UssdHttpResponse;
+  /** Reply → wire response (status, content type, body, extra headers); `hop` for formats that echo it. */
+  formatReply(reply: UssdReply, hop?: UssdHop): UssdHttpResponse;
   /** End-of-session notification → normalised end; absent when the aggregator sends none. */
   parseEnd?(req: UssdHttpRequest): UssdSessionEnd | UssdParseError;
   /** The answer to an accepted end notification (default: 200 `OK` text/plain). */

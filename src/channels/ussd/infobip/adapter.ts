@@ -1,0 +1,82 @@
+import type {
+  UssdAdapter,
+  UssdHop,
+  UssdHttpRequest,
+  UssdParseError,
+  UssdReply,
+  UssdSessionEnd,
+} from '../types';
+import { bodyOf, isError, json, msisdnOf, optionalText, SESSION_ID, text } from '../wire';
+
+/**
+ * Infobip (older third-party gateway API): `POST /ussd/infobip/session/{id}/start` and
+ * `/response` with JSON `{msisdn, text, shortCode?, imsi?, language?, ussdGwId?}` (latest input);
+ * `PUT` or `POST .../end` with `{reason, exitCode}` (no number: the session id identifies it);
+ * `GET .../status` → `{sessionActive, responseExitCode, responseMessage}`. Reply
+ * `{ussdMenu, shouldClose, responseExitCode: 200, responseMessage: ""}`.
+ */
+const NAME = 'infobip';
+
+function sessionOf(req: UssdHttpRequest): string | UssdParseError {
+  const id = req.params?.id ?? '';
+  return SESSION_ID.test(id) ? id : { error: 'the session id in the path has unexpected characters' };
+}
+
+export const infobipAdapter: UssdAdapter = {
+  name: NAME,
+  routes: [
+    { method: 'POST', path: '/session/:id/start', kind: 'hop' },
+    { method: 'POST', path: '/session/:id/response', kind: 'hop' },
+    { method: 'PUT', path: '/session/:id/end', kind: 'end' },
+    { method: 'POST', path: '/session/:id/end', kind: 'end' },
+    { method: 'GET', path: '/session/:id/status', kind: 'status' },
+  ],
+
+  parseHop(req: UssdHttpRequest): UssdHop | UssdParseError {
+    const sessionId = sessionOf(req);
+    if (isError(sessionId)) return sessionId;
+    const body = bodyOf(req);
+    if (isError(body)) return body;
+    const msisdn = msisdnOf(body, 'msisdn');
+    if (isError(msisdn)) return msisdn;
+    const input = text(body, 'text', { allowEmpty: true });
+    if (isError(input)) return input;
+    const isNew = req.route?.endsWith('/start') === true;
+    return {
+      aggregator: NAME,
+      sessionId,
+      msisdn,
+      serviceCode: optionalText(body, 'shortCode') ?? '',
+      text: { kind: 'latest', value: input },
+      isNew,
+      raw: body,
+    };
+  },
+
+  formatReply(reply: UssdReply) {
+    return json({ ussdMenu: reply.text, shouldClose: reply.end, responseExitCode: 200, responseMessage: '' });
+  },
+
+  parseEnd(req: UssdHttpRequest): UssdSessionEnd | UssdParseError {
+    const sessionId = sessionOf(req);
+    if (isError(sessionId)) return sessionId;
+    const body =
+      req.body !== null && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+    const exitCode = optionalText(body, 'exitCode');
+    const status = exitCode === undefined || exitCode === '200' ? 'incomplete' : 'failed';
+    return { aggregator: NAME, sessionId, msisdn: null, status };
+  },
+
+  formatEndAck() {
+    return json({ responseExitCode: 200, responseMessage: '' });
+  },
+
+  parseStatus(req: UssdHttpRequest) {
+    const sessionId = sessionOf(req);
+    return isError(sessionId) ? sessionId : { sessionId };
+  },
+
+  formatStatus(active: boolean) {
+    return json({ sessionActive: active, responseExitCode: 200, responseMessage: '' });
+  },
+};

@@ -1,0 +1,94 @@
+import type { UssdHttpRequest, UssdParseError } from './types';
+
+/**
+ * Field readers shared by the adapters: each checks one wire fact and names the field when it
+ * is wrong, so a malformed request gets a 400 that says what to fix.
+ */
+
+/** Session ids end up inside a Redis hash tag, so `{`, `}`, spaces and newlines are refused. */
+export const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** A caller's number: optional `+`, 7 to 15 digits. */
+export const PHONE = /^\+?[1-9]\d{6,14}$/;
+export const SERVICE_CODE = /^[0-9*#A-Za-z]{1,32}$/;
+export const MAX_TEXT = 1000;
+
+export type Fields = Record<string, unknown>;
+
+export function isError(value: unknown): value is UssdParseError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'error' in value &&
+    typeof (value as UssdParseError).error === 'string'
+  );
+}
+
+/** The JSON (or form) body as an object. */
+export function bodyOf(req: UssdHttpRequest, what = 'a JSON object body'): Fields | UssdParseError {
+  const body = req.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { error: `expected ${what}` };
+  return body as Fields;
+}
+
+/** The query string as an object. */
+export function queryOf(req: UssdHttpRequest): Fields {
+  const q = req.query;
+  return q !== null && typeof q === 'object' ? (q as Fields) : {};
+}
+
+/** The first of `names` present, as a string (numbers accepted: some gateways send ids as numbers). */
+export function text(
+  fields: Fields,
+  names: string | readonly string[],
+  options: { allowEmpty?: boolean } = {},
+): string | UssdParseError {
+  const list = typeof names === 'string' ? [names] : names;
+  const name = list.find((n) => fields[n] !== undefined && fields[n] !== null) ?? list[0];
+  const value = fields[name];
+  if (value === undefined || value === null) return { error: `missing field: ${list.join(' or ')}` };
+  if (typeof value !== 'string' && typeof value !== 'number')
+    return { error: `field ${name} must be a single value` };
+  const trimmed = String(value).trim();
+  if (!options.allowEmpty && trimmed === '') return { error: `missing field: ${name}` };
+  if (trimmed.length > MAX_TEXT) return { error: `field ${name} is longer than ${MAX_TEXT} characters` };
+  return trimmed;
+}
+
+export function optionalText(fields: Fields, name: string): string | undefined {
+  const value = fields[name];
+  return (typeof value === 'string' || typeof value === 'number') && String(value).trim() !== ''
+    ? String(value).trim()
+    : undefined;
+}
+
+export function sessionIdOf(fields: Fields, names: string | readonly string[]): string | UssdParseError {
+  const id = text(fields, names);
+  if (isError(id)) return id;
+  return SESSION_ID.test(id)
+    ? id
+    : { error: `field ${typeof names === 'string' ? names : names[0]} has unexpected characters` };
+}
+
+/** E.164 digits of the caller, from a field that may or may not carry `+`. */
+export function msisdnOf(fields: Fields, names: string | readonly string[]): string | UssdParseError {
+  const phone = text(fields, names);
+  if (isError(phone)) return phone;
+  return PHONE.test(phone)
+    ? phone.replace(/^\+/, '')
+    : {
+        error: `field ${typeof names === 'string' ? names : names[0]} must be an international number (7 to 15 digits)`,
+      };
+}
+
+export function booleanOf(fields: Fields, name: string): boolean | UssdParseError {
+  const value = fields[name];
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  return { error: value === undefined ? `missing field: ${name}` : `field ${name} must be true or false` };
+}
+
+export const json = (body: unknown, status = 200) => ({
+  status,
+  contentType: 'application/json; charset=utf-8',
+  body: JSON.stringify(body),
+});
