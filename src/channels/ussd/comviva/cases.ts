@@ -1,0 +1,91 @@
+import type { AdapterCases } from '../wire-cases';
+import { comvivaAdapter } from './adapter';
+
+const q = { SessionID: 'cv-1', MSISDN: '26771234567', MSC: '384', input: '384' };
+const adapter = comvivaAdapter();
+const locked = comvivaAdapter({ userid: 'gw', password: 'flares-secret-1234' });
+
+const query = (params: Record<string, string>) => `?${new URLSearchParams(params).toString()}`;
+
+export const comvivaCases: AdapterCases = {
+  adapter,
+  parse: [
+    {
+      name: 'new session (GET; the short code as input)',
+      request: { method: 'GET', query: q },
+      expect: {
+        hop: {
+          sessionId: 'cv-1',
+          msisdn: '26771234567',
+          serviceCode: '384',
+          text: { kind: 'latest', value: '384' },
+        },
+      },
+    },
+    {
+      name: 'continuation (latest input)',
+      request: { method: 'GET', query: { ...q, input: '1' } },
+      expect: { hop: { text: { kind: 'latest', value: '1' } } },
+    },
+    {
+      name: 'back',
+      request: { method: 'GET', query: { ...q, input: '0' } },
+      expect: { hop: { text: { kind: 'latest', value: '0' } } },
+    },
+    {
+      name: 'end: clean with a lower-case msisdn',
+      request: {
+        method: 'GET',
+        query: { SessionID: 'cv-1', msisdn: '26771234567', clean: 'clean-up', error: '0' },
+      },
+      expect: { end: { sessionId: 'cv-1', msisdn: '26771234567', status: 'incomplete' } },
+    },
+    {
+      name: 'end with an error',
+      request: {
+        method: 'GET',
+        query: { SessionID: 'cv-1', msisdn: '26771234567', clean: 'x', error: '34' },
+      },
+      expect: { end: { status: 'failed' } },
+    },
+    {
+      name: 'malformed: no SessionID',
+      request: { method: 'GET', query: { ...q, SessionID: undefined as unknown as string } },
+      expect: { error: 'missing field: SessionID' },
+    },
+  ],
+  reply: [
+    {
+      name: 'continue: Freeflow FC',
+      reply: { text: 'Menu', end: false },
+      expect: { headers: { Freeflow: 'FC', charge: 'N', amount: '0' }, body: 'Menu' },
+    },
+    {
+      name: 'end: Freeflow FB',
+      reply: { text: 'Bye', end: true },
+      expect: { headers: { Freeflow: 'FB', charge: 'N', amount: '0' }, body: 'Bye' },
+    },
+  ],
+  dialer: {
+    start: (s) => ({
+      method: 'GET',
+      path: query({ SessionID: s.id, MSISDN: s.msisdn, MSC: '384', input: '384' }),
+    }),
+    next: (s, input) => ({
+      method: 'GET',
+      path: query({ SessionID: s.id, MSISDN: s.msisdn, MSC: '384', input }),
+    }),
+    hangUp: (s) => ({
+      method: 'GET',
+      path: query({ SessionID: s.id, msisdn: s.msisdn, clean: 'clean-up', error: '0' }),
+    }),
+    read: (body, headers) => ({ text: body, end: headers.freeflow === 'FB' }),
+  },
+};
+
+/** With credentials configured: checked on every request. */
+export const comvivaCredentialCases = {
+  adapter: locked,
+  good: { method: 'GET', query: { ...q, userid: 'gw', password: 'flares-secret-1234' } },
+  bad: { method: 'GET', query: { ...q, userid: 'gw', password: 'wrong' } },
+};

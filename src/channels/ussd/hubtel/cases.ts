@@ -1,0 +1,113 @@
+import type { AdapterCases } from '../wire-cases';
+import { hubtelAdapter } from './adapter';
+
+const hop = {
+  SessionId: 'hub-1',
+  Mobile: '233241234567',
+  ServiceCode: '714',
+  Type: 'Initiation',
+  Message: '*714#',
+  Operator: 'mtn',
+  Sequence: 1,
+  ClientState: '',
+  Platform: 'USSD',
+};
+
+export const hubtelCases: AdapterCases = {
+  adapter: hubtelAdapter,
+  parse: [
+    {
+      name: 'new session (Initiation: the dialled string)',
+      request: { body: hop },
+      expect: {
+        hop: {
+          sessionId: 'hub-1',
+          msisdn: '233241234567',
+          isNew: true,
+          requestKey: 'seq:1',
+          network: 'mtn',
+          text: { kind: 'latest', value: '*714#' },
+        },
+      },
+    },
+    {
+      name: 'continuation (latest input; type in any case)',
+      request: { body: { ...hop, Type: 'response', Message: '2', Sequence: 2 } },
+      expect: { hop: { isNew: false, requestKey: 'seq:2', text: { kind: 'latest', value: '2' } } },
+    },
+    {
+      name: 'back',
+      request: { body: { ...hop, Type: 'Response', Message: '0', Sequence: 3 } },
+      expect: { hop: { text: { kind: 'latest', value: '0' } } },
+    },
+    {
+      name: 're-delivery keeps its sequence',
+      request: { body: { ...hop, Type: 'Response', Message: '2', Sequence: 2 } },
+      expect: { hop: { requestKey: 'seq:2' } },
+    },
+    {
+      name: 'Release ends the session on the hop URL (resumable)',
+      request: { body: { ...hop, Type: 'Release', Message: '' } },
+      expect: { end: { sessionId: 'hub-1', msisdn: '233241234567', status: 'incomplete' } },
+    },
+    {
+      name: 'Timeout too',
+      request: { body: { ...hop, Type: 'TIMEOUT' } },
+      expect: { end: { status: 'incomplete' } },
+    },
+    {
+      name: 'malformed: unknown Type',
+      request: { body: { ...hop, Type: 'Start' } },
+      expect: { error: /field Type must be/ },
+    },
+    {
+      name: 'malformed: no Mobile',
+      request: { body: { ...hop, Mobile: undefined } },
+      expect: { error: 'missing field: Mobile' },
+    },
+  ],
+  reply: [
+    {
+      name: 'continue',
+      reply: { text: 'Menu', end: false },
+      expect: {
+        body: { Type: 'Response', Message: 'Menu', ClientState: '', DataType: 'input', FieldType: 'text' },
+      },
+    },
+    {
+      name: 'end',
+      reply: { text: 'Bye', end: true },
+      expect: {
+        body: { Type: 'Release', Message: 'Bye', ClientState: '', DataType: 'display', FieldType: 'text' },
+      },
+    },
+  ],
+  dialer: {
+    start: (s) => ({
+      method: 'POST',
+      path: '',
+      body: { ...hop, SessionId: s.id, Mobile: s.msisdn, Message: s.serviceCode, Sequence: 1 },
+    }),
+    next: (s, input) => ({
+      method: 'POST',
+      path: '',
+      body: {
+        ...hop,
+        SessionId: s.id,
+        Mobile: s.msisdn,
+        Type: 'Response',
+        Message: input,
+        Sequence: s.hops + 1,
+      },
+    }),
+    hangUp: (s) => ({
+      method: 'POST',
+      path: '',
+      body: { ...hop, SessionId: s.id, Mobile: s.msisdn, Type: 'Release', Message: '', Sequence: s.hops + 1 },
+    }),
+    read: (body) => {
+      const r = JSON.parse(body) as { Type: string; Message: string };
+      return { text: r.Message, end: r.Type === 'Release' };
+    },
+  },
+};

@@ -1,0 +1,67 @@
+import type { AdapterCases } from '../wire-cases';
+import { safaricomAdapter } from './adapter';
+
+const hop = {
+  SESSION_ID: 'saf-1',
+  MSISDN: '254712345678',
+  SERVICE_CODE: '*384#',
+  DEST: '*384#',
+  USSD_PARAMS: '',
+};
+
+export const safaricomCases: AdapterCases = {
+  adapter: safaricomAdapter,
+  parse: [
+    {
+      name: 'new session',
+      request: { body: hop },
+      expect: {
+        hop: {
+          sessionId: 'saf-1',
+          msisdn: '254712345678',
+          isNew: true,
+          text: { kind: 'cumulative', value: '' },
+        },
+      },
+    },
+    {
+      name: 'continuation (cumulative, ORIG/INPUT/SESSIONID spelling)',
+      request: { body: { SESSIONID: 'saf-1', ORIG: '254712345678', USSDCODE: '*384#', INPUT: '1*2' } },
+      expect: { hop: { isNew: false, serviceCode: '*384#', text: { kind: 'cumulative', value: '1*2' } } },
+    },
+    {
+      name: 'back',
+      request: { body: { ...hop, USSD_PARAMS: '1*0' } },
+      expect: { hop: { text: { kind: 'cumulative', value: '1*0' } } },
+    },
+    {
+      name: 'the dialled code in front of the inputs is dropped',
+      request: { method: 'GET', query: { ...hop, USSD_PARAMS: '*384#*1' } },
+      expect: { hop: { text: { kind: 'cumulative', value: '1' } } },
+    },
+    {
+      name: 'malformed: no MSISDN or ORIG',
+      request: { body: { ...hop, MSISDN: undefined } },
+      expect: { error: 'missing field: MSISDN or ORIG' },
+    },
+  ],
+  reply: [
+    { name: 'continue', reply: { text: 'Menu', end: false }, expect: { body: 'CON Menu' } },
+    { name: 'end', reply: { text: 'Bye', end: true }, expect: { body: 'END Bye' } },
+  ],
+  dialer: {
+    start: (s) => ({
+      method: 'POST',
+      path: '',
+      form: true,
+      body: { ...hop, SESSION_ID: s.id, MSISDN: s.msisdn },
+    }),
+    next: (s, input) => ({
+      method: 'POST',
+      path: '',
+      form: true,
+      body: { ...hop, SESSION_ID: s.id, MSISDN: s.msisdn, USSD_PARAMS: [...s.inputs, input].join('*') },
+    }),
+    read: (body) => ({ text: body.slice(4), end: body.startsWith('END ') }),
+  },
+};
