@@ -1,0 +1,90 @@
+import axios from 'axios';
+import { ALL_ADAPTER_CASES } from '../../src/channels/ussd/cases';
+import { GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
+import {
+  newDialSession,
+  type AdapterCases,
+  type DialRequest,
+  type DialSession,
+} from '../../src/channels/ussd/wire-cases';
+import type { Gateway } from '../../src/gateway/app';
+import { TEST_METERS } from '../../src/sandbox';
+import { ledger, newPhone, startTestGateway, waitForSms } from '../e2e/harness';
+
+/**
+ * One table over every aggregator: a whole electricity purchase spoken in the aggregator's own
+ * wire format over HTTP against the gateway and the sandbox, ending with the token SMS and
+ * exactly one debit; and a hang-up mid-way that ends the dialogue resumably.
+ */
+
+let gateway: Gateway;
+beforeAll(async () => {
+  gateway = await startTestGateway({ USSD_GENERIC_MAPPING: GENERIC_MAPPING });
+});
+afterAll(() => gateway.close());
+
+async function play(cases: AdapterCases, session: DialSession, inputs: string[]) {
+  const { dialer } = cases;
+  const send = async (r: DialRequest) => {
+    const response = await axios.request({
+      method: r.method,
+      url: `${gateway.url}/ussd/${cases.adapter.name}${r.path}`,
+      data: r.form ? new URLSearchParams(r.body as Record<string, string>).toString() : r.body,
+      headers: r.form ? { 'content-type': 'application/x-www-form-urlencoded' } : undefined,
+      responseType: 'text',
+      transformResponse: [(d: unknown) => d],
+    });
+    session.hops += 1;
+    return dialer.read(String(response.data), response.headers as Record<string, string>);
+  };
+  const screens = [await send(dialer.start(session))];
+  for (const input of inputs) {
+    screens.push(await send(dialer.next(session, input)));
+    session.inputs.push(input);
+  }
+  return screens;
+}
+
+const debits = async (meter: string) =>
+  (await ledger(gateway.purchaseServiceUrl)).filter(
+    (r) => r.subscriber_identifier === meter && r.debited_minor > 0,
+  ).length;
+
+describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))('%s', (name, cases) => {
+  it('buys electricity: the token SMS and exactly one debit', async () => {
+    const phone = newPhone();
+    const meter = TEST_METERS.active;
+    const before = await debits(meter);
+    const screens = await play(cases, newDialSession(`buy-${name}-${phone}`, phone), [
+      '1',
+      meter,
+      '100',
+      '1',
+    ]);
+    expect(screens.slice(0, 4).map((s) => s.end)).toEqual([false, false, false, false]);
+    expect(screens[3].text).toMatch(/Total: BWP/);
+    expect(screens[4].end).toBe(true);
+    expect((await waitForSms(gateway, phone, 1))[0].message).toMatch(/Token: /);
+    expect(await debits(meter)).toBe(before + 1);
+  });
+
+  const hangUp = cases.dialer.hangUp;
+  (hangUp ? it : it.skip)(
+    'a hang-up mid-way ends the dialogue, which the next dial offers to resume',
+    async () => {
+      const phone = newPhone();
+      const first = newDialSession(`drop-${name}-${phone}`, phone);
+      await play(cases, first, ['1', TEST_METERS.active]);
+      const r = hangUp!(first);
+      const ended = await axios.request({
+        method: r.method,
+        url: `${gateway.url}/ussd/${name}${r.path}`,
+        data: r.form ? new URLSearchParams(r.body as Record<string, string>).toString() : r.body,
+        headers: r.form ? { 'content-type': 'application/x-www-form-urlencoded' } : undefined,
+      });
+      expect(ended.status).toBe(200);
+      const again = await play(cases, newDialSession(`back-${name}-${phone}`, phone), []);
+      expect(again[0].text).toMatch(/continue/i);
+    },
+  );
+});
