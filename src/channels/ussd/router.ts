@@ -80,13 +80,11 @@ export function ussdRouter(options: UssdRouterOptions): Router {
   const router = express.Router();
   const bodies = [express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' })];
 
+  const open: string[] = [];
   for (const adapter of adapters) {
     const own = options.aggregators?.[adapter.name] ?? {};
     const secret = own.callbackSecret ?? options.callbackSecret;
-    if (!secret)
-      log.warn('USSD callbacks are not protected by a secret (set USSD_CALLBACK_SECRET)', {
-        aggregator: adapter.name,
-      });
+    if (!secret) open.push(adapter.name);
     const guard = callbackGuard({
       what: `USSD callback (${adapter.name})`,
       secret,
@@ -156,6 +154,10 @@ export function ussdRouter(options: UssdRouterOptions): Router {
     }
   }
 
+  if (open.length > 0)
+    log.warn('USSD callbacks are not protected by a secret (set USSD_CALLBACK_SECRET)', {
+      aggregators: open,
+    });
   router.use('/ussd', malformedBody);
 
   return router;
