@@ -11,7 +11,7 @@ import type {
   OutcomeResult,
   Reservation,
   ReserveResult,
-} from './float/store';
+} from './ledger/store';
 import { localDay } from './lockout';
 import type { Agent, ResolvedLimits } from './types';
 

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config';
 import type { CountryCode } from '../phone';
 import { AgentFloat } from './float';
-import { MemoryFloatStore, RedisFloatStore } from './float/index';
+import { MemoryFloatStore, RedisFloatStore } from './ledger/index';
 import type { LockoutPolicy } from './lockout';
 import { AgentRegistry } from './registry';
 import { MemoryAgentStore, RedisAgentStore } from './store/index';
@@ -65,7 +65,7 @@ export type {
   OutcomeResult,
   Reservation,
   ReserveResult,
-} from './float/store';
+} from './ledger/store';
 export { AgentConflictError, AgentExistsError, AgentInputError, AgentNotFoundError } from './errors';
 export { DEFAULT_LOCKOUT, localDay, type LockoutPolicy } from './lockout';
 export { DEFAULT_SCRYPT, type PinProblem } from './pin';

@@ -8,7 +8,7 @@
   ARGV[1] amount, signed minor units (a credit is positive)
   ARGV[2] reference
   ARGV[3] idempotency key ('' for none)
-  ARGV[4] the entry's other fields as a JSON object ({"kind":…,"at":…,"reference":…})
+  ARGV[4] the entry's other fields as a JSON object ({"kind":...,"at":...,"reference":...})
   ARGV[5] signature: '<kind>|<amount>|<reference>' (what a retry must repeat)
 
   All keys share the agent's hash tag {<msisdn>}: one Cluster slot.

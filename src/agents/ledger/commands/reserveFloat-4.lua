@@ -15,7 +15,7 @@
   ARGV[5] max value per day (minor units)
   ARGV[6] max sales per day
   ARGV[7] local day (YYYY-MM-DD)
-  ARGV[8] the entry's other fields as a JSON object ({"kind":"reserve","at":…,"purchaseKey":…})
+  ARGV[8] the entry's other fields as a JSON object ({"kind":"reserve","at":...,"purchaseKey":...})
 
   All keys share the agent's hash tag {<msisdn>}: one Cluster slot.
 

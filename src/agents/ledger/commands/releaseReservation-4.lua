@@ -8,7 +8,7 @@
   KEYS[4] day counters (hash: '<day>|value', '<day>|count')
 
   ARGV[1] purchase key
-  ARGV[2] the entry's other fields as a JSON object ({"kind":"release","at":…,"purchaseKey":…})
+  ARGV[2] the entry's other fields as a JSON object ({"kind":"release","at":...,"purchaseKey":...})
 
   All keys share the agent's hash tag {<msisdn>}: one Cluster slot.
 

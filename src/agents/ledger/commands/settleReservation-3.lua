@@ -7,7 +7,7 @@
   KEYS[3] reservations (hash: purchase key -> '<state>|<amount>|<day>|<funding>')
 
   ARGV[1] purchase key
-  ARGV[2] the entry's other fields as a JSON object ({"kind":"settle","at":…,"purchaseKey":…})
+  ARGV[2] the entry's other fields as a JSON object ({"kind":"settle","at":...,"purchaseKey":...})
 
   All keys share the agent's hash tag {<msisdn>}: one Cluster slot.
 
