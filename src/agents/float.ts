@@ -72,12 +72,15 @@ export interface Statement {
  */
 export class AgentFloat {
   readonly currency: string;
+  /** Zone of the local days limits and statements count in. */
+  readonly timeZone: string;
   private readonly store: FloatStore;
   private readonly clock: () => Date;
 
   constructor(private readonly options: AgentFloatOptions) {
     this.store = options.store;
     this.currency = options.currency;
+    this.timeZone = options.timeZone;
     this.clock = options.clock ?? (() => new Date());
   }
 

@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config';
 import type { CountryCode } from '../phone';
+import type { PurchaseService } from '../vas';
+import type { AccountCheck } from './admin/desk';
 import { AgentFloat } from './float';
 import { MemoryFloatStore, RedisFloatStore } from './ledger/index';
 import type { LockoutPolicy } from './lockout';
@@ -55,6 +58,25 @@ export function createAgents(
   return { registry, float };
 }
 
+/** `agent add --account ID`: the account must be one `GET /accounts` lists for the integration user. */
+export function accountCheckFor(service: Pick<PurchaseService, 'listAccounts'>): AccountCheck {
+  return async (id) => {
+    const accounts = await service.listAccounts({
+      requestId: `agent-admin-${randomBytes(6).toString('hex')}`,
+    });
+    return accounts.some((account) => account.id === id);
+  };
+}
+
+export {
+  AgentDesk,
+  AccountCheckError,
+  type AccountCheck,
+  type AgentDetails,
+  type AgentSummary,
+  type CreditOutcome,
+} from './admin/desk';
+export { createAgentAdminRouter, type AgentAdminRouterOptions } from './admin/router';
 export { AgentRegistry, type PinCheck, type PinChange, type PinCandidate, type NewAgent } from './registry';
 export { AgentFloat, type Allowance, type SaleRefusal, type Statement, MAX_AMOUNT_MINOR } from './float';
 export type {
