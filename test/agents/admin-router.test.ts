@@ -36,16 +36,13 @@ describe('/admin/agents', () => {
 
   it('registers a float agent, shows the one-time PIN once and never the hash', async () => {
     const { app } = setup();
-    const created = await request(app)
-      .post('/admin/agents')
-      .set(auth)
-      .send({
-        msisdn: '+267 71 234 567',
-        name: 'Kgosi Stores',
-        float: true,
-        maxSale: 'BWP 500.00',
-        maxDayCount: 20,
-      });
+    const created = await request(app).post('/admin/agents').set(auth).send({
+      msisdn: '+267 71 234 567',
+      name: 'Kgosi Stores',
+      float: true,
+      maxSale: 'BWP 500.00',
+      maxDayCount: 20,
+    });
     expect(created.status).toBe(201);
     expect(created.headers['cache-control']).toBe('no-store');
     expect(created.body.oneTimePin).toMatch(/^\d{6}$/);
