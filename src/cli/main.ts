@@ -50,6 +50,8 @@ commands:
   recover                    re-derive purchases lost from Redis (needs REDIS_URL): --ref --identifier
                              --product --phone, or --file lost.csv (ref,identifier,product,phone[,language]);
                              a successful one is recorded and its token SMS queued; --dry-run writes nothing
+  agent <command>            field agents: add, list, show, disable, enable, reset-pin, credit,
+                             adjust, statement (npm run cli -- agent help)
 flags:
   --product ELECTRICITY|AIRTIME|WATER (default ELECTRICITY)   --provider CODE
   --identifier METER_OR_NUMBER   --amount 100.00   --phone 2677XXXXXXX
@@ -410,8 +412,9 @@ export function explain(error: unknown, baseUrl: string | undefined): string {
 
 /** Runs one command; returns the exit code. Everything it prints goes through `io`. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
-  // Operator commands with flags of their own.
+  // Operator commands with flags and usage of their own.
   if (argv[0] === 'blocklist') return blocklistCli(argv.slice(1), io);
+  if (argv[0] === 'agent') return (await import('../agents/cli')).agentCli(argv.slice(1), io);
   let parsed: ReturnType<typeof parseFlags>;
   try {
     parsed = parseFlags(argv);

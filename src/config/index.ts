@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AllowList } from '../http/allow-list';
 import type { RedisDurability } from '../redis/durability';
 import { LOG_LEVELS, type LogLevel } from '../observability/logger';
+import { parseDecimalAmount } from '../vas/money';
 
 /**
  * The gateway's one typed configuration, read from the environment and validated at start.
@@ -132,6 +133,16 @@ const EnvSchema = z.object({
   SMS_RETRY_MAX_DELAY_MS: int(600000, 1, 86400000),
   SMS_RETRY_AFTER_MAX_MS: int(3600000, 0, 86400000),
 
+  // Field agents (src/agents/): the limits of an agent without overrides, the floats' currency.
+  AGENT_MAX_SALE: optionalString,
+  AGENT_MAX_DAY_VALUE: optionalString,
+  AGENT_MAX_DAY_COUNT: int(200, 1, 1_000_000),
+  AGENT_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BWP')
+    .optional()
+    .default('BWP'),
+
   // Operator API.
   ADMIN_TOKEN: optionalString,
   METRICS_TOKEN: optionalString,
@@ -214,6 +225,8 @@ export interface Config {
     http: { url: string; token: string | undefined } | undefined;
     retry: { attempts: number; baseDelayMs: number; maxDelayMs: number; maxRetryAfterMs: number };
   };
+  /** Field agents: limits of an agent without overrides (minor units), the floats' currency. */
+  agents: { maxSaleMinor: number; maxDayValueMinor: number; maxDayCount: number; currency: string };
   adminToken: string | undefined;
   /** Bearer token required on `GET /metrics`; undefined = open (scrape it on a private network). */
   metricsToken: string | undefined;
@@ -351,6 +364,15 @@ function ipList(name: string, value: string | undefined): string[] {
     throw new ConfigError(`${name}: ${(error as Error).message}`);
   }
   return list;
+}
+
+/** An agent limit in currency units (`2000`, `2000.50`) as minor units; `fallback` when unset. */
+function agentAmount(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const amount = parseDecimalAmount(value);
+  if (!amount.ok)
+    throw new ConfigError(`${name} must be a positive amount with at most two decimals (e.g. 2000.00)`);
+  return amount.minor;
 }
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -513,6 +535,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         maxDelayMs: env.SMS_RETRY_MAX_DELAY_MS,
         maxRetryAfterMs: env.SMS_RETRY_AFTER_MAX_MS,
       },
+    },
+    agents: {
+      maxSaleMinor: agentAmount('AGENT_MAX_SALE', env.AGENT_MAX_SALE, 200_000),
+      maxDayValueMinor: agentAmount('AGENT_MAX_DAY_VALUE', env.AGENT_MAX_DAY_VALUE, 2_000_000),
+      maxDayCount: env.AGENT_MAX_DAY_COUNT,
+      currency: env.AGENT_CURRENCY,
     },
     adminToken: env.ADMIN_TOKEN,
     metricsToken: env.METRICS_TOKEN,

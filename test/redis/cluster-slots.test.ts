@@ -9,6 +9,7 @@ import { RedisPurchaseStore } from '../../src/purchases/store';
 import { hashSlot } from '../../src/redis/keys';
 import { numKeysOf } from '../../src/redis/scripts';
 import { RedisSessionStore } from '../../src/session/store';
+import { createAgents } from '../../src/agents';
 import { record } from '../purchases/fixtures';
 import { OwnRedisServer } from '../support/redis-server';
 
@@ -115,6 +116,23 @@ async function runEveryScript(): Promise<void> {
     createdAt: new Date().toISOString(),
     purchaseId: null,
   });
+
+  const agents = createAgents(redis, prefix, {
+    agents: { maxSaleMinor: 10_000, maxDayValueMinor: 100_000, maxDayCount: 10, currency: 'BWP' },
+    timeZone: 'Africa/Gaborone',
+    defaultRegion: 'BW',
+    defaultLanguage: 'en',
+  });
+  const { agent } = await agents.registry.add({
+    msisdn: '26771234567',
+    name: 'A',
+    funding: { kind: 'float' },
+  });
+  await agents.float.credit(agent, { amount: { currency: 'BWP', minor: 5_000 }, reference: 'R-1' });
+  await agents.float.reserve(agent, 'sale-1', 1_000);
+  await agents.float.reserve(agent, 'sale-2', 1_000);
+  await agents.float.settle(agent.msisdn, 'sale-1');
+  await agents.float.release(agent.msisdn, 'sale-2');
 }
 
 function sessionRecord() {

@@ -1,0 +1,3 @@
+export * from './store';
+export { MemoryFloatStore } from './memory';
+export { RedisFloatStore, FLOAT_SCRIPTS } from './redis';

@@ -1,0 +1,33 @@
+import express from 'express';
+import type { Redis } from 'ioredis';
+import {
+  accountCheckFor,
+  AgentDesk,
+  createAgentAdminRouter,
+  createAgents,
+  type Agents,
+} from '../../src/agents';
+import { makeService } from '../purchases/harness';
+import { FAST_SCRYPT, frozenClock } from './helpers';
+
+export const ADMIN_TOKEN = 'agents-admin-token-0123456789';
+
+export const AGENTS_CONFIG = {
+  agents: { maxSaleMinor: 200_000, maxDayValueMinor: 2_000_000, maxDayCount: 200, currency: 'BWP' },
+  timeZone: 'Africa/Gaborone',
+  defaultRegion: 'BW',
+  defaultLanguage: 'en',
+};
+
+/** The agents on `redis` (or memory), their desk over the sandbox's accounts, and `/admin/agents` on an express app. */
+export function agentAdminApp(redis: Redis | undefined, prefix: string, sandboxUrl: string) {
+  const time = frozenClock('2026-11-23T08:00:00.000Z');
+  const agents: Agents = createAgents(redis, prefix, AGENTS_CONFIG, {
+    clock: time.clock,
+    scrypt: FAST_SCRYPT,
+  });
+  const desk = new AgentDesk(agents, accountCheckFor(makeService(sandboxUrl)));
+  const app = express();
+  app.use(createAgentAdminRouter({ desk, adminToken: ADMIN_TOKEN }));
+  return { app, agents, desk, time };
+}

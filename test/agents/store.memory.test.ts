@@ -1,0 +1,4 @@
+import { MemoryAgentStore } from '../../src/agents/store';
+import { agentStoreContract } from './store.contract';
+
+agentStoreContract('memory', async () => new MemoryAgentStore());
