@@ -1,5 +1,4 @@
 import { DEFAULT_DAILY, parseAmountRanges, type SpendRules } from '../spend/rules';
-import { parseDecimalAmount } from '../vas/money';
 import { z } from 'zod';
 import { AllowList } from '../http/allow-list';
 import type { RedisDurability } from '../redis/durability';
