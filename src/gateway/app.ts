@@ -27,6 +27,7 @@ import { instrumentHopEngine } from './instrument';
 import { startMoneyPath } from './money-path';
 import { startSmsChannel } from './sms-channel';
 import { blocklistRouter } from '../spend/admin';
+import { AgentDesk, accountCheckFor, createAgentAdminRouter } from '../agents';
 import { bearerMatches } from '../http/secrets';
 import { componentLogger } from '../observability/logger';
 
@@ -211,10 +212,16 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       });
     app.use(outboxRouter(moneyPath.outbox));
   }
-  if (config.adminToken)
-    app.use(blocklistRouter(moneyPath.spend.store, config.adminToken, config.defaultRegion));
-  if (config.adminToken)
+  if (config.adminToken) {
     app.use(createAdminRouter({ desk, adminToken: config.adminToken, notifications: moneyPath.sms.store }));
+    app.use(blocklistRouter(moneyPath.spend.store, config.adminToken, config.defaultRegion));
+    app.use(
+      createAgentAdminRouter({
+        desk: new AgentDesk(moneyPath.agents, accountCheckFor(moneyPath.service)),
+        adminToken: config.adminToken,
+      }),
+    );
+  }
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });

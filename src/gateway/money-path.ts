@@ -20,6 +20,7 @@ import { BullmqSmsQueue, createNotifier, InProcessSmsQueue, type SmsRetryPolicy 
 import { DeliveryReports } from '../purchases/notify/deliveries';
 import { InboundHub } from '../channels/sms/inbound/hub';
 import { MemorySpendStore, RedisSpendStore, Spend } from '../spend';
+import { createAgents, type Agents } from '../agents';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
 import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from '../purchases/store';
 import { createPurchaseService, type PurchaseService } from '../vas';
@@ -56,6 +57,8 @@ export interface MoneyPath {
   sms: InProcessSmsQueue | BullmqSmsQueue;
   /** The operator's spending rules (amount ranges, blocklist, daily limits) for every channel. */
   spend: Spend;
+  /** Field agents: the registry (PINs, lockout) and the float with its daily limits. */
+  agents: Agents;
   /** Delivery reports on outgoing SMS (the inbound SMS routes feed them in). */
   deliveries: DeliveryReports;
   /** What the SMS driver's own link receives (SMPP deliver_sm); the SMS channel connects to it. */
@@ -157,6 +160,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
   // Before this process writes anything: see RedisDataLossWatch.
   await backing.guards?.writesLostBefore?.();
 
+  const agents = createAgents(backing.redis, config.redisPrefix, config);
   const spend = new Spend(
     backing.redis ? new RedisSpendStore(backing.redis, config.redisPrefix) : new MemorySpendStore(),
     config.spend,
@@ -191,6 +195,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     sms: backing.sms,
     inbound,
     spend,
+    agents,
     deliveries: new DeliveryReports(backing.sms.store, backing.sms, config.sms.retry, (state) =>
       metrics?.smsDeliveryReports.inc({ state }),
     ),

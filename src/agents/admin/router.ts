@@ -5,7 +5,7 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
-import { bearerMatches } from '../../http/secrets';
+import { requireBearer } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
 import { AgentConflictError, AgentExistsError, AgentInputError, AgentNotFoundError } from '../errors';
 import { AccountCheckError, type AgentDesk } from './desk';
@@ -17,20 +17,6 @@ export interface AgentAdminRouterOptions {
   desk: AgentDesk;
   /** Bearer token operators send; undefined = no routes at all (404). */
   adminToken: string | undefined;
-}
-
-function requireBearer(token: string): RequestHandler {
-  return (req, res, next) => {
-    if (bearerMatches(req.get('authorization'), token)) {
-      next();
-      return;
-    }
-    log.warn('admin request refused: missing or wrong bearer token', { path: req.path, ip: req.ip });
-    res
-      .status(401)
-      .set('WWW-Authenticate', 'Bearer realm="admin"')
-      .json({ error: 'unauthorized', message: 'send Authorization: Bearer <ADMIN_TOKEN>' });
-  };
 }
 
 /** The client's `Idempotency-Key`, checked; undefined when none was sent. */
