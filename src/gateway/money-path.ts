@@ -21,6 +21,7 @@ import { DeliveryReports } from '../purchases/notify/deliveries';
 import { InboundHub } from '../channels/sms/inbound/hub';
 import { MemorySpendStore, RedisSpendStore, Spend } from '../spend';
 import { createAgents, type Agents } from '../agents';
+import { agentSettlement } from '../agents/settlement';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
 import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from '../purchases/store';
 import { createPurchaseService, type PurchaseService } from '../vas';
@@ -165,7 +166,12 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     backing.redis ? new RedisSpendStore(backing.redis, config.redisPrefix) : new MemorySpendStore(),
     config.spend,
   );
-  const notifier = createNotifier({ queue: backing.sms, locales, senderId: config.sms.senderId });
+  const notifier = createNotifier({
+    queue: backing.sms,
+    locales,
+    senderId: config.sms.senderId,
+    agents: agentSettlement(agents),
+  });
   const desk = createPurchaseDesk({
     store: metrics ? instrumentPurchaseStore(backing.purchases, metrics) : backing.purchases,
     queue: backing.jobs,

@@ -1,6 +1,8 @@
 import type { Router } from 'express';
 import { inboundSmsAdapters } from '../channels/sms/inbound/adapters';
 import { SmsIntake } from '../channels/sms/inbound/intake';
+import { PinGate } from '../channels/sms/agents/pin-gate';
+import { Keywords } from '../channels/sms/commands/keywords';
 import {
   BullmqInboundQueue,
   InProcessInboundQueue,
@@ -50,7 +52,9 @@ export async function startSmsChannel(
           prefix: `${config.redisPrefix}-bull`,
         })
       : new InProcessInboundQueue();
-  const intake = new SmsIntake(store, queue);
+  // Agents' PINs are checked and removed here, before anything is queued or stored.
+  const pins = new PinGate(moneyPath.agents.registry, new Keywords(locales), config.defaultRegion);
+  const intake = new SmsIntake(store, queue, pins);
   const conversation = new SmsConversation(
     store,
     {
@@ -59,6 +63,7 @@ export async function startSmsChannel(
       quote: (request, ctx) => service.validate(request, ctx),
       checkSpend: (intent) => moneyPath.spend.check(intent),
       desk,
+      agents: moneyPath.agents,
       language: {
         get: (msisdn) => sessions.getLanguage(msisdn),
         set: (msisdn, tag) => sessions.setLanguage(msisdn, tag),
@@ -85,9 +90,10 @@ export async function startSmsChannel(
     },
   );
   if (runWorkers || !redis)
-    await queue.start(async ({ key, sms }) => {
+    await queue.start(async (job) => {
+      const { key, sms } = job;
       const outcome = await conversation.handle(sms, key);
-      await intake.answered(sms);
+      await intake.answered(job);
       metrics?.smsInbound.inc({ provider: sms.provider, outcome });
       log.info('inbound sms handled', { smsKey: key, provider: sms.provider, outcome });
     });

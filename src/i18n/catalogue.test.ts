@@ -39,6 +39,16 @@ const SAMPLE: Record<string, string | number> = {
   // Spending rules (src/spend/).
   limit: formatMoney({ currency: 'BWP', minor: 100000000 }),
   count: 20,
+  // Field agents' SMS (src/channels/sms/).
+  customer: '267****4567',
+  float: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  available: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  held: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  left: 2,
+  until: '23:59',
+  value: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  account: 1001,
+  state: 'succeeded',
   // SMS-MO replies (src/channels/sms/).
   code: '4821',
   minutes: 5,

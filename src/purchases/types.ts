@@ -42,6 +42,11 @@ export interface PurchaseIntent {
   channel: PurchaseChannel;
   /** Provider-verified name shown on the quote, kept for the SMS. */
   subscriberDetails?: string | null;
+  /**
+   * Sold by a field agent (the requester) to the beneficiary: the agent's float (or account)
+   * holds the total until the purchase settles, and the agent gets a receipt, not the token SMS.
+   */
+  agent?: { msisdn: string };
 }
 
 /** The outcome as the subscriber will be told. */

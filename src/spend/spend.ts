@@ -25,9 +25,9 @@ export class Spend {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** The number whose day it counts against: the subscriber who asked. */
+  /** The number whose day it counts against: the subscriber who asked, or an agent's customer. */
   private payer(intent: PurchaseIntent): string {
-    return intent.requesterMsisdn;
+    return intent.agent ? intent.beneficiaryMsisdn : intent.requesterMsisdn;
   }
 
   private today(): string {

@@ -1,7 +1,9 @@
 import { transliterate, type Locales } from '../../i18n';
 import { formatMoney } from '../../vas/money';
 import { successSms } from '../../i18n/sms';
-import { parseTokens } from '../../vas/tokens';
+import { parseTokens, tokensForDisplay } from '../../vas/tokens';
+import { maskMsisdn } from '../../observability/logger';
+import type { Money } from '../../vas/money';
 import { SETTLED_STATES } from '../store/store';
 import type { PurchaseRecord } from '../types';
 
@@ -90,8 +92,53 @@ export function composeOutcomeSms(record: PurchaseRecord, locales: Locales): Com
   }
   const text = transliterate(message);
   const recipients = [record.intent.beneficiaryMsisdn];
-  if (record.intent.requesterMsisdn && record.intent.requesterMsisdn !== record.intent.beneficiaryMsisdn) {
+  // A field agent gets a receipt of its own (composeAgentReceipt), not the customer's SMS.
+  if (
+    !record.intent.agent &&
+    record.intent.requesterMsisdn &&
+    record.intent.requesterMsisdn !== record.intent.beneficiaryMsisdn
+  ) {
     recipients.push(record.intent.requesterMsisdn);
   }
   return recipients.map((to) => ({ to, message: text }));
+}
+
+/**
+ * The receipt a field agent gets for a settled sale: reference, product, identifier, the
+ * customer's number (masked), total, the tokens in display order (so the agent can read them
+ * out when the customer's SMS is late) and the float after the sale (`float`, null for an
+ * agent funded by an account). A failed sale says the float was given back.
+ */
+export function composeAgentReceipt(
+  record: PurchaseRecord,
+  locales: Locales,
+  float: Money | null,
+): ComposedSms | null {
+  const agent = record.intent.agent;
+  if (!agent || !SETTLED_STATES.includes(record.state)) return null;
+  const lang = locales.resolve(record.intent.language);
+  const params = {
+    reference: record.result?.reference || record.externalReference,
+    product: locales.t(lang, `product.${record.intent.productType}`),
+    identifier: record.intent.subscriberIdentifier,
+    customer: maskMsisdn(record.intent.beneficiaryMsisdn),
+    total: formatMoney(record.result?.total ?? record.intent.amount),
+  };
+  let message: string;
+  if (record.state === 'succeeded') {
+    const tokens = tokensForDisplay(parseTokens(record.result?.rawToken ?? null))
+      .map((t) => (t.description ? `${t.description}: ${t.value}` : t.value))
+      .join('\n');
+    message = float
+      ? locales.t(lang, 'sms.agent.receipt', { ...params, tokens, float: formatMoney(float) })
+      : locales.t(lang, 'sms.agent.receiptNoFloat', { ...params, tokens });
+  } else if (record.state === 'failed') message = locales.t(lang, 'sms.agent.receiptFailed', params);
+  else
+    message = locales.t(lang, 'sms.needsAttention', {
+      product: params.product,
+      identifier: params.identifier,
+      amount: params.total,
+      reference: params.reference,
+    });
+  return { to: agent.msisdn, message: transliterate(message) };
 }

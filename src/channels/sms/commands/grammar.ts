@@ -16,8 +16,25 @@ export type BuyCommand =
   /** Airtime: network and number are optional (own number; the only provider, or a question). */
   | { kind: 'buy'; product: 'AIRTIME'; network: string | null; number: string | null; amountMinor: number };
 
+/** A field agent's sale: a purchase for a customer, whose number gets the token. */
+export type SellCommand =
+  | {
+      kind: 'sell';
+      product: 'ELECTRICITY' | 'WATER';
+      identifier: string;
+      amountMinor: number;
+      customer: string;
+    }
+  | { kind: 'sell'; product: 'AIRTIME'; network: string | null; customer: string; amountMinor: number };
+
 export type SmsCommand =
   | BuyCommand
+  | SellCommand
+  /** Agents: `BAL <PIN>`, `SALES <PIN>` (the PIN checked, then redacted, before the job). */
+  | { kind: 'balance'; pin: string | null }
+  | { kind: 'sales'; pin: string | null }
+  | { kind: 'pinChange'; oldPin: string; newPin: string }
+  | { kind: 'block' }
   /** `YES [code]`: buy the pending quote; `rest` is what followed the code (an agent's PIN). */
   | { kind: 'yes'; code: string | null; rest: string[] }
   | { kind: 'no'; code: string | null }
@@ -33,7 +50,8 @@ export type ParseProblem =
   | { code: 'identifier'; command: CommandName }
   | { code: 'phone'; command: CommandName }
   | { code: 'quoteCode'; command: CommandName }
-  | { code: 'language'; command: CommandName };
+  | { code: 'language'; command: CommandName }
+  | { code: 'pin'; command: CommandName };
 
 export type ParseResult =
   | { ok: true; command: SmsCommand; language: string | null }
@@ -149,7 +167,64 @@ function parseArgs(command: CommandName, args: string[], keywords: Keywords): Sm
     }
     case 'HELP':
       return { kind: 'help' };
+    case 'SELL':
+      return parseSell(args, keywords);
+    case 'BAL':
+    case 'SALES': {
+      if (args.length > 1) return { code: 'usage', command };
+      if (args.length === 1 && !PIN_WORD.test(args[0])) return { code: 'pin', command };
+      return { kind: command === 'BAL' ? 'balance' : 'sales', pin: args[0] ?? null };
+    }
+    case 'PIN':
+      if (args.length !== 2) return { code: 'usage', command };
+      if (!args.every((w) => PIN_WORD.test(w))) return { code: 'pin', command };
+      return { kind: 'pinChange', oldPin: args[0], newPin: args[1] };
+    case 'BLOCK':
+      return { kind: 'block' };
   }
+}
+
+/** A PIN as typed (4 to 6 digits; the registry checks the rest), or the intake's redaction. */
+const PIN_WORD = /^(?:\d{4,6}|XXXX)$/;
+
+/** What the intake writes in place of a PIN before the message is queued or stored. */
+export const REDACTED_PIN = 'XXXX';
+
+/**
+ * `SELL ELEC <meter> <amount> <customer phone>`, `SELL WATER <account> <amount> <phone>`,
+ * `SELL AIR <network> <phone> <amount>`: the product word is any alias of ELEC, WATER or AIR.
+ */
+function parseSell(args: string[], keywords: Keywords): SmsCommand | ParseProblem {
+  const command = 'SELL';
+  const product = args.length > 0 ? keywords.meaning(args[0].toUpperCase())?.command : undefined;
+  const rest = args.slice(1);
+  if (product === 'AIR') {
+    const air = parseAirtime(rest);
+    if (isProblem(air)) return { ...air, command } as ParseProblem;
+    if (air.kind !== 'buy' || air.product !== 'AIRTIME' || air.number === null)
+      return { code: 'usage', command };
+    return {
+      kind: 'sell',
+      product: 'AIRTIME',
+      network: air.network,
+      customer: air.number,
+      amountMinor: air.amountMinor,
+    };
+  }
+  if (product !== 'ELEC' && product !== 'WATER') return { code: 'usage', command };
+  if (rest.length < 3) return { code: 'usage', command };
+  const customer = rest[rest.length - 1];
+  if (!PHONE.test(customer)) return { code: 'phone', command };
+  const sale = parseMeterProduct(product, product === 'ELEC' ? 'ELECTRICITY' : 'WATER', rest.slice(0, -1));
+  if (isProblem(sale)) return { ...sale, command } as ParseProblem;
+  if (sale.kind !== 'buy' || sale.product === 'AIRTIME') return { code: 'usage', command };
+  return {
+    kind: 'sell',
+    product: sale.product,
+    identifier: sale.identifier,
+    amountMinor: sale.amountMinor,
+    customer,
+  };
 }
 
 /** Parse one inbound SMS text. Never throws. */

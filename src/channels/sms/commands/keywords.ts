@@ -1,7 +1,22 @@
 import type { Locales } from '../../../i18n';
 
 /** Every command the SMS grammar knows; each has its keywords in every locale file. */
-export const COMMANDS = ['ELEC', 'WATER', 'AIR', 'YES', 'NO', 'TOKEN', 'LANG', 'HELP'] as const;
+export const COMMANDS = [
+  'ELEC',
+  'WATER',
+  'AIR',
+  'YES',
+  'NO',
+  'TOKEN',
+  'LANG',
+  'HELP',
+  // Field agents only (from their registered number).
+  'SELL',
+  'BAL',
+  'SALES',
+  'PIN',
+  'BLOCK',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** What a first word means: the command, and the language whose keyword it is (null: several). */

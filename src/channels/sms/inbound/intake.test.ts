@@ -31,7 +31,7 @@ describe('SmsIntake', () => {
     expect(await i.accept(sms('ATXid_1'))).toBe('duplicate');
     expect(await i.accept(sms('ATXid_2'))).toBe('queued');
     // The id stays remembered after the answer (48 h): a late re-delivery is still dropped.
-    await i.answered(sms('ATXid_1'));
+    await i.answered({ key: 'africastalking:ATXid_1', sms: sms('ATXid_1') });
     expect(await i.accept(sms('ATXid_1'))).toBe('duplicate');
     expect(jobs.map((j) => j.key)).toEqual(['africastalking:ATXid_1', 'africastalking:ATXid_2']);
   });
@@ -46,7 +46,7 @@ describe('SmsIntake', () => {
     expect(await i.accept(sms(null, 'help '))).toBe('duplicate');
     expect(await i.accept(sms(null, 'TOKEN'))).toBe('queued');
     expect(await i.accept(sms(null, 'HELP', '+26770000000'))).toBe('queued');
-    await i.answered(sms(null));
+    await i.answered(jobs[0]);
     expect(await i.accept(sms(null))).toBe('queued');
     expect(jobs).toHaveLength(4);
   });

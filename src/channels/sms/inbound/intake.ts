@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { componentLogger, maskMsisdn } from '../../../observability/logger';
 import { textMarker } from '../mo/conversation';
 import type { SeenKey, SmsMoStore } from '../mo/store';
-import type { InboundSmsQueue } from './queue';
+import type { InboundJob, InboundSmsQueue } from './queue';
 import type { InboundSms } from './types';
 
 const log = componentLogger('sms-inbound');
@@ -32,6 +32,8 @@ export class SmsIntake {
   constructor(
     private readonly store: SmsMoStore,
     private readonly queue: InboundSmsQueue,
+    /** Checks and removes agents' PINs before anything is queued (absent: messages pass as they are). */
+    private readonly pins?: { pass(sms: InboundSms): Promise<InboundSms> },
   ) {}
 
   async accept(sms: InboundSms): Promise<'queued' | 'duplicate'> {
@@ -42,7 +44,8 @@ export class SmsIntake {
       return 'duplicate';
     }
     try {
-      await this.queue.enqueue({ key, sms });
+      const safe = this.pins ? await this.pins.pass(sms) : sms;
+      await this.queue.enqueue({ key, sms: safe, ...(!('provider' in marker) && { marker }) });
     } catch (error) {
       // Not queued: forget it, so the provider's re-delivery (after our error answer) is taken.
       await this.store.forget(marker).catch(() => undefined);
@@ -52,8 +55,7 @@ export class SmsIntake {
   }
 
   /** After a message was answered: a same-text marker is cleared (an id marker stays 48 h). */
-  async answered(sms: InboundSms): Promise<void> {
-    const { marker } = messageKey(sms);
-    if (!('provider' in marker)) await this.store.forget(marker);
+  async answered(job: InboundJob): Promise<void> {
+    if (job.marker) await this.store.forget(job.marker);
   }
 }

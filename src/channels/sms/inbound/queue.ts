@@ -10,6 +10,8 @@ const log = componentLogger('sms-inbound-queue');
 export interface InboundJob {
   key: string;
   sms: InboundSms;
+  /** The sender+text marker of a message without an id, cleared once it is answered. */
+  marker?: { msisdn: string; digest: string };
 }
 
 export type InboundHandler = (job: InboundJob) => Promise<void>;

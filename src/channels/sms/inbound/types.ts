@@ -13,7 +13,24 @@ export interface InboundSms {
   text: string;
   /** When the provider received it (ISO 8601 as given). */
   receivedAt: string;
+  /**
+   * An agent command's PIN, checked at the intake (the only place it is ever in clear): the text
+   * then carries `XXXX` instead, and this the verdict.
+   */
+  pin?: PinVerdict;
 }
+
+/** What the intake's PIN check found (see src/channels/sms/agents/pin-gate.ts). */
+export type PinVerdict =
+  | { status: 'ok'; mustChangePin: boolean }
+  | { status: 'wrong'; attemptsLeft: number }
+  | { status: 'locked'; until: string }
+  | { status: 'disabled' }
+  | { status: 'not_agent' }
+  /** `PIN <old> <new>`: the change was made. */
+  | { status: 'changed' }
+  /** `PIN <old> <new>`: the new PIN is refused (the old one was right). */
+  | { status: 'invalid'; problem: string };
 
 /** What a delivery report says about an SMS we sent. */
 export type DeliveryState = 'delivered' | 'pending' | 'failed';

@@ -10,9 +10,16 @@ import { errorInfo, type ServiceErrorInfo } from '../../../vas/error-info';
 import { formatMoney } from '../../../vas/money';
 import type { Account, CallContext, PurchaseRequest, Transaction, VasProduct } from '../../../vas/port';
 import { parseTokens, tokensForDisplay } from '../../../vas/tokens';
-import { parseSmsCommand, type BuyCommand, type ParseProblem, type SmsCommand } from '../commands/grammar';
+import {
+  parseSmsCommand,
+  type BuyCommand,
+  type ParseProblem,
+  type SellCommand,
+  type SmsCommand,
+} from '../commands/grammar';
+import type { Agent, Agents } from '../../../agents';
 import { Keywords, type CommandName } from '../commands/keywords';
-import type { InboundSms } from '../inbound/types';
+import type { InboundSms, PinVerdict } from '../inbound/types';
 import { refusalText, SpendRefusedError, type SpendRefusal } from '../../../spend/rules';
 import type { PendingQuote, SeenKey, SmsMoStore } from './store';
 
@@ -27,6 +34,8 @@ export interface SmsConversationServices {
   checkSpend(intent: PurchaseIntent): Promise<SpendRefusal | null>;
   desk: Pick<PurchaseDesk, 'create' | 'listByMsisdn'>;
   language: { get(msisdn: string): Promise<string | null>; set(msisdn: string, tag: string): Promise<void> };
+  /** Field agents (registry and float); absent: agent commands are answered "not an agent". */
+  agents?: Pick<Agents, 'registry' | 'float'>;
   /** Queue one reply SMS; `id` de-duplicates (the same inbound message never gets two replies). */
   reply(sms: { id: string; to: string; message: string }): Promise<void>;
 }
@@ -97,7 +106,7 @@ export class SmsConversation {
     const stored = await this.services.language.get(msisdn);
     const lang =
       stored ?? (parsed.language ? this.locales.meta(parsed.language).tag : this.settings.defaultLanguage);
-    const turn = new Turn(this, this.locales, msisdn, lang, key);
+    const turn = new Turn(this, this.locales, msisdn, lang, key, sms.pin);
 
     const inbound = await this.store.hit('inbound', msisdn, MINUTE_MS, this.clock());
     if (inbound > this.settings.ratePerMin) {
@@ -119,9 +128,18 @@ export class SmsConversation {
   private async run(turn: Turn, command: SmsCommand, ctx: CallContext): Promise<ConversationOutcome> {
     switch (command.kind) {
       case 'buy':
-        return this.quote(turn, command, ctx);
+        return this.quote(turn, command, ctx, null);
+      case 'sell': {
+        const agent = await this.activeAgent(turn);
+        return agent ? this.quote(turn, command, ctx, agent) : 'refused';
+      }
       case 'yes':
         return this.buy(turn, command.code);
+      case 'balance':
+      case 'sales':
+      case 'pinChange':
+      case 'block':
+        return this.agentCommand(turn, command);
       case 'no': {
         const cancelled = await this.store.cancelQuote(turn.msisdn, command.code);
         await turn.say(cancelled ? 'sms.mo.cancelled' : 'sms.mo.nothingToCancel');
@@ -144,7 +162,12 @@ export class SmsConversation {
   }
 
   /** Validate the command's purchase with the service and send the quote with its code. */
-  private async quote(turn: Turn, command: BuyCommand, ctx: CallContext): Promise<ConversationOutcome> {
+  private async quote(
+    turn: Turn,
+    command: BuyCommand | SellCommand,
+    ctx: CallContext,
+    agent: Agent | null,
+  ): Promise<ConversationOutcome> {
     const { lang } = turn;
     let products: VasProduct[];
     let account: Account;
@@ -175,10 +198,9 @@ export class SmsConversation {
       }
       providerCode = provider.code;
       const region = regionFromLanguageTag(lang, this.settings.defaultRegion as CountryCode);
+      const typed = command.kind === 'sell' ? command.customer : command.number;
       const number =
-        command.number === null
-          ? { ok: true as const, e164: turn.msisdn }
-          : normaliseMsisdn(command.number, region);
+        typed === null ? { ok: true as const, e164: turn.msisdn } : normaliseMsisdn(typed, region);
       if (!number.ok || !validateIdentifier(product.identifier, number.e164).ok) {
         await turn.sayProblem(this.problemText(lang, { code: 'phone', command: 'AIR' }));
         return 'refused';
@@ -207,18 +229,35 @@ export class SmsConversation {
         return 'refused';
       }
     }
+    let beneficiary = command.product === 'AIRTIME' ? identifier : turn.msisdn;
+    if (command.kind === 'sell' && command.product !== 'AIRTIME') {
+      const region = regionFromLanguageTag(lang, this.settings.defaultRegion as CountryCode);
+      const customer = normaliseMsisdn(command.customer, region);
+      if (!customer.ok) {
+        await turn.sayProblem(this.problemText(lang, { code: 'phone', command: 'SELL' }));
+        return 'refused';
+      }
+      beneficiary = customer.e164;
+    }
     const intent: PurchaseIntent = {
       productType: command.product,
       providerCode,
       subscriberIdentifier: identifier,
       amount: { currency: account.currency, minor: command.amountMinor },
-      debitedAccountId: account.id,
-      // Airtime goes to the number named (or the sender's own); everything else to the sender.
-      beneficiaryMsisdn: command.product === 'AIRTIME' ? identifier : turn.msisdn,
+      // An agent funded by an account of its own sells from it.
+      debitedAccountId: agent?.funding.kind === 'account' ? agent.funding.debitedAccountId : account.id,
+      // Airtime goes to the number named (or the sender's own); everything else to the sender —
+      // or, sold by an agent, to the customer.
+      beneficiaryMsisdn: beneficiary,
       requesterMsisdn: turn.msisdn,
       language: lang,
       channel: 'SMS',
+      ...(agent && { agent: { msisdn: agent.msisdn } }),
     };
+    if (agent) {
+      const refused = await this.services.agents!.float.checkSale(agent, command.amountMinor);
+      if (refused) return this.saleRefused(turn, refused);
+    }
     const refusal = await this.services.checkSpend(intent);
     if (refusal) {
       const text = refusalText(refusal);
@@ -239,7 +278,9 @@ export class SmsConversation {
       total: tx.total,
     };
     await this.store.putQuote(turn.msisdn, quote, QUOTES_KEPT_MS);
-    await turn.sayText(this.quoteText(lang, quote, tx, product));
+    await turn.sayText(
+      agent ? await this.saleQuoteText(lang, quote, tx, agent) : this.quoteText(lang, quote, tx, product),
+    );
     log.info('sms quote sent', {
       smsKey: turn.key,
       from: maskMsisdn(turn.msisdn),
@@ -281,6 +322,23 @@ export class SmsConversation {
 
   /** YES: claim the pending quote once, and hand it to the desk (idempotent by the quote's id). */
   private async buy(turn: Turn, code: string | null): Promise<ConversationOutcome> {
+    // An agent's sale: the PIN (checked at the intake), then the float holds the total — both
+    // before the quote is claimed, so a refusal leaves it pending for a corrected YES.
+    const pending = await this.store.peekQuote(turn.msisdn);
+    let held: { agent: Agent; key: string } | null = null;
+    if (
+      pending?.intent.agent &&
+      (code === null || pending.code === code) &&
+      pending.expiresAt >= this.clock()
+    ) {
+      const agent = await this.pinChecked(turn, pending.code);
+      if (!agent) return 'refused';
+      const key = `sms:${pending.id}`;
+      const reserved = await this.services.agents!.float.reserve(agent, key, pending.total.minor);
+      if (reserved.status === 'insufficient' || reserved.status === 'over_limit')
+        return this.saleRefused(turn, reserved);
+      held = { agent, key };
+    }
     const claim = await this.store.claimQuote(turn.msisdn, code, this.clock(), QUOTES_KEPT_MS);
     if (claim.kind === 'none') {
       const example = `${Keywords.first(this.locales, this.locales.resolve(turn.lang), 'ELEC')} 01234567890 100`;
@@ -301,6 +359,7 @@ export class SmsConversation {
     } catch (error) {
       // A limit reached since the quote (another purchase meanwhile): nothing was bought.
       if (!(error instanceof SpendRefusedError)) throw error;
+      if (held) await this.services.agents!.float.release(held.agent.msisdn, held.key);
       const text = refusalText(error.refusal);
       await turn.say(text.key, text.params);
       return 'refused';
@@ -313,6 +372,180 @@ export class SmsConversation {
       reference: record.result?.reference ?? record.externalReference,
     });
     return 'already-bought';
+  }
+
+  /** The sender as an active agent, or null after saying why not. */
+  private async activeAgent(turn: Turn): Promise<Agent | null> {
+    const agent = await this.services.agents?.registry.get(turn.msisdn);
+    if (!agent) {
+      await turn.say('sms.agent.notAgent');
+      return null;
+    }
+    if (agent.status === 'disabled') {
+      await turn.say('sms.agent.disabled');
+      return null;
+    }
+    if (agent.status === 'locked' && agent.lockedUntil) {
+      await turn.say('sms.agent.locked', { until: this.localTime(agent.lockedUntil) });
+      return null;
+    }
+    return agent;
+  }
+
+  /** The PIN verdict of an agent command, answered when it is not a pass; the agent when it is. */
+  private async pinChecked(turn: Turn, code: string | null): Promise<Agent | null> {
+    const verdict = turn.pin;
+    if (!verdict) {
+      const yes = Keywords.first(this.locales, this.locales.resolve(turn.lang), 'YES');
+      await turn.say('sms.agent.pinNeeded', { yes, code: code ?? '' });
+      return null;
+    }
+    switch (verdict.status) {
+      case 'ok':
+        if (verdict.mustChangePin) {
+          await turn.say('sms.agent.mustChangePin');
+          return null;
+        }
+        return this.activeAgent(turn);
+      case 'wrong':
+        await turn.say('sms.agent.wrongPin', { left: verdict.attemptsLeft });
+        return null;
+      case 'locked':
+        await turn.say('sms.agent.locked', { until: this.localTime(verdict.until) });
+        return null;
+      case 'disabled':
+        await turn.say('sms.agent.disabled');
+        return null;
+      default:
+        await turn.say('sms.agent.notAgent');
+        return null;
+    }
+  }
+
+  /** BAL, SALES, PIN and BLOCK: only from a registered agent's number. */
+  private async agentCommand(
+    turn: Turn,
+    command: Extract<SmsCommand, { kind: 'balance' | 'sales' | 'pinChange' | 'block' }>,
+  ): Promise<ConversationOutcome> {
+    const agents = this.services.agents;
+    if (command.kind === 'block') {
+      const agent = await agents?.registry.get(turn.msisdn);
+      if (!agent) {
+        await turn.say('sms.agent.notAgent');
+        return 'refused';
+      }
+      // A lost or stolen phone: no PIN asked, the account stops at once.
+      await agents!.registry.disable(turn.msisdn, 'blocked');
+      log.warn('agent blocked by SMS', { agent: maskMsisdn(turn.msisdn) });
+      await turn.say('sms.agent.blocked');
+      return 'answered';
+    }
+    if (command.kind === 'pinChange') {
+      const verdict = turn.pin;
+      if (verdict?.status === 'changed') await turn.say('sms.agent.pinChanged');
+      else if (verdict?.status === 'invalid')
+        await turn.say('sms.agent.pinRefused', { reason: verdict.problem });
+      else await this.pinChecked(turn, null);
+      return verdict?.status === 'changed' ? 'answered' : 'refused';
+    }
+    const agent = await this.pinChecked(turn, null);
+    if (!agent) return 'refused';
+    if (command.kind === 'balance') {
+      const allowance = await agents!.float.allowance(agent);
+      if (agent.funding.kind === 'float') {
+        const balance = await agents!.float.balance(agent.msisdn);
+        await turn.say('sms.agent.balance', {
+          available: formatMoney(agents!.float.money(balance.availableMinor)),
+          held: formatMoney(agents!.float.money(balance.heldMinor)),
+        });
+      } else
+        await turn.say('sms.agent.balanceAccount', {
+          account: agent.funding.debitedAccountId,
+          count: allowance.today.count,
+          value: formatMoney(agents!.float.money(allowance.today.valueMinor)),
+        });
+      return 'answered';
+    }
+    const sales = (await this.services.desk.listByMsisdn(agent.msisdn, { limit: 50 }))
+      .filter((r) => r.intent.agent?.msisdn === agent.msisdn)
+      .slice(0, 5);
+    await turn.sayText(
+      sales.length === 0
+        ? this.locales.t(turn.lang, 'sms.agent.salesNone')
+        : sales
+            .map((r) =>
+              this.locales.t(turn.lang, 'sms.agent.salesItem', {
+                date: localDate(r.createdAt, this.settings.timeZone),
+                product: this.productName(turn.lang, r.intent.productType),
+                identifier: r.intent.subscriberIdentifier,
+                total: formatMoney(r.result?.total ?? r.intent.amount),
+                state: r.state,
+                reference: r.result?.reference ?? r.externalReference,
+              }),
+            )
+            .join('\n'),
+    );
+    return 'answered';
+  }
+
+  /** A sale refused by the agent's float or limits, named. */
+  private async saleRefused(
+    turn: Turn,
+    refusal: {
+      status?: string;
+      reason?: string;
+      availableMinor?: number;
+      limit?: string;
+      limitValue?: number;
+    },
+  ): Promise<ConversationOutcome> {
+    const float = this.services.agents!.float;
+    if (refusal.status === 'insufficient' || refusal.reason === 'insufficient')
+      await turn.say('sms.agent.insufficient', {
+        available: formatMoney(float.money(refusal.availableMinor ?? 0)),
+      });
+    else {
+      const value =
+        refusal.limit === 'day_count'
+          ? String(refusal.limitValue ?? 0)
+          : formatMoney(float.money(refusal.limitValue ?? 0));
+      await turn.say('sms.agent.overLimit', { limit: (refusal.limit ?? '').replace('_', ' '), value });
+    }
+    return 'refused';
+  }
+
+  private async saleQuoteText(
+    lang: string,
+    quote: PendingQuote,
+    tx: Transaction,
+    agent: Agent,
+  ): Promise<string> {
+    const { intent } = quote;
+    const params = {
+      product: this.productName(lang, intent.productType),
+      identifier: intent.subscriberIdentifier,
+      name: tx.subscriberDetails?.trim() ?? '',
+      customer: intent.beneficiaryMsisdn,
+      amount: formatMoney(intent.amount),
+      charges: formatMoney(tx.charge),
+      total: formatMoney(tx.total),
+      yes: Keywords.first(this.locales, this.locales.resolve(lang), 'YES'),
+      code: quote.code,
+      minutes: Math.max(1, Math.round(this.settings.quoteTtlS / 60)),
+    };
+    if (agent.funding.kind !== 'float') return this.locales.t(lang, 'sms.agent.quoteNoFloat', params);
+    const balance = await this.services.agents!.float.balance(agent.msisdn);
+    const after = this.services.agents!.float.money(balance.availableMinor - tx.total.minor);
+    return this.locales.t(lang, 'sms.agent.quote', { ...params, float: formatMoney(after) });
+  }
+
+  /** `HH:MM` of an ISO instant in the operator's zone. */
+  private localTime(iso: string): string {
+    return new Intl.DateTimeFormat('en-GB', {
+      timeZone: this.settings.timeZone,
+      hour: '2-digit',
+      minute: '2-digit',
+    }).format(new Date(iso));
   }
 
   /** The last purchases' tokens, newest first, optionally for one identifier. */
@@ -411,6 +644,8 @@ export class SmsConversation {
         return this.locales.t(lang, 'sms.mo.reason.quoteCode', {
           keyword: Keywords.first(this.locales, l, 'YES'),
         });
+      case 'pin':
+        return this.locales.t(lang, 'sms.mo.reason.pin');
       case 'language':
         return this.locales.t(lang, 'sms.mo.reason.language', {
           keyword: Keywords.first(this.locales, l, 'LANG'),
@@ -473,6 +708,8 @@ class Turn {
     readonly msisdn: string,
     public lang: string,
     readonly key: string,
+    /** The intake's verdict on the PIN the message carried (agents), if any. */
+    readonly pin?: PinVerdict,
   ) {}
 
   say(key: string, params: Record<string, string | number> = {}): Promise<void> {

@@ -41,6 +41,8 @@ export interface SmsMoStore {
   hit(counter: 'inbound' | 'replies', msisdn: string, windowMs: number, now: number): Promise<number>;
   /** Make `quote` the sender's pending quote (replacing any); the state lives `ttlMs`. */
   putQuote(msisdn: string, quote: PendingQuote, ttlMs: number): Promise<void>;
+  /** The sender's pending quote (nothing claimed), or null. */
+  peekQuote(msisdn: string): Promise<PendingQuote | null>;
   /** Claim the pending quote for a YES with `code` (null: a bare YES), atomically. */
   claimQuote(msisdn: string, code: string | null, now: number, ttlMs: number): Promise<ClaimResult>;
   /** Drop the pending quote (NO); true when there was one (with that code, if given). */
@@ -128,6 +130,11 @@ export class MemorySmsMoStore implements SmsMoStore {
     this.quotes.set(msisdn, { pending: toStored(quote), bought, until: this.clock() + ttlMs });
   }
 
+  async peekQuote(msisdn: string): Promise<PendingQuote | null> {
+    const pending = this.state(msisdn)?.pending;
+    return pending ? fromStored(pending) : null;
+  }
+
   async claimQuote(msisdn: string, code: string | null, now: number, ttlMs: number): Promise<ClaimResult> {
     const s = this.state(msisdn);
     if (!s) return { kind: 'none' };
@@ -212,6 +219,13 @@ export class RedisSmsMoStore implements SmsMoStore {
       [this.keys.quotes(msisdn)],
       [JSON.stringify(toStored(quote)), ttlMs],
     );
+  }
+
+  async peekQuote(msisdn: string): Promise<PendingQuote | null> {
+    const raw = await this.redis.get(this.keys.quotes(msisdn));
+    if (raw === null) return null;
+    const pending = (JSON.parse(raw) as { pending?: unknown }).pending;
+    return pending && typeof pending === 'object' ? fromStored(pending as StoredQuote) : null;
   }
 
   async claimQuote(msisdn: string, code: string | null, now: number, ttlMs: number): Promise<ClaimResult> {
