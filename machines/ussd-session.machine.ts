@@ -4,6 +4,9 @@
  * machine from a snapshot on every hop, sends one DialogueEvent, waits for the `settled`
  * tag and renders `context.screen`.
  *
+ * A registered agent's number gets the agent states (`agent*`, `customer`): the PIN first, then
+ * the agent menu; a sale reuses the purchase states with the customer's number added.
+ *
  * This file is the list of states. The I/O is in `ussd/actors.ts` (promise actors over the
  * injected services, each safe to run twice because a restore restarts it), the questions in
  * `ussd/guards.ts`, the context updates in `ussd/actions.ts`, the screens in `ussd/screens.ts`.
@@ -40,9 +43,9 @@ export { OPT } from './ussd/screens';
 /**
  * Bump when the state or context shape changes: the engine discards snapshots of another
  * version and starts a fresh menu. 2: settings in the context, the quote keeps its intent,
- * errors without `operatorProblem`.
+ * errors without `operatorProblem`. 3: field agents (PIN, agent menu, customer, float).
  */
-export const USSD_MACHINE_VERSION = '2';
+export const USSD_MACHINE_VERSION = '3';
 
 /** The dialogue, its actors unprovided: use {@link createUssdMachine}, or `.provide()` in tests. */
 export const ussdMachine = setup({
@@ -78,7 +81,16 @@ export const ussdMachine = setup({
     loading: {
       invoke: {
         src: 'loadCatalogue',
-        onDone: { target: 'menu', actions: assign(({ event }) => ({ ...event.output })) },
+        input: ({ context }) => ({ msisdn: context.msisdn }),
+        // A registered agent's number gets "Enter your PIN" first; anyone else the menu.
+        onDone: [
+          {
+            guard: ({ event }) => event.output.agent !== null,
+            target: 'agentGate',
+            actions: assign(({ event }) => ({ ...event.output })),
+          },
+          { target: 'menu', actions: assign(({ event }) => ({ ...event.output })) },
+        ],
         onError: { target: 'unavailable', actions: withError('recordError') },
       },
       on: { TIMEOUT: stallOn('catalogue') },
@@ -86,6 +98,8 @@ export const ussdMachine = setup({
 
     menu: {
       ...waiting('menu', false),
+      // A verified agent's home is the agent menu (HOME, BACK and the end of a flow land here).
+      always: { guard: 'verifiedAgent', target: 'agentMenu' },
       on: {
         CHOOSE: [
           { guard: 'choseProduct', target: 'productChosen', actions: 'selectProduct' },
@@ -122,7 +136,12 @@ export const ussdMachine = setup({
 
     /** Transient: airtime asks whose number first. */
     providerChosen: {
-      always: [{ guard: 'isAirtime', target: 'airtimeFor' }, { target: 'identifier' }],
+      always: [
+        // An agent sells airtime to the customer's number: no "whose number" question.
+        { guard: 'agentAirtime', target: 'phone', actions: 'useOtherNumber' },
+        { guard: 'isAirtime', target: 'airtimeFor' },
+        { target: 'identifier' },
+      ],
     },
 
     airtimeFor: {
@@ -173,7 +192,7 @@ export const ussdMachine = setup({
     amount: {
       ...waiting('amount'),
       on: {
-        TEXT: typedAnswer('amount', 'amountOk', 'takeAmount', 'quoting', 'amount'),
+        TEXT: typedAnswer('amount', 'amountOk', 'takeAmount', 'afterAmount', 'amount'),
         CHOOSE: again('amount', 'amount.invalid.notNumber'),
         BACK: [
           { guard: 'airtimeForOther', target: 'phone' },
@@ -183,6 +202,117 @@ export const ussdMachine = setup({
         HOME: toMenu,
       },
     },
+
+    /** Transient: an agent's electricity or water sale asks for the customer's number. */
+    afterAmount: {
+      always: [{ guard: 'needsCustomer', target: 'customer' }, { target: 'quoting' }],
+    },
+
+    // Field agents: the PIN first, then the agent menu (the PIN is never kept: see agentPinCheck).
+    /** Transient: a locked or disabled agent is told so; an active one asked for the PIN. */
+    agentGate: {
+      always: [
+        { guard: 'agentDisabled', target: 'agentDisabled' },
+        { guard: 'agentLocked', target: 'agentLocked', actions: 'lockedNotice' },
+        { target: 'agentPin' },
+      ],
+    },
+
+    agentPin: {
+      ...waiting('agentPin', false),
+      on: {
+        TEXT: 'agentPinCheck',
+        CHOOSE: 'agentPinCheck',
+        BACK: { target: 'agentPin', reenter: true },
+        HOME: { target: 'agentPin', reenter: true },
+      },
+    },
+
+    agentPinCheck: {
+      invoke: {
+        src: 'verifyPin',
+        // The PIN goes to the check and nowhere else: not into the context.
+        input: ({ context, event }) => ({
+          msisdn: context.msisdn,
+          pin: event.type === 'TEXT' ? event.text.trim() : '',
+        }),
+        onDone: [
+          {
+            guard: ({ event }) => event.output.status === 'ok' && event.output.mustChangePin,
+            target: 'agentMustChangePin',
+          },
+          {
+            guard: ({ event }) => event.output.status === 'ok',
+            target: 'agentMenu',
+            actions: 'agentVerified',
+          },
+          { guard: ({ event }) => event.output.status === 'wrong', target: 'agentPin', actions: 'wrongPin' },
+          {
+            guard: ({ event }) => event.output.status === 'locked',
+            target: 'agentLocked',
+            actions: 'lockedUntil',
+          },
+          { target: 'agentDisabled' },
+        ],
+        onError: { target: 'unavailable', actions: withError('recordError') },
+      },
+      on: { TIMEOUT: { target: 'agentPin', actions: { type: 'notice', params: { key: 'error.timeout' } } } },
+    },
+
+    agentMenu: {
+      ...waiting('agentMenu', false),
+      on: {
+        CHOOSE: [
+          { guard: 'choseProduct', target: 'productChosen', actions: 'selectProduct' },
+          { guard: { type: 'chose', params: { id: 'float' } }, target: 'agentFloatLoading' },
+          { guard: { type: 'chose', params: { id: 'language' } }, target: 'language' },
+          {
+            target: 'agentMenu',
+            reenter: true,
+            actions: { type: 'notice', params: { key: 'error.invalidChoice' } },
+          },
+        ],
+        TEXT: {
+          target: 'agentMenu',
+          reenter: true,
+          actions: { type: 'notice', params: { key: 'error.invalidChoice' } },
+        },
+        BACK: { target: 'agentMenu', reenter: true },
+        HOME: { target: 'agentMenu', reenter: true, actions: 'clearPurchase' },
+      },
+    },
+
+    customer: {
+      ...waiting('customer'),
+      on: {
+        TEXT: typedAnswer('customer', 'customerOk', 'takeCustomer', 'quoting', 'identifier'),
+        CHOOSE: {
+          target: 'customer',
+          reenter: true,
+          actions: { type: 'notice', params: { key: 'identifier.invalid.invalidPhone' } },
+        },
+        BACK: { target: 'amount' },
+        HOME: toMenu,
+      },
+    },
+
+    agentFloatLoading: {
+      invoke: {
+        src: 'agentFloat',
+        input: ({ context }) => ({ msisdn: context.msisdn }),
+        onDone: { target: 'agentFloat', actions: assign(({ event }) => ({ agentFloat: event.output })) },
+        onError: { target: 'unavailable', actions: withError('recordError') },
+      },
+    },
+
+    agentFloat: {
+      ...waiting('agentFloat', false),
+      on: { BACK: toMenu, HOME: toMenu, CHOOSE: toMenu, TEXT: toMenu },
+    },
+
+    agentMustChangePin: end('agent.mustChangePin'),
+    agentDisabled: end('agent.disabled'),
+    agentLocked: { type: 'final', tags: SETTLED_TAG, entry: 'showNoticeFinal' },
 
     quoting: {
       invoke: {
@@ -241,7 +371,7 @@ export const ussdMachine = setup({
         src: 'order',
         input: ({ context }) => {
           if (!context.quote) throw new Error('no quote to buy');
-          return { intent: context.quote.intent, key: dialogueKey(context) };
+          return { intent: context.quote.intent, key: dialogueKey(context), total: context.quote.total };
         },
         onDone: { target: 'done', actions: assign(({ event }) => ({ purchaseId: event.output })) },
         onError: [

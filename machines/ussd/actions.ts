@@ -7,6 +7,7 @@ import type { DialogueArgs, StallTarget, UssdContext } from './context';
 import { dialogueError, reasonText, routeQuoteError } from './errors';
 import {
   airtimeNumber,
+  customerNumber,
   amountMinor,
   amountProblem,
   chosenAfter,
@@ -47,6 +48,10 @@ const PROMPTS = {
   tokens: screens.tokensScreen,
   language: screens.languageScreen,
   stalled: screens.stalledScreen,
+  agentPin: screens.agentPinScreen,
+  agentMenu: screens.agentMenuScreen,
+  customer: screens.customerScreen,
+  agentFloat: screens.agentFloatScreen,
 } satisfies Record<string, (ctx: UssdContext) => Screen>;
 
 /** A prompt the machine can show. */
@@ -61,6 +66,23 @@ export const actions = {
   })),
   showDone: update(({ context }) => ({ screen: screens.doneScreen(context) })),
   showFinal: update((_, params: { key: string }) => ({ screen: screens.finalScreen({ key: params.key }) })),
+  /** Field agents: the PIN passed; a wrong one (attempts left); locked (until when). */
+  agentVerified: update(({ context }) => ({
+    agent: context.agent ? { ...context.agent, verified: true } : null,
+    notice: null,
+  })),
+  wrongPin: update(({ event }) => {
+    const out = (event as unknown as { output: { attemptsLeft?: number } }).output;
+    return { notice: { key: 'agent.pin.wrong', params: { left: out.attemptsLeft ?? 0 } } };
+  }),
+  lockedUntil: update(({ event }) => {
+    const out = (event as unknown as { output: { until?: string } }).output;
+    return { notice: { key: 'agent.locked', params: { until: out.until ?? '' } } };
+  }),
+  lockedNotice: update(({ context }) => ({
+    notice: { key: 'agent.locked', params: { until: context.agent?.lockedUntil ?? '' } },
+  })),
+  takeCustomer: update(({ context, event }) => ({ customer: customerNumber(context, typed(event)) })),
   /** A closing screen that says why (the notice set by the refusal). */
   showNoticeFinal: update(({ context }) => ({
     screen: screens.finalScreen(context.notice ?? { key: 'error.serviceUnavailable' }),

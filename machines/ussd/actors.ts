@@ -11,7 +11,8 @@ import { purchaseRequest } from '../../src/purchases/request';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import { errorInfo, type ServiceErrorInfo } from '../../src/vas/error-info';
 import type { Account, PurchaseRequest, Transaction, VasProduct } from '../../src/vas/port';
-import type { DialogueSettings, QuoteView, TokenItem, UssdContext } from './context';
+import type { AgentView, DialogueSettings, QuoteView, TokenItem, UssdContext } from './context';
+import type { Money } from '../../src/vas/money';
 import { isOperatorProblem } from './errors';
 import { SpendRefusedError, type SpendRefusal } from '../../src/spend/rules';
 
@@ -25,8 +26,17 @@ export interface DialogueServices {
   quote(request: PurchaseRequest): Promise<Transaction>;
   /** The operator's spending rules for this intent (nothing counted): why it is refused, or null. */
   checkSpend?(intent: PurchaseIntent): Promise<SpendRefusal | null>;
-  /** Hand the intent to the purchase lifecycle; the same key returns the same record. */
-  order(intent: PurchaseIntent, idempotencyKey: string): Promise<PurchaseRecord>;
+  /**
+   * Hand the intent to the purchase lifecycle; the same key returns the same record. An agent's
+   * sale holds `total` on the agent's float first (a refusal throws SpendRefusedError).
+   */
+  order(intent: PurchaseIntent, idempotencyKey: string, total?: Money): Promise<PurchaseRecord>;
+  /** The caller as a field agent, or null for a subscriber. */
+  agentOf?(msisdn: string): Promise<Omit<AgentView, 'verified'> | null>;
+  /** An agent's PIN checked (counting towards the lockout); the PIN is never kept. */
+  verifyPin?(msisdn: string, pin: string): Promise<PinOutcome>;
+  /** A float agent's float (null: funded by an account). */
+  agentFloat?(msisdn: string): Promise<{ available: Money; held: Money } | null>;
   /** The caller's succeeded purchases, newest first. */
   recentPurchases(msisdn: string): Promise<PurchaseRecord[]>;
   /** Queue the purchase's SMS again; the same request key sends it once. */
@@ -39,6 +49,14 @@ export interface DialogueServices {
   maxIdentifierTries?: number;
 }
 
+/** What a PIN check found. */
+export type PinOutcome =
+  | { status: 'ok'; mustChangePin: boolean }
+  | { status: 'wrong'; attemptsLeft: number }
+  | { status: 'locked'; until: string }
+  | { status: 'disabled' }
+  | { status: 'not_agent' };
+
 /** Where the operator's own problems are reported (the gateway's log unless a test listens). */
 export type OperatorProblemReport = (call: string, error: ServiceErrorInfo) => void;
 
@@ -47,6 +65,7 @@ export interface DialogueStart {
   products: VasProduct[];
   account: NonNullable<UssdContext['account']>;
   settings: DialogueSettings;
+  agent: AgentView | null;
 }
 
 /** How many "My tokens" entries the dialogue lists (the engine paginates them). */
@@ -64,9 +83,13 @@ const logOperatorProblem: OperatorProblemReport = (call, error) =>
 
 /** The actors' shapes, none of them provided: the machine definition reads nothing global. */
 export const unprovidedActors = {
-  loadCatalogue: fromPromise<DialogueStart>(notProvided('loadCatalogue')),
+  loadCatalogue: fromPromise<DialogueStart, { msisdn: string }>(notProvided('loadCatalogue')),
   quote: fromPromise<QuoteView, { intent: PurchaseIntent | null }>(notProvided('quote')),
-  order: fromPromise<string, { intent: PurchaseIntent; key: string }>(notProvided('order')),
+  order: fromPromise<string, { intent: PurchaseIntent; key: string; total: Money }>(notProvided('order')),
+  verifyPin: fromPromise<PinOutcome, { msisdn: string; pin: string }>(notProvided('verifyPin')),
+  agentFloat: fromPromise<{ available: Money; held: Money } | null, { msisdn: string }>(
+    notProvided('agentFloat'),
+  ),
   recentPurchases: fromPromise<TokenItem[], { msisdn: string }>(notProvided('recentPurchases')),
   resend: fromPromise<void, { purchaseId: string; key: string }>(notProvided('resend')),
 };
@@ -85,6 +108,8 @@ export function dialogueActors(
     try {
       return await run();
     } catch (error) {
+      // The operator's own spending rules and agents' floats are answers, not operator problems.
+      if (error instanceof SpendRefusedError) throw error;
       const info = errorInfo(error);
       if (isOperatorProblem(info, airtime)) report(name, info);
       throw error;
@@ -92,10 +117,15 @@ export function dialogueActors(
   }
 
   return {
-    loadCatalogue: fromPromise(() =>
+    loadCatalogue: fromPromise(({ input }) =>
       call('loadCatalogue', async () => {
-        const [products, account] = await Promise.all([services.products(), services.debitAccount()]);
+        const [products, account, agent] = await Promise.all([
+          services.products(),
+          services.debitAccount(),
+          services.agentOf ? services.agentOf(input.msisdn) : Promise.resolve(null),
+        ]);
         return {
+          agent: agent ? { ...agent, verified: false } : null,
           // A copy: the context is persisted and must not alias the service's cache.
           products: structuredClone(products.filter((p) => p.providers.length > 0)),
           account: { id: account.id, currency: account.currency },
@@ -116,7 +146,12 @@ export function dialogueActors(
           if (refusal) throw new SpendRefusedError(refusal);
           const tx = await services.quote(purchaseRequest(intent));
           const subscriberDetails = tx.subscriberDetails ?? null;
+          const float =
+            intent.agent && services.agentFloat ? await services.agentFloat(intent.agent.msisdn) : null;
           return {
+            floatAfter: float
+              ? { currency: float.available.currency, minor: float.available.minor - tx.total.minor }
+              : null,
             intent: { ...intent, subscriberDetails },
             subscriberDetails,
             units: tx.units ?? null,
@@ -129,7 +164,16 @@ export function dialogueActors(
       ),
     ),
     order: fromPromise(({ input }) =>
-      call('order', async () => (await services.order(input.intent, input.key)).id),
+      call('order', async () => (await services.order(input.intent, input.key, input.total)).id),
+    ),
+    verifyPin: fromPromise(({ input }) =>
+      call('verifyPin', async () => {
+        if (!services.verifyPin) return { status: 'not_agent' } as const;
+        return services.verifyPin(input.msisdn, input.pin);
+      }),
+    ),
+    agentFloat: fromPromise(({ input }) =>
+      call('agentFloat', async () => (services.agentFloat ? services.agentFloat(input.msisdn) : null)),
     ),
     recentPurchases: fromPromise(({ input }) =>
       call('recentPurchases', async () => {

@@ -12,6 +12,19 @@ export interface QuoteView {
   amount: Money;
   charge: Money;
   total: Money;
+  /** An agent's sale from its float: what the float holds after it (null otherwise). */
+  floatAfter?: Money | null;
+}
+
+/** The caller as a field agent, as the dialogue keeps it: never a PIN, only what the check found. */
+export interface AgentView {
+  status: 'active' | 'locked' | 'disabled';
+  /** ISO time a lockout ends. */
+  lockedUntil: string | null;
+  /** Sales debit this purchase-service account (null: the agent's float). */
+  accountId: number | null;
+  /** The PIN was checked in this dialogue. */
+  verified: boolean;
 }
 
 /** One "My tokens" entry, reduced to what the screen shows and what resend needs. */
@@ -80,6 +93,12 @@ export interface UssdContext {
   resendId: string | null;
   stalled: StallTarget | null;
   lastError: DialogueError | null;
+  /** The caller as a field agent; null for a subscriber (absent in snapshots before agents). */
+  agent?: AgentView | null;
+  /** An agent's sale: the customer's number, who gets the token. */
+  customer?: string | null;
+  /** The agent's float as last read (the float screen). */
+  agentFloat?: { available: Money; held: Money } | null;
 }
 
 /** What a guard or an action of the dialogue is given. */

@@ -14,7 +14,9 @@ export type QuoteErrorRoute = 'identifier' | 'amount' | 'tryLater' | 'unavailabl
 export function spendRoute(error: unknown): QuoteErrorRoute | null {
   if (!(error instanceof SpendRefusedError)) return null;
   const { code } = error.refusal;
-  return code === 'spend_below_minimum' || code === 'spend_above_maximum' ? 'amount' : 'refused';
+  return code === 'spend_below_minimum' || code === 'spend_above_maximum' || code.startsWith('agent_')
+    ? 'amount'
+    : 'refused';
 }
 
 const IDENTIFIER_CODES = new Set([

@@ -4,6 +4,7 @@ import type { DialogueArgs, StallTarget, UssdContext } from './context';
 import { routeQuoteError, spendRoute, type QuoteErrorRoute } from './errors';
 import {
   airtimeNumber,
+  customerNumber,
   amountProblem,
   chosen,
   chosenAfter,
@@ -41,6 +42,15 @@ export const guards = {
   quoteRoute: ({ context }: DialogueArgs, params: { route: QuoteErrorRoute; error: unknown }) =>
     (spendRoute(params.error) ??
       routeQuoteError(errorInfo(params.error), context.productType === 'AIRTIME')) === params.route,
+  /** Field agents (see agent.ts). */
+  verifiedAgent: ({ context }: DialogueArgs) => context.agent?.verified === true,
+  agentAirtime: ({ context }: DialogueArgs) =>
+    context.agent?.verified === true && context.productType === 'AIRTIME',
+  needsCustomer: ({ context }: DialogueArgs) =>
+    context.agent?.verified === true && context.productType !== 'AIRTIME',
+  agentDisabled: ({ context }: DialogueArgs) => context.agent?.status === 'disabled',
+  agentLocked: ({ context }: DialogueArgs) => context.agent?.status === 'locked',
+  customerOk: ({ context, event }: DialogueArgs) => customerNumber(context, typed(event)) !== null,
   /** The operator's spending rules refused the order (a limit reached since the quote). */
   spendRefused: (_: DialogueArgs, params: { error: unknown }) => spendRoute(params.error) !== null,
   stalledOn: ({ context }: DialogueArgs, params: { on: readonly StallTarget[] }) =>

@@ -62,3 +62,10 @@ export function amountMinor(text: string): number | null {
   const parsed = parseDecimalAmount(text);
   return parsed.ok ? parsed.minor : null;
 }
+
+/** E.164 digits of an agent's customer's number as typed, or null. */
+export function customerNumber(ctx: UssdContext, text: string): string | null {
+  const region = regionFromLanguageTag(ctx.language, ctx.settings.defaultRegion as CountryCode);
+  const n = normaliseMsisdn(text, region);
+  return n.ok ? n.e164 : null;
+}

@@ -8,17 +8,21 @@ import type { UssdContext } from './context';
 export function draftIntent(ctx: UssdContext): PurchaseIntent | null {
   const { productType, providerCode, identifier, amountMinor, account } = ctx;
   if (!productType || !providerCode || !identifier || !amountMinor || !account) return null;
+  const agent = ctx.agent?.verified ? ctx.agent : null;
+  if (agent && productType !== 'AIRTIME' && !ctx.customer) return null;
   return {
     productType,
     providerCode,
     subscriberIdentifier: identifier,
     amount: { currency: account.currency, minor: amountMinor },
-    debitedAccountId: account.id,
-    // Airtime goes to the number typed (or the caller's own); everything else to the caller.
-    beneficiaryMsisdn: productType === 'AIRTIME' ? identifier : ctx.msisdn,
+    debitedAccountId: agent?.accountId ?? account.id,
+    // Airtime goes to the number typed (or the caller's own); everything else to the caller —
+    // or, sold by an agent, to the customer.
+    beneficiaryMsisdn: productType === 'AIRTIME' ? identifier : agent ? ctx.customer! : ctx.msisdn,
     requesterMsisdn: ctx.msisdn,
     language: ctx.language,
     channel: 'USSD',
+    ...(agent && { agent: { msisdn: ctx.msisdn } }),
   };
 }
 

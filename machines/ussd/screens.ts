@@ -110,12 +110,51 @@ export function quoteScreen(ctx: UssdContext): Screen {
   else if (q.units) summary = key('quote.summaryNoName', { units: q.units, ...money });
   else if (name) summary = key('quote.summaryNoUnits', { name, ...money });
   else summary = key('quote.summaryBasic', money);
-  return prompt(ctx, [summary], {
+  const lines = q.floatAfter
+    ? [summary, key('quote.floatAfter', { float: formatMoney(q.floatAfter) })]
+    : [summary];
+  return prompt(ctx, lines, {
     options: [
-      { id: OPT.buy, label: key('quote.buy') },
+      { id: OPT.buy, label: key(ctx.agent?.verified ? 'quote.sell' : 'quote.buy') },
       { id: OPT.cancel, label: key('quote.cancel') },
     ],
   });
+}
+
+/** The agent's PIN: a secret input (the engine masks it in what it stores). */
+export function agentPinScreen(ctx: UssdContext): Screen {
+  return { body: withNotice(ctx, [key('agent.pin.prompt')]), expectsText: true, secret: true };
+}
+
+export function agentMenuScreen(ctx: UssdContext): Screen {
+  return {
+    body: withNotice(ctx, [key('agent.menu.title')]),
+    options: [
+      ...ctx.products.map((p) => ({
+        id: OPT.product(p.productType),
+        label: key(`agent.sell.${p.productType}`),
+      })),
+      { id: 'float', label: key('agent.floatOption') },
+      { id: OPT.language, label: key('menu.language') },
+    ],
+  };
+}
+
+export function customerScreen(ctx: UssdContext): Screen {
+  return prompt(ctx, [key('agent.customer.prompt')], { expectsText: true });
+}
+
+export function agentFloatScreen(ctx: UssdContext): Screen {
+  const f = ctx.agentFloat;
+  return prompt(
+    ctx,
+    [
+      f
+        ? key('agent.float', { available: formatMoney(f.available), held: formatMoney(f.held) })
+        : key('agent.floatAccount'),
+    ],
+    { back: true, home: true },
+  );
 }
 
 export function tokensScreen(ctx: UssdContext): Screen {

@@ -45,8 +45,8 @@ export const quoteRoute = (route: QuoteErrorRoute) =>
  */
 export const typedAnswer = (
   state: string,
-  ok: 'phoneOk' | 'identifierOk' | 'amountOk',
-  take: 'takePhone' | 'takeIdentifier' | 'takeAmount',
+  ok: 'phoneOk' | 'identifierOk' | 'amountOk' | 'customerOk',
+  take: 'takePhone' | 'takeIdentifier' | 'takeAmount' | 'takeCustomer',
   next: string,
   tries: 'identifier' | 'amount',
 ) =>

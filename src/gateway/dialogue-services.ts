@@ -4,6 +4,10 @@ import type { Config } from '../config';
 import { currentRequestId } from '../observability/logger';
 import type { Account, CallContext, Catalogue, PurchaseService } from '../vas';
 import type { MoneyPath } from './money-path';
+import type { Agents } from '../agents';
+import type { PurchaseIntent } from '../purchases/types';
+import { SpendRefusedError, type SpendRefusal } from '../spend/rules';
+import { formatMoney, type Money } from '../vas/money';
 
 /** How long the debited account (id, currency) is reused before asking the service again. */
 const ACCOUNT_CACHE_MS = 5 * 60 * 1000;
@@ -40,6 +44,51 @@ export function debitAccountLookup(
   };
 }
 
+/** `HH:MM` of an ISO instant in the operator's zone. */
+function localTime(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit' }).format(
+    new Date(iso),
+  );
+}
+
+/** An agent's sale checked against the agent's float and limits (nothing held), or null. */
+async function agentSaleRefusal(agents: Agents, intent: PurchaseIntent): Promise<SpendRefusal | null> {
+  if (!intent.agent) return null;
+  const agent = await agents.registry.get(intent.agent.msisdn);
+  if (!agent) return { code: 'spend_blocked' };
+  return saleRefusal(agents, await agents.float.checkSale(agent, intent.amount.minor));
+}
+
+function saleRefusal(
+  agents: Agents,
+  refused: {
+    reason?: string;
+    status?: string;
+    availableMinor?: number;
+    limit?: string;
+    limitValue?: number;
+  } | null,
+): SpendRefusal | null {
+  if (!refused) return null;
+  if (refused.reason === 'insufficient' || refused.status === 'insufficient')
+    return { code: 'agent_insufficient', available: agents.float.money(refused.availableMinor ?? 0) };
+  const value =
+    refused.limit === 'day_count'
+      ? String(refused.limitValue ?? 0)
+      : formatMoney(agents.float.money(refused.limitValue ?? 0));
+  return { code: 'agent_over_limit', limit: (refused.limit ?? '').replace('_', ' '), value };
+}
+
+/** Hold an agent sale's total on its float under the purchase key; throws SpendRefusedError when refused. */
+async function holdForSale(agents: Agents, msisdn: string, key: string, total: Money): Promise<void> {
+  const agent = await agents.registry.get(msisdn);
+  if (!agent) throw new SpendRefusedError({ code: 'spend_blocked' });
+  const held = await agents.float.reserve(agent, key, total.minor);
+  const refusal =
+    held.status === 'insufficient' || held.status === 'over_limit' ? saleRefusal(agents, held) : null;
+  if (refusal) throw new SpendRefusedError(refusal);
+}
+
 /** What the dialogue may call: reads, the quote, and idempotent hand-overs to the lifecycle. */
 export function dialogueServices(
   config: Config,
@@ -55,8 +104,40 @@ export function dialogueServices(
     products: () => catalogue.products(callContext()),
     debitAccount: debitAccountLookup(service, config.debitAccountId),
     quote: (request) => service.validate(request, callContext()),
-    checkSpend: (intent) => moneyPath.spend.check(intent),
-    order: (intent, key) => desk.create(intent, key),
+    checkSpend: async (intent) =>
+      (await agentSaleRefusal(moneyPath.agents, intent)) ?? moneyPath.spend.check(intent),
+    order: async (intent, key, total) => {
+      // An agent's sale: the float holds the total first (refusing what the float or limits refuse).
+      if (intent.agent && total) await holdForSale(moneyPath.agents, intent.agent.msisdn, key, total);
+      return desk.create(intent, key);
+    },
+    agentOf: async (msisdn) => {
+      const agent = await moneyPath.agents.registry.get(msisdn);
+      if (!agent) return null;
+      return {
+        status: agent.status,
+        lockedUntil: agent.lockedUntil ? localTime(agent.lockedUntil, config.timeZone) : null,
+        accountId: agent.funding.kind === 'account' ? agent.funding.debitedAccountId : null,
+      };
+    },
+    verifyPin: async (msisdn, pin) => {
+      const check = await moneyPath.agents.registry.verifyPin(msisdn, pin);
+      if (check.status === 'locked')
+        return { status: 'locked', until: localTime(check.until.toISOString(), config.timeZone) };
+      if (check.status === 'ok') return { status: 'ok', mustChangePin: check.mustChangePin };
+      return check.status === 'wrong'
+        ? { status: 'wrong', attemptsLeft: check.attemptsLeft }
+        : { status: check.status };
+    },
+    agentFloat: async (msisdn) => {
+      const agent = await moneyPath.agents.registry.get(msisdn);
+      if (!agent || agent.funding.kind !== 'float') return null;
+      const balance = await moneyPath.agents.float.balance(msisdn);
+      return {
+        available: moneyPath.agents.float.money(balance.availableMinor),
+        held: moneyPath.agents.float.money(balance.heldMinor),
+      };
+    },
     recentPurchases: (msisdn) => desk.listByMsisdn(msisdn, { state: 'succeeded', limit: 10 }),
     resend: (purchaseId, requestKey) => desk.resendSms(purchaseId, requestKey),
     languages: () => languages,

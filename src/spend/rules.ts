@@ -60,7 +60,10 @@ export type SpendRefusal =
   | { code: 'spend_above_maximum'; limit: Money }
   | { code: 'spend_daily_value'; limit: Money; resetsOn: string }
   | { code: 'spend_daily_count'; count: number; resetsOn: string }
-  | { code: 'spend_blocked' };
+  | { code: 'spend_blocked' }
+  /** A field agent's own float and limits (src/agents/): the amount screen names them. */
+  | { code: 'agent_insufficient'; available: Money }
+  | { code: 'agent_over_limit'; limit: string; value: string };
 
 /** A refusal as an error, for the places that hand one back through a promise (order, quote). */
 export class SpendRefusedError extends Error {
@@ -86,6 +89,10 @@ export function refusalText(refusal: SpendRefusal): { key: string; params: Recor
       return { key: 'spend.dailyCount', params: { count: refusal.count, date: refusal.resetsOn } };
     case 'spend_blocked':
       return { key: 'spend.blocked', params: {} };
+    case 'agent_insufficient':
+      return { key: 'spend.agentInsufficient', params: { available: formatMoney(refusal.available) } };
+    case 'agent_over_limit':
+      return { key: 'spend.agentOverLimit', params: { limit: refusal.limit, value: refusal.value } };
   }
 }
 
