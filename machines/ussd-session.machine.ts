@@ -99,7 +99,11 @@ export const ussdMachine = setup({
     menu: {
       ...waiting('menu', false),
       // A verified agent's home is the agent menu (HOME, BACK and the end of a flow land here).
-      always: { guard: 'verifiedAgent', target: 'agentMenu' },
+      // An agent who has not passed the PIN never reaches the subscriber menu.
+      always: [
+        { guard: 'verifiedAgent', target: 'agentMenu' },
+        { guard: 'isAgentCaller', target: 'agentPin' },
+      ],
       on: {
         CHOOSE: [
           { guard: 'choseProduct', target: 'productChosen', actions: 'selectProduct' },
@@ -239,7 +243,8 @@ export const ussdMachine = setup({
         onDone: [
           {
             guard: ({ event }) => event.output.status === 'ok' && event.output.mustChangePin,
-            target: 'agentMustChangePin',
+            target: 'agentNewPin',
+            actions: ['pinVersion', { type: 'notice', params: { key: 'agent.pin.chooseOwn' } }],
           },
           {
             guard: ({ event }) => event.output.status === 'ok',
@@ -265,6 +270,8 @@ export const ussdMachine = setup({
         CHOOSE: [
           { guard: 'choseProduct', target: 'productChosen', actions: 'selectProduct' },
           { guard: { type: 'chose', params: { id: 'float' } }, target: 'agentFloatLoading' },
+          { guard: { type: 'chose', params: { id: 'sales' } }, target: 'agentSalesLoading' },
+          { guard: { type: 'chose', params: { id: 'pin' } }, target: 'agentOldPin' },
           { guard: { type: 'chose', params: { id: 'language' } }, target: 'language' },
           {
             target: 'agentMenu',
@@ -310,7 +317,135 @@ export const ussdMachine = setup({
       on: { BACK: toMenu, HOME: toMenu, CHOOSE: toMenu, TEXT: toMenu },
     },
 
-    agentMustChangePin: end('agent.mustChangePin'),
+    /** Change PIN: the current one, the new one (hashed at once), the new one again. */
+    agentOldPin: {
+      ...waiting('agentOldPin', false),
+      on: { TEXT: 'agentOldPinCheck', CHOOSE: 'agentOldPinCheck', BACK: toMenu, HOME: toMenu },
+    },
+    agentOldPinCheck: {
+      invoke: {
+        src: 'verifyPin',
+        input: ({ context, event }) => ({
+          msisdn: context.msisdn,
+          pin: event.type === 'TEXT' ? event.text.trim() : '',
+        }),
+        onDone: [
+          {
+            guard: ({ event }) => event.output.status === 'ok',
+            target: 'agentNewPin',
+            actions: 'pinVersion',
+          },
+          {
+            guard: ({ event }) => event.output.status === 'wrong',
+            target: 'agentOldPin',
+            actions: 'wrongPin',
+          },
+          {
+            guard: ({ event }) => event.output.status === 'locked',
+            target: 'agentLocked',
+            actions: 'lockedUntil',
+          },
+          { target: 'agentDisabled' },
+        ],
+        onError: { target: 'unavailable', actions: withError('recordError') },
+      },
+      on: {
+        TIMEOUT: { target: 'agentOldPin', actions: { type: 'notice', params: { key: 'error.timeout' } } },
+      },
+    },
+    agentNewPin: {
+      ...waiting('agentNewPin', false),
+      on: { TEXT: 'agentNewPinCheck', CHOOSE: 'agentNewPinCheck', BACK: toMenu, HOME: toMenu },
+    },
+    agentNewPinCheck: {
+      invoke: {
+        src: 'newPinCandidate',
+        input: ({ context, event }) => ({
+          msisdn: context.msisdn,
+          pin: event.type === 'TEXT' ? event.text.trim() : '',
+        }),
+        onDone: [
+          { guard: ({ event }) => event.output.ok, target: 'agentRepeatPin', actions: 'pinCandidate' },
+          { target: 'agentNewPin', actions: 'pinProblem' },
+        ],
+        onError: { target: 'unavailable', actions: withError('recordError') },
+      },
+      on: {
+        TIMEOUT: { target: 'agentNewPin', actions: { type: 'notice', params: { key: 'error.timeout' } } },
+      },
+    },
+    agentRepeatPin: {
+      ...waiting('agentRepeatPin', false),
+      on: { TEXT: 'agentPinSave', CHOOSE: 'agentPinSave', BACK: toMenu, HOME: toMenu },
+    },
+    agentPinSave: {
+      invoke: {
+        src: 'savePin',
+        input: ({ context, event }) => ({
+          msisdn: context.msisdn,
+          candidate: context.agent?.candidate ?? null,
+          repeated: event.type === 'TEXT' ? event.text.trim() : '',
+          pinVersion: context.agent?.pinVersion ?? -1,
+        }),
+        onDone: [
+          { guard: ({ event }) => event.output === 'changed', target: 'agentMenu', actions: 'pinChanged' },
+          {
+            guard: ({ event }) => event.output === 'mismatch',
+            target: 'agentNewPin',
+            actions: { type: 'notice', params: { key: 'agent.pin.mismatch' } },
+          },
+          { target: 'agentPinStale' },
+        ],
+        onError: { target: 'unavailable', actions: withError('recordError') },
+      },
+    },
+    agentPinStale: end('agent.pin.stale'),
+
+    /** Last sales: the agent's last five, each can send its receipt again. */
+    agentSalesLoading: {
+      invoke: {
+        src: 'agentSales',
+        input: ({ context }) => ({ msisdn: context.msisdn }),
+        onDone: { target: 'agentSales', actions: assign(({ event }) => ({ sales: event.output })) },
+        onError: { target: 'unavailable', actions: withError('recordError') },
+      },
+    },
+    agentSales: {
+      ...waiting('agentSales', false),
+      on: {
+        CHOOSE: [
+          {
+            guard: ({ context, event }) =>
+              (context.sales ?? []).some((x) => `sale:${x.purchaseId}` === event.optionId),
+            target: 'agentReceiptResend',
+            actions: assign(({ event }) => ({ resendId: event.optionId.slice('sale:'.length) })),
+          },
+          {
+            target: 'agentSales',
+            reenter: true,
+            actions: { type: 'notice', params: { key: 'error.invalidChoice' } },
+          },
+        ],
+        TEXT: {
+          target: 'agentSales',
+          reenter: true,
+          actions: { type: 'notice', params: { key: 'error.invalidChoice' } },
+        },
+        BACK: toMenu,
+        HOME: toMenu,
+      },
+    },
+    agentReceiptResend: {
+      invoke: {
+        src: 'resendReceipt',
+        input: ({ context }) => ({
+          purchaseId: context.resendId ?? '',
+          key: `${context.aggregator}:${context.sessionId}:${context.startedAt}:${context.resendId}`,
+        }),
+        onDone: { target: 'agentMenu', actions: { type: 'notice', params: { key: 'agent.receiptSent' } } },
+        onError: { target: 'unavailable', actions: withError('recordError') },
+      },
+    },
     agentDisabled: end('agent.disabled'),
     agentLocked: { type: 'final', tags: SETTLED_TAG, entry: 'showNoticeFinal' },
 

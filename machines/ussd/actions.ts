@@ -52,6 +52,10 @@ const PROMPTS = {
   agentMenu: screens.agentMenuScreen,
   customer: screens.customerScreen,
   agentFloat: screens.agentFloatScreen,
+  agentOldPin: screens.agentOldPinScreen,
+  agentNewPin: screens.agentNewPinScreen,
+  agentRepeatPin: screens.agentRepeatPinScreen,
+  agentSales: screens.agentSalesScreen,
 } satisfies Record<string, (ctx: UssdContext) => Screen>;
 
 /** A prompt the machine can show. */
@@ -81,6 +85,28 @@ export const actions = {
   }),
   lockedNotice: update(({ context }) => ({
     notice: { key: 'agent.locked', params: { until: context.agent?.lockedUntil ?? '' } },
+  })),
+  pinVersion: update(({ context, event }) => {
+    const out = (event as unknown as { output: { pinVersion?: number } }).output;
+    return { agent: context.agent ? { ...context.agent, pinVersion: out.pinVersion } : null };
+  }),
+  pinCandidate: update(({ context, event }) => {
+    const out = (
+      event as unknown as { output: { candidate?: NonNullable<UssdContext['agent']>['candidate'] } }
+    ).output;
+    return { agent: context.agent ? { ...context.agent, candidate: out.candidate ?? null } : null };
+  }),
+  pinProblem: update(({ event }) => {
+    const out = (event as unknown as { output: { problem?: string } }).output;
+    return {
+      notice: {
+        key: `agent.pin.problem.${out.problem === 'weak' || out.problem === 'same' ? out.problem : 'format'}`,
+      },
+    };
+  }),
+  pinChanged: update(({ context }) => ({
+    agent: context.agent ? { ...context.agent, verified: true, candidate: null } : null,
+    notice: { key: 'agent.pin.changed' },
   })),
   takeCustomer: update(({ context, event }) => ({ customer: customerNumber(context, typed(event)) })),
   /** A closing screen that says why (the notice set by the refusal). */

@@ -37,6 +37,22 @@ export interface DialogueServices {
   verifyPin?(msisdn: string, pin: string): Promise<PinOutcome>;
   /** A float agent's float (null: funded by an account). */
   agentFloat?(msisdn: string): Promise<{ available: Money; held: Money } | null>;
+  /** A new PIN checked and hashed (the hash may be kept between the PIN and its repetition). */
+  newPinCandidate?(
+    msisdn: string,
+    pin: string,
+  ): Promise<{ ok: true; candidate: PinHash } | { ok: false; problem: string }>;
+  /** The repeated PIN against the candidate, then the change (only if the PIN checked is still the current one). */
+  savePin?(
+    msisdn: string,
+    candidate: PinHash,
+    repeated: string,
+    pinVersion: number,
+  ): Promise<'changed' | 'mismatch' | 'stale'>;
+  /** The agent's last sales, newest first. */
+  agentSales?(msisdn: string): Promise<SaleItem[]>;
+  /** The agent's receipt of a sale again, by SMS; the same request key sends it once. */
+  resendReceipt?(purchaseId: string, requestKey: string): Promise<void>;
   /** The caller's succeeded purchases, newest first. */
   recentPurchases(msisdn: string): Promise<PurchaseRecord[]>;
   /** Queue the purchase's SMS again; the same request key sends it once. */
@@ -51,11 +67,27 @@ export interface DialogueServices {
 
 /** What a PIN check found. */
 export type PinOutcome =
-  | { status: 'ok'; mustChangePin: boolean }
+  | { status: 'ok'; mustChangePin: boolean; pinVersion: number }
   | { status: 'wrong'; attemptsLeft: number }
   | { status: 'locked'; until: string }
   | { status: 'disabled' }
   | { status: 'not_agent' };
+
+/** A hashed PIN candidate: salt, hash and scrypt parameters — never the PIN. */
+export interface PinHash {
+  hash: string;
+  salt: string;
+  params: { N: number; r: number; p: number; keyLen: number };
+}
+
+/** One of an agent's last sales as the "Last sales" screen shows it. */
+export interface SaleItem {
+  purchaseId: string;
+  date: string;
+  identifier: string;
+  total: Money;
+  state: string;
+}
 
 /** Where the operator's own problems are reported (the gateway's log unless a test listens). */
 export type OperatorProblemReport = (call: string, error: ServiceErrorInfo) => void;
@@ -90,6 +122,16 @@ export const unprovidedActors = {
   agentFloat: fromPromise<{ available: Money; held: Money } | null, { msisdn: string }>(
     notProvided('agentFloat'),
   ),
+  newPinCandidate: fromPromise<
+    { ok: true; candidate: PinHash } | { ok: false; problem: string },
+    { msisdn: string; pin: string }
+  >(notProvided('newPinCandidate')),
+  savePin: fromPromise<
+    'changed' | 'mismatch' | 'stale',
+    { msisdn: string; candidate: PinHash | null; repeated: string; pinVersion: number }
+  >(notProvided('savePin')),
+  agentSales: fromPromise<SaleItem[], { msisdn: string }>(notProvided('agentSales')),
+  resendReceipt: fromPromise<void, { purchaseId: string; key: string }>(notProvided('resendReceipt')),
   recentPurchases: fromPromise<TokenItem[], { msisdn: string }>(notProvided('recentPurchases')),
   resend: fromPromise<void, { purchaseId: string; key: string }>(notProvided('resend')),
 };
@@ -174,6 +216,26 @@ export function dialogueActors(
     ),
     agentFloat: fromPromise(({ input }) =>
       call('agentFloat', async () => (services.agentFloat ? services.agentFloat(input.msisdn) : null)),
+    ),
+    newPinCandidate: fromPromise(({ input }) =>
+      call('newPinCandidate', async () =>
+        services.newPinCandidate
+          ? services.newPinCandidate(input.msisdn, input.pin)
+          : ({ ok: false, problem: 'format' } as const),
+      ),
+    ),
+    savePin: fromPromise(({ input }) =>
+      call('savePin', async () =>
+        services.savePin && input.candidate
+          ? services.savePin(input.msisdn, input.candidate, input.repeated, input.pinVersion)
+          : ('stale' as const),
+      ),
+    ),
+    agentSales: fromPromise(({ input }) =>
+      call('agentSales', async () => (services.agentSales ? services.agentSales(input.msisdn) : [])),
+    ),
+    resendReceipt: fromPromise(({ input }) =>
+      call('resendReceipt', async () => services.resendReceipt?.(input.purchaseId, input.key)),
     ),
     recentPurchases: fromPromise(({ input }) =>
       call('recentPurchases', async () => {

@@ -25,6 +25,14 @@ export interface AgentView {
   accountId: number | null;
   /** The PIN was checked in this dialogue. */
   verified: boolean;
+  /** The version of the PIN checked (a PIN change applies only if it is still the current one). */
+  pinVersion?: number;
+  /** A new PIN being chosen, hashed (never the PIN). */
+  candidate?: {
+    hash: string;
+    salt: string;
+    params: { N: number; r: number; p: number; keyLen: number };
+  } | null;
 }
 
 /** One "My tokens" entry, reduced to what the screen shows and what resend needs. */
@@ -99,6 +107,8 @@ export interface UssdContext {
   customer?: string | null;
   /** The agent's float as last read (the float screen). */
   agentFloat?: { available: Money; held: Money } | null;
+  /** The agent's last sales (the "Last sales" screen). */
+  sales?: Array<{ purchaseId: string; date: string; identifier: string; total: Money; state: string }>;
 }
 
 /** What a guard or an action of the dialogue is given. */

@@ -44,6 +44,7 @@ export const guards = {
       routeQuoteError(errorInfo(params.error), context.productType === 'AIRTIME')) === params.route,
   /** Field agents (see agent.ts). */
   verifiedAgent: ({ context }: DialogueArgs) => context.agent?.verified === true,
+  isAgentCaller: ({ context }: DialogueArgs) => context.agent !== null && context.agent !== undefined,
   agentAirtime: ({ context }: DialogueArgs) =>
     context.agent?.verified === true && context.productType === 'AIRTIME',
   needsCustomer: ({ context }: DialogueArgs) =>

@@ -135,9 +135,38 @@ export function agentMenuScreen(ctx: UssdContext): Screen {
         label: key(`agent.sell.${p.productType}`),
       })),
       { id: 'float', label: key('agent.floatOption') },
+      { id: 'sales', label: key('agent.salesOption') },
+      { id: 'pin', label: key('agent.pinOption') },
       { id: OPT.language, label: key('menu.language') },
     ],
   };
+}
+
+/** A PIN screen: secret input, masked by the engine in what it stores. */
+const pinScreen = (ctx: UssdContext, k: string): Screen => ({
+  body: withNotice(ctx, [key(k)]),
+  expectsText: true,
+  secret: true,
+  home: ctx.agent?.verified === true,
+});
+export const agentOldPinScreen = (ctx: UssdContext) => pinScreen(ctx, 'agent.pin.current');
+export const agentNewPinScreen = (ctx: UssdContext) => pinScreen(ctx, 'agent.pin.new');
+export const agentRepeatPinScreen = (ctx: UssdContext) => pinScreen(ctx, 'agent.pin.repeat');
+
+export function agentSalesScreen(ctx: UssdContext): Screen {
+  const sales = ctx.sales ?? [];
+  if (sales.length === 0) return prompt(ctx, [key('agent.sales.none')], {});
+  return prompt(ctx, [key('agent.sales.title')], {
+    options: sales.map((x) => ({
+      id: `sale:${x.purchaseId}`,
+      label: key('agent.sales.item', {
+        date: x.date,
+        identifier: x.identifier,
+        total: formatMoney(x.total),
+        state: x.state,
+      }),
+    })),
+  });
 }
 
 export function customerScreen(ctx: UssdContext): Screen {

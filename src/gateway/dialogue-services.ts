@@ -124,11 +124,33 @@ export function dialogueServices(
       const check = await moneyPath.agents.registry.verifyPin(msisdn, pin);
       if (check.status === 'locked')
         return { status: 'locked', until: localTime(check.until.toISOString(), config.timeZone) };
-      if (check.status === 'ok') return { status: 'ok', mustChangePin: check.mustChangePin };
+      if (check.status === 'ok')
+        return { status: 'ok', mustChangePin: check.mustChangePin, pinVersion: check.pinVersion };
       return check.status === 'wrong'
         ? { status: 'wrong', attemptsLeft: check.attemptsLeft }
         : { status: check.status };
     },
+    newPinCandidate: async (msisdn, pin) => {
+      const made = await moneyPath.agents.registry.newPinCandidate(msisdn, pin);
+      return made.ok ? { ok: true, candidate: made.candidate } : { ok: false, problem: made.problem };
+    },
+    savePin: async (msisdn, candidate, repeated, pinVersion) => {
+      if (!(await moneyPath.agents.registry.candidateMatches(candidate, repeated))) return 'mismatch';
+      const saved = await moneyPath.agents.registry.setNewPin(msisdn, candidate, pinVersion);
+      return saved.status === 'changed' ? 'changed' : 'stale';
+    },
+    agentSales: async (msisdn) =>
+      (await desk.listByMsisdn(msisdn, { limit: 50 }))
+        .filter((r) => r.intent.agent?.msisdn === msisdn)
+        .slice(0, 5)
+        .map((r) => ({
+          purchaseId: r.id,
+          date: r.createdAt.slice(0, 10),
+          identifier: r.intent.subscriberIdentifier,
+          total: r.result?.total ?? r.intent.amount,
+          state: r.state,
+        })),
+    resendReceipt: (purchaseId, requestKey) => moneyPath.resendReceipt(purchaseId, requestKey),
     agentFloat: async (msisdn) => {
       const agent = await moneyPath.agents.registry.get(msisdn);
       if (!agent || agent.funding.kind !== 'float') return null;

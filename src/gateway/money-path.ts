@@ -22,6 +22,8 @@ import { InboundHub } from '../channels/sms/inbound/hub';
 import { MemorySpendStore, RedisSpendStore, Spend } from '../spend';
 import { createAgents, type Agents } from '../agents';
 import { agentSettlement } from '../agents/settlement';
+import { composeAgentReceipt } from '../purchases/notify/compose';
+import { notificationId } from '../purchases/notify/types';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
 import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from '../purchases/store';
 import { createPurchaseService, type PurchaseService } from '../vas';
@@ -60,6 +62,8 @@ export interface MoneyPath {
   spend: Spend;
   /** Field agents: the registry (PINs, lockout) and the float with its daily limits. */
   agents: Agents;
+  /** An agent's receipt of a settled sale again (only the receipt); the same key sends it once. */
+  resendReceipt(purchaseId: string, requestKey: string): Promise<void>;
   /** Delivery reports on outgoing SMS (the inbound SMS routes feed them in). */
   deliveries: DeliveryReports;
   /** What the SMS driver's own link receives (SMPP deliver_sm); the SMS channel connects to it. */
@@ -166,11 +170,12 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     backing.redis ? new RedisSpendStore(backing.redis, config.redisPrefix) : new MemorySpendStore(),
     config.spend,
   );
+  const settlement = agentSettlement(agents);
   const notifier = createNotifier({
     queue: backing.sms,
     locales,
     senderId: config.sms.senderId,
-    agents: agentSettlement(agents),
+    agents: settlement,
   });
   const desk = createPurchaseDesk({
     store: metrics ? instrumentPurchaseStore(backing.purchases, metrics) : backing.purchases,
@@ -202,6 +207,20 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     inbound,
     spend,
     agents,
+    async resendReceipt(purchaseId, requestKey) {
+      const record = await desk.get(purchaseId);
+      const agent = record?.intent.agent;
+      if (!record || !agent) return;
+      const receipt = composeAgentReceipt(record, locales, await settlement.floatOf(agent.msisdn));
+      if (!receipt) return;
+      await backing.sms.enqueue({
+        id: notificationId(record.id, `receipt:${requestKey}`, receipt.to),
+        purchaseId: record.id,
+        to: receipt.to,
+        message: receipt.message,
+        ...(config.sms.senderId !== undefined && { from: config.sms.senderId }),
+      });
+    },
     deliveries: new DeliveryReports(backing.sms.store, backing.sms, config.sms.retry, (state) =>
       metrics?.smsDeliveryReports.inc({ state }),
     ),

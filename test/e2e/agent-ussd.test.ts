@@ -56,7 +56,7 @@ it('sells electricity to a customer: PIN, menu, quote with the float after, toke
   ]);
   expect(replies[0].screen).toBe('Agent: enter your PIN:');
   expect(replies[1].screen).toMatch(
-    /^Agent menu:\n1 Sell electricity\n2 Sell airtime\n3 Sell water\n4 Float balance\n5 Language/,
+    /^Agent menu:\n1 Sell electricity\n2 Sell airtime\n3 Sell water\n4 Float balance\n5 Last sales\n6 Change PIN\n7 Language/,
   );
   expect(replies[4].screen).toMatch(/^Customer's phone number/);
   expect(replies[5].screen).toMatch(/Total: BWP 101.50\nFloat after sale: BWP 198.50\n1 Sell\n2 Cancel/);
@@ -107,4 +107,48 @@ it('an amount over the float is refused on the amount screen, the float named', 
   ]);
   // Checked before any quote; back on the amount prompt with the float named.
   expect(replies[5].screen).toMatch(/^Float too low: BWP 20.00 available\.\nEnter the amount/);
+});
+
+it('first use: the one-time PIN leads to choosing a PIN over USSD; Last sales re-sends a receipt', async () => {
+  const agent = newPhone();
+  const added = await axios.post(
+    `${gateway.url}/admin/agents`,
+    { msisdn: agent, name: 'Rra Molefe', float: true },
+    auth,
+  );
+  await axios.post(
+    `${gateway.url}/admin/agents/${agent}/credits`,
+    { amount: 'BWP 100.00', reference: `f-${agent}` },
+    auth,
+  );
+  const oneTime = added.data.oneTimePin as string;
+  const first = await dialogue(gateway, `fu-${agent}`, agent, [
+    oneTime,
+    '1234',
+    '6049',
+    '6048',
+    '6049',
+    '6049',
+  ]);
+  expect(first[1].screen).toBe('First choose your own PIN.\nEnter a new PIN (4 to 6 digits):');
+  expect(first[2].screen).toMatch(/^Too easy to guess/);
+  expect(first[4].screen).toBe('The two PINs differ. Try again.\nEnter a new PIN (4 to 6 digits):');
+  expect(first[6].screen).toMatch(/^Your PIN is changed\.\nAgent menu:/);
+
+  // A sale, then Last sales → the receipt again (only the receipt).
+  const customer = newPhone();
+  await dialogue(gateway, `fs-${agent}`, agent, ['6049', '1', TEST_METERS.active, '20', customer, '1']);
+  const receipt = (await waitForSms(gateway, agent, 1))[0].message;
+  const last = await dialogue(gateway, `fl-${agent}`, agent, ['6049', '5', '1']);
+  expect(last[2].screen).toMatch(/^Last sales .*\n1 \d{4}-\d{2}-\d{2} 01234567890 BWP 21.50 /);
+  expect(last[3].screen).toMatch(/^The receipt is sent again by SMS\.\nAgent menu:/);
+  const again = await waitForSms(gateway, agent, 2);
+  expect(again[0].message).toBe(receipt);
+  expect(await waitForSms(gateway, customer, 1)).toHaveLength(1);
+
+  // Change PIN from the menu; the old one no longer works.
+  const change = await dialogue(gateway, `fc-${agent}`, agent, ['6049', '6', '6049', '7315', '7315']);
+  expect(change[5].screen).toMatch(/^Your PIN is changed\./);
+  const old = await dialogue(gateway, `fo-${agent}`, agent, ['6049']);
+  expect(old[1].screen).toMatch(/^Wrong PIN/);
 });

@@ -4,7 +4,7 @@ import winston from 'winston';
 import type { Gateway } from '../../src/gateway/app';
 import { logger } from '../../src/observability/logger';
 import { TEST_METERS } from '../../src/sandbox';
-import { ledger, newPhone, outbox, startTestGateway, waitForSms } from '../e2e/harness';
+import { dialogue, ledger, newPhone, outbox, startTestGateway, waitForSms } from '../e2e/harness';
 import { keysUnder, testRedis, type TestRedis } from '../support/redis';
 
 /**
@@ -129,6 +129,10 @@ it('sells electricity by SMS with the PIN: token to the customer, receipt to the
   );
   const statement = await axios.get(`${gateway.url}/admin/agents/${agent}/statement`, auth);
   expect(JSON.stringify(statement.data)).toMatch(/"derivedMinor":39850/);
+
+  // Over USSD too (the engine masks the PIN in the session it stores in Redis).
+  const ussd = await dialogue(gateway, `agent-ussd-${agent}`, agent, [pin, '4']);
+  expect(ussd[2].screen).toMatch(/^Float: BWP 398.50 available/);
 
   // Never a PIN in Redis, logs or admin responses.
   const keys = await keysUnder(redis.redis, redis.prefix);
