@@ -225,7 +225,7 @@ export function finalScreen(message: LocalText): Screen {
 
 export function doneScreen(ctx: UssdContext): Screen {
   const airtime = ctx.quote?.intent.productType === 'AIRTIME';
-  return finalScreen(
-    key(airtime ? 'confirm.doneAirtime' : 'confirm.done', { msisdn: maskMsisdn(ctx.msisdn) }),
-  );
+  // The SMS goes to whoever gets the token: the caller, or an agent's customer.
+  const to = ctx.quote?.intent.agent ? ctx.quote.intent.beneficiaryMsisdn : ctx.msisdn;
+  return finalScreen(key(airtime ? 'confirm.doneAirtime' : 'confirm.done', { msisdn: maskMsisdn(to) }));
 }

@@ -61,6 +61,7 @@ it('sells electricity to a customer: PIN, menu, quote with the float after, toke
   expect(replies[4].screen).toMatch(/^Customer's phone number/);
   expect(replies[5].screen).toMatch(/Total: BWP 101.50\nFloat after sale: BWP 198.50\n1 Sell\n2 Cancel/);
   expect(replies[6].end).toBe(true);
+  expect(replies[6].screen).toContain(`267****${customer.slice(-4)}`);
   expect((await waitForSms(gateway, customer, 1))[0].message).toMatch(/Token: /);
   const receipt = (await waitForSms(gateway, agent, 2))[0].message;
   expect(receipt).toMatch(
