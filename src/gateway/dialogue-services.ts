@@ -5,9 +5,10 @@ import { currentRequestId } from '../observability/logger';
 import type { Account, CallContext, Catalogue, PurchaseService } from '../vas';
 import type { MoneyPath } from './money-path';
 import type { Agents } from '../agents';
+import { saleRefusalOf } from '../agents/refusal';
 import type { PurchaseIntent } from '../purchases/types';
 import { SpendRefusedError, type SpendRefusal } from '../spend/rules';
-import { formatMoney, type Money } from '../vas/money';
+import type { Money } from '../vas/money';
 
 /** How long the debited account (id, currency) is reused before asking the service again. */
 const ACCOUNT_CACHE_MS = 5 * 60 * 1000;
@@ -56,27 +57,7 @@ async function agentSaleRefusal(agents: Agents, intent: PurchaseIntent): Promise
   if (!intent.agent) return null;
   const agent = await agents.registry.get(intent.agent.msisdn);
   if (!agent) return { code: 'spend_blocked' };
-  return saleRefusal(agents, await agents.float.checkSale(agent, intent.amount.minor));
-}
-
-function saleRefusal(
-  agents: Agents,
-  refused: {
-    reason?: string;
-    status?: string;
-    availableMinor?: number;
-    limit?: string;
-    limitValue?: number;
-  } | null,
-): SpendRefusal | null {
-  if (!refused) return null;
-  if (refused.reason === 'insufficient' || refused.status === 'insufficient')
-    return { code: 'agent_insufficient', available: agents.float.money(refused.availableMinor ?? 0) };
-  const value =
-    refused.limit === 'day_count'
-      ? String(refused.limitValue ?? 0)
-      : formatMoney(agents.float.money(refused.limitValue ?? 0));
-  return { code: 'agent_over_limit', limit: (refused.limit ?? '').replace('_', ' '), value };
+  return saleRefusalOf(agents.float, await agents.float.checkSale(agent, intent.amount.minor));
 }
 
 /** Hold an agent sale's total on its float under the purchase key; throws SpendRefusedError when refused. */
@@ -85,7 +66,7 @@ async function holdForSale(agents: Agents, msisdn: string, key: string, total: M
   if (!agent) throw new SpendRefusedError({ code: 'spend_blocked' });
   const held = await agents.float.reserve(agent, key, total.minor);
   const refusal =
-    held.status === 'insufficient' || held.status === 'over_limit' ? saleRefusal(agents, held) : null;
+    held.status === 'insufficient' || held.status === 'over_limit' ? saleRefusalOf(agents.float, held) : null;
   if (refusal) throw new SpendRefusedError(refusal);
 }
 

@@ -18,6 +18,7 @@ import {
   type SmsCommand,
 } from '../commands/grammar';
 import type { Agent, Agents } from '../../../agents';
+import { saleRefusalOf } from '../../../agents/refusal';
 import { Keywords, type CommandName } from '../commands/keywords';
 import type { InboundSms, PinVerdict } from '../inbound/types';
 import { refusalText, SpendRefusedError, type SpendRefusal } from '../../../spend/rules';
@@ -488,28 +489,15 @@ export class SmsConversation {
     return 'answered';
   }
 
-  /** A sale refused by the agent's float or limits, named. */
+  /** A sale refused by the agent's float or limits, named (the same words as on USSD). */
   private async saleRefused(
     turn: Turn,
-    refusal: {
-      status?: string;
-      reason?: string;
-      availableMinor?: number;
-      limit?: string;
-      limitValue?: number;
-    },
+    refused: Parameters<typeof saleRefusalOf>[1],
   ): Promise<ConversationOutcome> {
-    const float = this.services.agents!.float;
-    if (refusal.status === 'insufficient' || refusal.reason === 'insufficient')
-      await turn.say('sms.agent.insufficient', {
-        available: formatMoney(float.money(refusal.availableMinor ?? 0)),
-      });
-    else {
-      const value =
-        refusal.limit === 'day_count'
-          ? String(refusal.limitValue ?? 0)
-          : formatMoney(float.money(refusal.limitValue ?? 0));
-      await turn.say('sms.agent.overLimit', { limit: (refusal.limit ?? '').replace('_', ' '), value });
+    const refusal = saleRefusalOf(this.services.agents!.float, refused);
+    if (refusal) {
+      const text = refusalText(refusal);
+      await turn.say(text.key, text.params);
     }
     return 'refused';
   }
