@@ -96,13 +96,5 @@ export function asOf<T extends Pick<AgentRecord, 'status' | 'lockedUntil'>>(reco
   return record;
 }
 
-/** The local calendar day of `at` in `timeZone`, as `YYYY-MM-DD` (limits and lockouts count per day). */
-export function localDay(at: Date, timeZone: string): string {
-  // en-CA formats dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(at);
-}
+/** The local calendar day (limits and lockouts count per day): see src/i18n/local-time.ts. */
+export { localDay } from '../i18n/local-time';

@@ -5,6 +5,7 @@ import { currentRequestId } from '../observability/logger';
 import type { Account, CallContext, Catalogue, PurchaseService } from '../vas';
 import type { MoneyPath } from './money-path';
 import type { Agents } from '../agents';
+import { localTime } from '../i18n/local-time';
 import { saleRefusalOf } from '../agents/refusal';
 import type { PurchaseIntent } from '../purchases/types';
 import { SpendRefusedError, type SpendRefusal } from '../spend/rules';
@@ -43,13 +44,6 @@ export function debitAccountLookup(
     inFlight ??= fetchAccount().finally(() => (inFlight = null));
     return inFlight;
   };
-}
-
-/** `HH:MM` of an ISO instant in the operator's zone. */
-function localTime(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit' }).format(
-    new Date(iso),
-  );
 }
 
 /** An agent's sale checked against the agent's float and limits (nothing held), or null. */
@@ -97,14 +91,14 @@ export function dialogueServices(
       if (!agent) return null;
       return {
         status: agent.status,
-        lockedUntil: agent.lockedUntil ? localTime(agent.lockedUntil, config.timeZone) : null,
+        lockedUntil: agent.lockedUntil ? localTime(new Date(agent.lockedUntil), config.timeZone) : null,
         accountId: agent.funding.kind === 'account' ? agent.funding.debitedAccountId : null,
       };
     },
     verifyPin: async (msisdn, pin) => {
       const check = await moneyPath.agents.registry.verifyPin(msisdn, pin);
       if (check.status === 'locked')
-        return { status: 'locked', until: localTime(check.until.toISOString(), config.timeZone) };
+        return { status: 'locked', until: localTime(check.until, config.timeZone) };
       if (check.status === 'ok')
         return { status: 'ok', mustChangePin: check.mustChangePin, pinVersion: check.pinVersion };
       return check.status === 'wrong'

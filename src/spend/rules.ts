@@ -110,19 +110,4 @@ export function checkAmount(
   return null;
 }
 
-/** `YYYY-MM-DD` of an instant in a zone. */
-export function localDay(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(at);
-}
-
-/** The local day after `day` (`2026-11-23` → `2026-11-24`): when a daily limit resets. */
-export function nextDay(day: string): string {
-  const d = new Date(`${day}T12:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString().slice(0, 10);
-}
+export { localDay, nextDay } from '../i18n/local-time';

@@ -1,8 +1,6 @@
-import { Writable } from 'node:stream';
+import { captureLogs } from '../support/logs';
 import axios from 'axios';
-import winston from 'winston';
 import type { Gateway } from '../../src/gateway/app';
-import { logger } from '../../src/observability/logger';
 import { TEST_METERS } from '../../src/sandbox';
 import { dialogue, ledger, newPhone, outbox, startTestGateway, waitForSms } from '../e2e/harness';
 import { keysUnder, testRedis, type TestRedis } from '../support/redis';
@@ -18,9 +16,7 @@ const ADMIN = 'agent-admin-token-0123456789';
 const auth = { headers: { authorization: `Bearer ${ADMIN}` } };
 let gateway: Gateway;
 let redis: TestRedis;
-const lines: string[] = [];
-let capture: winston.transport;
-let level = '';
+let logs: ReturnType<typeof captureLogs>;
 let seq = 0;
 
 beforeAll(async () => {
@@ -32,23 +28,10 @@ beforeAll(async () => {
     SMS_REPLIES_PER_MIN: '50',
     SMS_RATE_PER_MIN: '50',
   });
-  capture = new winston.transports.Stream({
-    stream: new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  });
-  level = logger.level;
-  logger.level = 'debug';
-  for (const t of logger.transports) t.silent = true;
-  logger.add(capture);
+  logs = captureLogs();
 });
 afterAll(async () => {
-  logger.remove(capture);
-  for (const t of logger.transports) t.silent = false;
-  logger.level = level;
+  logs.stop();
   await gateway.close();
   await redis.cleanup();
 });
@@ -149,7 +132,7 @@ it('sells electricity by SMS with the PIN: token to the customer, receipt to the
     }),
   );
   const admin = JSON.stringify((await axios.get(`${gateway.url}/admin/agents/${agent}`, auth)).data);
-  for (const where of [keys.join('\n'), values.join('\n'), lines.join('\n'), admin])
+  for (const where of [keys.join('\n'), values.join('\n'), logs.lines.join('\n'), admin])
     expect(where).not.toMatch(new RegExp(`(^|[^0-9])${pin}([^0-9]|$)`));
 });
 

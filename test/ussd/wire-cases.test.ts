@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
+import { captureLogs } from '../support/logs';
 import axios from 'axios';
-import winston from 'winston';
 import { ALL_ADAPTER_CASES } from '../../src/channels/ussd/cases';
 import { comvivaCredentialCases } from '../../src/channels/ussd/comviva/cases';
 import { GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
@@ -13,7 +12,6 @@ import {
   type DialSession,
 } from '../../src/channels/ussd/wire-cases';
 import type { Gateway } from '../../src/gateway/app';
-import { logger } from '../../src/observability/logger';
 import { newPhone, startTestGateway } from '../e2e/harness';
 
 /**
@@ -77,32 +75,17 @@ it('Comviva checks userid and password when they are configured', () => {
 
 describe('every adapter over HTTP', () => {
   let gateway: Gateway;
-  const lines: string[] = [];
-  let capture: winston.transport;
-  let level = '';
+  let logs: ReturnType<typeof captureLogs>;
 
   beforeAll(async () => {
     gateway = await startTestGateway({
       USSD_GENERIC_MAPPING: GENERIC_MAPPING,
       USSD_SCREEN_LIMIT_HUBTEL: '160',
     });
-    capture = new winston.transports.Stream({
-      stream: new Writable({
-        write(chunk, _enc, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    });
-    level = logger.level;
-    logger.level = 'debug';
-    for (const t of logger.transports) t.silent = true;
-    logger.add(capture);
+    logs = captureLogs();
   });
   afterAll(async () => {
-    logger.remove(capture);
-    for (const t of logger.transports) t.silent = false;
-    logger.level = level;
+    logs.stop();
     await gateway.close();
   });
 
@@ -158,9 +141,10 @@ describe('every adapter over HTTP', () => {
       const digits = session.msisdn;
       // The hops were logged (masked), so the check below looks at real lines.
       expect(
-        lines.filter((l) => l.includes('"message":"hop"') && l.includes(`"aggregator":"${name}"`)).length,
+        logs.lines.filter((l) => l.includes('"message":"hop"') && l.includes(`"aggregator":"${name}"`))
+          .length,
       ).toBeGreaterThan(0);
-      expect(lines.filter((l) => l.includes(digits))).toEqual([]);
+      expect(logs.lines.filter((l) => l.includes(digits))).toEqual([]);
     },
   );
 });

@@ -1,6 +1,7 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { isOperatorProblem, routeQuoteError } from '../../../../machines/ussd/errors';
 import { transliterate, type Locales } from '../../../i18n';
+import { localDay, localTime } from '../../../i18n/local-time';
 import { componentLogger, maskMsisdn } from '../../../observability/logger';
 import { normaliseMsisdn, regionFromLanguageTag, type CountryCode } from '../../../phone';
 import { purchaseRequest } from '../../../purchases/request';
@@ -476,7 +477,7 @@ export class SmsConversation {
         : sales
             .map((r) =>
               this.locales.t(turn.lang, 'sms.agent.salesItem', {
-                date: localDate(r.createdAt, this.settings.timeZone),
+                date: localDay(new Date(r.createdAt), this.settings.timeZone),
                 product: this.productName(turn.lang, r.intent.productType),
                 identifier: r.intent.subscriberIdentifier,
                 total: formatMoney(r.result?.total ?? r.intent.amount),
@@ -527,13 +528,8 @@ export class SmsConversation {
     return this.locales.t(lang, 'sms.agent.quote', { ...params, float: formatMoney(after) });
   }
 
-  /** `HH:MM` of an ISO instant in the operator's zone. */
   private localTime(iso: string): string {
-    return new Intl.DateTimeFormat('en-GB', {
-      timeZone: this.settings.timeZone,
-      hour: '2-digit',
-      minute: '2-digit',
-    }).format(new Date(iso));
+    return localTime(new Date(iso), this.settings.timeZone);
   }
 
   /** The last purchases' tokens, newest first, optionally for one identifier. */
@@ -558,7 +554,7 @@ export class SmsConversation {
       t.description ? `${t.description}: ${t.value}` : t.value,
     );
     return this.locales.t(lang, 'sms.mo.tokenItem', {
-      date: localDate(record.settledAt ?? record.createdAt, this.settings.timeZone),
+      date: localDay(new Date(record.settledAt ?? record.createdAt), this.settings.timeZone),
       product: this.productName(lang, record.intent.productType),
       identifier: record.intent.subscriberIdentifier,
       tokens: tokens.join('\n'),
@@ -720,14 +716,4 @@ function squash(text: string): string {
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** `YYYY-MM-DD` of an ISO instant in the operator's zone. */
-function localDate(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(new Date(iso));
 }
