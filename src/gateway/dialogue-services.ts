@@ -83,8 +83,16 @@ export function dialogueServices(
       (await agentSaleRefusal(moneyPath.agents, intent)) ?? moneyPath.spend.check(intent),
     order: async (intent, key, total) => {
       // An agent's sale: the float holds the total first (refusing what the float or limits refuse).
-      if (intent.agent && total) await holdForSale(moneyPath.agents, intent.agent.msisdn, key, total);
-      return desk.create(intent, key);
+      if (!intent.agent || !total) return desk.create(intent, key);
+      await holdForSale(moneyPath.agents, intent.agent.msisdn, key, total);
+      try {
+        return await desk.create(intent, key);
+      } catch (error) {
+        // Refused by the spending rules: nothing was bought, the float gets its hold back.
+        if (error instanceof SpendRefusedError)
+          await moneyPath.agents.float.release(intent.agent.msisdn, key);
+        throw error;
+      }
     },
     agentOf: async (msisdn) => {
       const agent = await moneyPath.agents.registry.get(msisdn);
