@@ -1,9 +1,13 @@
-# Production image of the USSD/SMS purchase gateway.
+# Production image of the USSD/SMS purchase gateway, on the current Node LTS (24).
 # Build: docker build -t ussd-gateway .
-# Run:   docker run -p 3000:3000 -e PURCHASE_API_BASE_URL=... -e REDIS_URL=redis://redis:6379 ussd-gateway
-# Without PURCHASE_API_BASE_URL the container runs the embedded sandbox (demo mode).
+# Run:   docker run --stop-timeout 40 -p 3000:3000 -e NODE_ENV=production \
+#          -e PURCHASE_API_BASE_URL=... -e REDIS_URL=redis://redis:6379 ... ussd-gateway
+# Worker: docker run --stop-timeout 40 -e HEALTH_PORT=3001 ... ussd-gateway node dist/src/worker.js
+# A graceful stop lets a running confirm finish (up to 35 s); Docker's default is 10 s, hence
+# --stop-timeout 40. Production refuses the embedded sandbox, in-memory stores and the SMS
+# outbox unless explicitly allowed (see the README's Production section).
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -16,16 +20,19 @@ COPY bench ./bench
 # The build copies Lua scripts and locales into dist/ beside the compiled modules.
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
-COPY --from=build --chown=node:node /app/dist ./dist
-COPY --chown=node:node package.json ./
+# The application belongs to root and is read-only to the user it runs as: a compromised
+# process cannot rewrite its own code.
+COPY --from=build --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --chown=root:root package.json ./
+RUN chmod -R a-w /app
 USER node
 EXPOSE 3000
+# The gateway answers /healthz on PORT; the worker on WORKER_HEALTH_PORT (3001): run it with
+# HEALTH_PORT=3001 so this check probes the right port.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-# Start the worker instead with: docker run --no-healthcheck ... node dist/src/worker.js
-# (the worker serves no HTTP: the health check above would mark it unhealthy and get it restarted).
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.HEALTH_PORT||process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 CMD ["node", "dist/src/main.js"]

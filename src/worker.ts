@@ -6,12 +6,62 @@
  */
 import { DurabilityError } from './redis/durability';
 import { ConfigError, loadConfig } from './config';
-import { startMoneyPath } from './gateway/money-path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startMoneyPath, type MoneyPath } from './gateway/money-path';
+import { startSmsChannel } from './gateway/sms-channel';
+import { RedisSessionStore } from './session/store';
+import { Catalogue } from './vas';
 import { componentLogger, setLogLevel } from './observability/logger';
 import { checkRedisReachable, PreflightError } from './redis/preflight';
 import { gracefulStop } from './observability/shutdown';
 
 const log = componentLogger('worker');
+
+/** Longest wait for Redis to answer a health check. */
+const HEALTH_PING_MS = 1000;
+
+/**
+ * `GET /healthz` of the worker (for Docker's HEALTHCHECK and orchestrators): 200 while Redis
+ * answers within a second, 503 otherwise. Port 0: any free port (tests), as for PORT.
+ */
+async function serveWorkerHealth(
+  moneyPath: MoneyPath,
+  port: number,
+): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/healthz') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+      return;
+    }
+    const ping = moneyPath.redis
+      ? Promise.race([
+          moneyPath.redis.ping().then(
+            () => true,
+            () => false,
+          ),
+          new Promise<boolean>((resolve) => setTimeout(resolve, HEALTH_PING_MS, false).unref()),
+        ])
+      : Promise.resolve(false);
+    void ping.then((ok) => {
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          status: ok ? 'ok' : 'degraded',
+          redis: ok ? 'ok' : 'unreachable',
+          role: 'worker',
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -26,11 +76,23 @@ async function main(): Promise<void> {
     purchaseServiceUrl: config.purchaseApi.baseUrl,
     runWorkers: true,
   });
-  log.info('purchase worker started', { prefix: config.redisPrefix });
+  // Inbound SMS commands are queued by the gateway and answered here too (GATEWAY_WORKERS=false).
+  const sessions = new RedisSessionStore(moneyPath.redis!, config.redisPrefix);
+  const sms = await startSmsChannel(config, moneyPath, new Catalogue(moneyPath.service), sessions, true);
+  const health = await serveWorkerHealth(moneyPath, config.workerHealthPort);
+  log.info('purchase worker started', {
+    prefix: config.redisPrefix,
+    health: `http://127.0.0.1:${health.port}/healthz`,
+  });
 
   const stop = gracefulStop({
     name: 'purchase worker',
-    close: () => moneyPath.close(),
+    close: async () => {
+      await health.close();
+      await sms.close();
+      await sessions.close();
+      await moneyPath.close();
+    },
     // A running confirm may finish; a dead Redis must not keep the worker from stopping.
     deadlineMs: config.purchaseApi.confirmTimeoutMs + 5000,
     log,

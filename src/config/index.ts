@@ -73,6 +73,7 @@ const EnvSchema = z.object({
   REDIS_WAIT_REPLICAS: int(1, 1, 16),
   REDIS_WAIT_TIMEOUT_MS: int(1000, 10, 30000),
   GATEWAY_WORKERS: bool(true),
+  WORKER_HEALTH_PORT: int(3001, 0, 65535),
   // Production refuses these unless allowed in so many words (see checkProduction).
   EMBEDDED_SANDBOX: bool(false),
   ALLOW_OUTBOX_SMS: bool(false),
@@ -183,6 +184,8 @@ export interface Config {
   redisDurability: { mode: RedisDurability; replicas: number; timeoutMs: number };
   /** Run purchase and SMS workers inside the gateway process (else only `npm run worker` does). */
   gatewayWorkers: boolean;
+  /** `npm run worker` serves `GET /healthz` here (0: any free port). */
+  workerHealthPort: number;
   ussd: {
     callbackSecret: string | undefined;
     allowedIps: string[];
@@ -476,6 +479,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: env.REDIS_WAIT_TIMEOUT_MS,
     },
     gatewayWorkers: env.GATEWAY_WORKERS,
+    workerHealthPort: env.WORKER_HEALTH_PORT,
     ussd: {
       callbackSecret: env.USSD_CALLBACK_SECRET,
       allowedIps,

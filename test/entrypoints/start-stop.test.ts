@@ -91,6 +91,8 @@ const WORKER_ENV = {
   PURCHASE_API_PASSWORD: 'password-value',
   PURCHASE_API_ORG_CODE: 'o',
   ALLOW_OUTBOX_SMS: 'true',
+  // Any free port: tests run side by side.
+  WORKER_HEALTH_PORT: '0',
 };
 
 describe('gateway entry (src/main.ts)', () => {
@@ -176,13 +178,20 @@ describe('worker entry (src/worker.ts)', () => {
     expect(line).toMatch(/^worker: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(REDIS_URL\)/);
   });
 
-  it('stops on SIGTERM with exit 0 and nothing on stderr', async () => {
+  it('answers GET /healthz while Redis does; stops on SIGTERM with exit 0 and nothing on stderr', async () => {
     const r = run('src/worker.ts', {
       ...WORKER_ENV,
       REDIS_URL: durableRedis.url,
       REDIS_PREFIX: `${PREFIX}-worker`,
     });
     await until(r, '"purchase worker started"');
+    const url = /"health":"(http:\/\/127\.0\.0\.1:\d+\/healthz)"/.exec(r.stdout())?.[1];
+    if (!url) throw new Error(r.stdout());
+    const health = await fetch(url);
+    expect([health.status, await health.json()]).toEqual([
+      200,
+      { status: 'ok', redis: 'ok', role: 'worker' },
+    ]);
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);
     expect(r.stderr()).toBe('');
