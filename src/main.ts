@@ -17,6 +17,17 @@ async function main(): Promise<void> {
   if (config.redisUrl) await checkRedisReachable(config.redisUrl);
   const gateway = await startGateway(config);
 
+  // Handlers first: whoever reads "gateway started" may stop the process at once.
+  const stop = gracefulStop({
+    name: 'gateway',
+    close: () => gateway.close(),
+    // In-process workers may be inside a confirm: let it finish, never hang on a dead Redis.
+    deadlineMs: config.purchaseApi.confirmTimeoutMs + 5000,
+    log,
+    exit: (code) => process.exit(code),
+  });
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   log.info('gateway started', {
     url: gateway.url,
     purchaseService: config.embeddedSandbox
@@ -44,17 +55,6 @@ async function main(): Promise<void> {
     `sms: curl -s ${gateway.url}/sms/africastalking${smsKey} -d id=demo-$RANDOM -d from=%2B26771234567 -d to=12345 ` +
       `-d date=now --data-urlencode 'text=ELEC 01234567890 100'   (then text=YES <code> from the quote; see README)`,
   );
-
-  const stop = gracefulStop({
-    name: 'gateway',
-    close: () => gateway.close(),
-    // In-process workers may be inside a confirm: let it finish, never hang on a dead Redis.
-    deadlineMs: config.purchaseApi.confirmTimeoutMs + 5000,
-    log,
-    exit: (code) => process.exit(code),
-  });
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 // A bug that escapes every handler: one JSON line for the operator, then the usual crash.
