@@ -85,6 +85,8 @@ export function dialogueActors(
     try {
       return await run();
     } catch (error) {
+      // The operator's own spending rules refusing a subscriber is no operator problem.
+      if (error instanceof SpendRefusedError) throw error;
       const info = errorInfo(error);
       if (isOperatorProblem(info, airtime)) report(name, info);
       throw error;
