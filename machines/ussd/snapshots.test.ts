@@ -42,6 +42,7 @@ describe('snapshot round-trip at every settled state', () => {
         'phone',
         'provider',
         'quote',
+        'refused',
         'resent',
         'stalled',
         'tokens',
@@ -59,13 +60,14 @@ describe('the persisted shape belongs to a machine version', () => {
     const keys = Object.keys(d.seen[0]!.context).sort();
     // Update both together: the engine discards snapshots of another version instead of crashing on them.
     expect({ version: USSD_MACHINE_VERSION, keys }).toEqual({
-      version: '2',
+      version: '3',
       keys: [
         'account',
         'aggregator',
         'airtimeFor',
         'amountMinor',
         'amountTries',
+        'backAsked',
         'identifier',
         'identifierTries',
         'language',

@@ -1,3 +1,4 @@
+import { localDate } from '../i18n/dates';
 import type { ProductType } from '../vas/port';
 import { formatMoney, parseDecimalAmount, type Money } from '../vas/money';
 
@@ -95,7 +96,11 @@ export function checkAmount(
   product: ProductType,
   amount: Money,
 ): SpendRefusal | null {
-  const range = rules.amounts[product];
+  return checkRange(rules.amounts[product], amount);
+}
+
+/** One range's check: below its minimum, above its maximum, or null. */
+export function checkRange(range: AmountRange, amount: Money): SpendRefusal | null {
   if (amount.minor < range.minMinor)
     return { code: 'spend_below_minimum', limit: { currency: amount.currency, minor: range.minMinor } };
   if (amount.minor > range.maxMinor)
@@ -103,14 +108,9 @@ export function checkAmount(
   return null;
 }
 
-/** `YYYY-MM-DD` of an instant in a zone. */
+/** `YYYY-MM-DD` of an instant in a zone: the day the daily limits count in. */
 export function localDay(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(at);
+  return localDate(at, timeZone);
 }
 
 /** The local day after `day` (`2026-11-23` → `2026-11-24`): when a daily limit resets. */
