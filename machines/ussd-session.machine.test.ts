@@ -18,6 +18,7 @@ import {
   choose,
   deferred,
   quoteFor,
+  keyOf,
   services,
   text,
   type Calls,
@@ -65,7 +66,8 @@ describe('main menu', () => {
       OPT.tokens,
       OPT.language,
     ]);
-    expect(d.screen.options?.[0].label).toEqual({ literal: 'Electricity' });
+    // The locale's product names, never the catalogue's English display names.
+    expect(d.screen.options?.[0].label).toEqual({ key: 'product.ELECTRICITY' });
     expect(d.body).toEqual(['menu.title']);
     expect(d.screen.back).toBeFalsy();
     expect(calls.products).toBe(1);
@@ -106,14 +108,20 @@ describe('main menu', () => {
 });
 
 describe('electricity purchase', () => {
-  it('skips the single provider, prompts with the catalogue label and a derived hint, quotes and buys', async () => {
+  it('skips the single provider, prompts with the localised label and a derived hint, quotes and buys', async () => {
     const { d, calls } = await dialogue();
     await d.send(choose(OPT.product('ELECTRICITY')));
     expect(d.state).toBe('identifier');
     expect(d.screen.body).toEqual([
-      { key: 'identifier.promptNoHint', params: { label: 'Meter number' } },
-      { key: 'identifier.hintDerived', params: { min: 11, max: 13 } },
+      {
+        key: 'identifier.prompt',
+        params: {
+          label: { key: 'identifier.label.ELECTRICITY' },
+          hint: { key: 'identifier.hintDerived', params: { min: 11, max: 13 } },
+        },
+      },
     ]);
+    expect(d.screen.about).toEqual({ key: 'product.ELECTRICITY' });
     expect(d.screen).toMatchObject({ expectsText: true, back: true, home: true });
 
     await d.send(text(' 0412 3456 789 '));
@@ -135,19 +143,19 @@ describe('electricity purchase', () => {
         amount: { currency: 'BWP', minor: 10_050 },
       },
     ]);
-    expect(d.screen.body).toEqual([
-      {
-        key: 'quote.summary',
-        params: {
-          name: 'MMOLOKI MOSARWA',
-          identifier: METER,
-          units: '45.2 kWh',
-          amount: 'BWP 100.50',
-          charges: 'BWP 5.00',
-          total: 'BWP 105.50',
-        },
-      },
+    // The name may be cut to fit; the identifier, amount and total never are.
+    expect(d.screen.body).toEqual([{ literal: 'MMOLOKI MOSARWA' }]);
+    expect(d.screen.keep).toEqual([
+      { literal: METER },
+      { key: 'quote.line.units', params: { units: '45.2 kWh' } },
+      { key: 'quote.line.amount', params: { amount: 'BWP 100.50' } },
+      { key: 'quote.line.charges', params: { charges: 'BWP 5.00' } },
+      { key: 'quote.line.total', params: { total: 'BWP 105.50' } },
     ]);
+    expect(d.screen.about).toEqual({
+      key: 'resume.about',
+      params: { product: { key: 'product.ELECTRICITY' }, identifier: METER },
+    });
     expect(d.options).toEqual([OPT.buy, OPT.cancel]);
 
     await d.send(choose(OPT.buy));
@@ -177,15 +185,28 @@ describe('electricity purchase', () => {
     expect(d.snap.status).toBe('done');
   });
 
-  it('uses the admin hint when the catalogue has one (water)', async () => {
+  it("uses the admin hint (water) in the catalogue's language, the localised derived hint in others", async () => {
     const { d } = await dialogue();
     await d.send(choose(OPT.product('WATER')));
     expect(d.screen.body).toEqual([
       {
         key: 'identifier.prompt',
         params: {
-          label: 'Account number',
-          hint: 'Water account number: 10 digits, as printed on the WUC bill',
+          label: { key: 'identifier.label.WATER' },
+          hint: { literal: 'Water account number: 10 digits, as printed on the WUC bill' },
+        },
+      },
+    ]);
+    const { services: svc } = services();
+    const tn = new Dialogue(svc, false, { ...INPUT, language: 'tn-BW' });
+    await tn.start();
+    await tn.send(choose(OPT.product('WATER')));
+    expect(tn.screen.body).toEqual([
+      {
+        key: 'identifier.prompt',
+        params: {
+          label: { key: 'identifier.label.WATER' },
+          hint: { key: 'identifier.hintExact', params: { min: 10 } },
         },
       },
     ]);
@@ -211,17 +232,38 @@ describe('electricity purchase', () => {
   });
 
   it.each([
-    ['quote.summaryNoName', { subscriberDetails: null }],
-    ['quote.summaryNoUnits', { units: null }],
-    ['quote.summaryBasic', { units: null, subscriberDetails: null }],
-  ])('shows %s when the quote lacks fields', async (key, patch) => {
+    ['no name', { subscriberDetails: null }, [], ['literal:' + METER, 'quote.line.units']],
+    ['no units', { units: null }, ['literal:MMOLOKI MOSARWA'], ['literal:' + METER, 'quote.line.amount']],
+    ['neither', { units: null, subscriberDetails: null }, [], ['literal:' + METER, 'quote.line.amount']],
+  ])('leaves out what the quote lacks (%s)', async (_label, patch, body, keepStart) => {
     const { services: base } = services();
     const { d } = await dialogue({
       quote: async (req: PurchaseRequest): Promise<Transaction> => ({ ...(await base.quote(req)), ...patch }),
     });
     await toAmount(d);
     await d.send(text('50'));
-    expect(d.body).toEqual([key]);
+    expect(d.body).toEqual(body);
+    expect((d.screen.keep ?? []).map(keyOf).slice(0, 2)).toEqual(keepStart);
+    expect((d.screen.keep ?? []).map(keyOf).slice(-1)).toEqual(['quote.line.total']);
+  });
+
+  it('says so when the provider deducts most of the amount (a fixed charge or a debt)', async () => {
+    const { services: base } = services();
+    const withCharge =
+      (charge: string) =>
+      async (req: PurchaseRequest): Promise<Transaction> => ({
+        ...(await base.quote(req)),
+        metadata: { charge },
+      });
+    const { d } = await dialogue({ quote: withCharge('BWP 1000.00') });
+    await toAmount(d);
+    await d.send(text('1001'));
+    expect(d.screen.keep?.at(-1)).toEqual({ key: 'quote.deducted', params: { deducted: 'BWP 1000.00' } });
+    // A 5% tariff charge is no news worth a line.
+    const small = await dialogue({ quote: withCharge('BWP 5.00') });
+    await toAmount(small.d);
+    await small.d.send(text('100'));
+    expect((small.d.screen.keep ?? []).map(keyOf)).not.toContain('quote.deducted');
   });
 });
 
@@ -237,7 +279,7 @@ describe('identifier checks before any call', () => {
     await d.send(text(value));
     expect(d.state).toBe('identifier');
     expect(d.screen.body[0]).toEqual(reason);
-    expect(d.body.slice(1)).toEqual(['identifier.promptNoHint', 'identifier.hintDerived']);
+    expect(d.body.slice(1)).toEqual(['identifier.prompt']);
     expect(calls.quote).toEqual([]);
   });
 
@@ -311,7 +353,7 @@ describe('quote errors lead somewhere useful', () => {
   ])('%s → back to the identifier with the reason', async (code, status) => {
     const { d } = await quoteFailing(serviceError(code, { status }));
     expect(d.state).toBe('identifier');
-    expect(d.body).toEqual([`reason.${code}`, 'identifier.promptNoHint', 'identifier.hintDerived']);
+    expect(d.body).toEqual([`reason.${code}`, 'identifier.prompt']);
     expect(d.snap.context.lastError).toMatchObject({ code });
     expect(d.operatorProblems).toEqual([]);
   });
@@ -391,8 +433,8 @@ describe('quote errors lead somewhere useful', () => {
       'reason.provider_busy',
     ],
     [
-      'provider_error',
-      serviceError('provider_error', { type: 'provider_error', status: 422 }),
+      'provider_error (retryable)',
+      serviceError('provider_error', { type: 'provider_error', status: 422, retryable: true }),
       'reason.provider_error',
     ],
     [
@@ -413,6 +455,58 @@ describe('quote errors lead somewhere useful', () => {
     expect(d.state).toBe('tryLater');
     expect(d.screen).toEqual({ body: [{ key }], final: true });
     expect(d.operatorProblems).toEqual([]);
+  });
+
+  it("a provider's refusal for good (a debt to pay first) ends with the provider's own words", async () => {
+    const { d } = await quoteFailing(
+      serviceError('provider_error', {
+        type: 'provider_error',
+        status: 422,
+        message: 'Purchase only allowed once the debt is paid',
+      }),
+    );
+    expect(d.state).toBe('refused');
+    expect(d.screen).toEqual({
+      body: [
+        {
+          key: 'reason.provider_refused',
+          params: { message: 'Purchase only allowed once the debt is paid' },
+        },
+      ],
+      final: true,
+    });
+    expect(d.operatorProblems).toEqual([]);
+  });
+
+  it.each([
+    [
+      'Minimum vend: the amount must be greater than BWP 1000.00',
+      'reason.amount_below_minimum.moreThan',
+      'BWP 1000.00',
+    ],
+    ['Minimum purchase is BWP 20', 'reason.amount_below_minimum.atLeast', 'BWP 20.00'],
+  ])('a below-minimum refusal names the minimum the provider gave (%s)', async (message, key, limit) => {
+    const { d } = await quoteFailing(serviceError('amount_below_minimum', { param: 'amount', message }));
+    expect(d.state).toBe('amount');
+    expect(d.screen.body[0]).toEqual({ key, params: { limit } });
+  });
+
+  it('an amount outside the operator range is refused on the amount screen, naming the limit, with no quote', async () => {
+    const { d, calls } = await dialogue({
+      amountRanges: { ELECTRICITY: { minMinor: 1_000, maxMinor: 500_000 } },
+    });
+    await toAmount(d);
+    expect(d.screen.body).toEqual([
+      { key: 'amount.promptRange', params: { min: 'BWP 10.00', max: 'BWP 5000.00' } },
+    ]);
+    await d.send(text('999999999999'));
+    expect(d.state).toBe('amount');
+    expect(d.screen.body[0]).toEqual({ key: 'spend.aboveMaximum', params: { max: 'BWP 5000.00' } });
+    await d.send(text('5'));
+    expect(d.screen.body[0]).toEqual({ key: 'spend.belowMinimum', params: { min: 'BWP 10.00' } });
+    expect(calls.quote).toEqual([]);
+    await d.send(text('10'));
+    expect(d.state).toBe('quote');
   });
 
   it.each<[string, unknown]>([
@@ -458,7 +552,9 @@ describe('airtime', () => {
     await d.send(choose(OPT.product('AIRTIME')));
     expect(d.state).toBe('provider');
     expect(d.options).toEqual(['provider:MASCOM', 'provider:ORANGE', 'provider:BTC']);
-    expect(d.screen.body).toEqual([{ key: 'provider.prompt', params: { product: 'Airtime' } }]);
+    expect(d.screen.body).toEqual([
+      { key: 'provider.prompt', params: { product: { key: 'product.AIRTIME' } } },
+    ]);
     await d.send(choose(OPT.provider('ORANGE')));
     expect(d.state).toBe('airtimeFor');
     expect(d.options).toEqual([OPT.self, OPT.other]);
@@ -476,7 +572,10 @@ describe('airtime', () => {
       subscriberIdentifier: INPUT.msisdn,
       beneficiaryPhoneNumber: INPUT.msisdn,
     });
-    expect(d.body).toEqual(['quote.summaryAirtime']);
+    expect(d.screen.keep?.[0]).toEqual({
+      key: 'quote.line.airtimeFor',
+      params: { identifier: INPUT.msisdn },
+    });
     await d.send(choose(OPT.buy));
     expect(d.screen.body).toEqual([{ key: 'confirm.doneAirtime', params: { msisdn: '267****0001' } }]);
   });
@@ -558,8 +657,27 @@ describe('back and home', () => {
     const { d } = await dialogue();
     for (const s of steps) await d.send(s);
     expect(d.screen).toMatchObject({ back: true, home: true });
+    if (d.state === 'amount') {
+      // `0` may have been meant as an amount: asked once, not silently taken as Back.
+      await d.send(BACK);
+      expect([d.state, d.body[0]]).toEqual(['amount', 'amount.zeroIsBack']);
+    }
     await d.send(BACK);
     expect(d.state).toBe(expected);
+  });
+
+  it('0 on the amount screen is asked about once; an amount typed after it is taken', async () => {
+    const { d, calls } = await dialogue();
+    await toAmount(d);
+    await d.send(BACK);
+    expect(d.body).toEqual(['amount.zeroIsBack', 'amount.prompt']);
+    await d.send(text('20'));
+    expect(d.state).toBe('quote');
+    await d.send(BACK);
+    // Back on the amount screen from the quote: a new `0` is asked about again.
+    await d.send(BACK);
+    expect(d.state).toBe('amount');
+    expect(calls.quote).toHaveLength(1);
   });
 
   it.each(cases)('HOME from the screen of "%s" clears the purchase', async (_label, steps) => {
@@ -738,7 +856,7 @@ describe('TIMEOUT while an actor runs', () => {
     await d.send(TIMEOUT);
     expect(d.state).toBe('stalled');
     // The order may already exist: the screen says so and never invites a second purchase.
-    expect(d.screen).toEqual({
+    expect(d.screen).toMatchObject({
       body: [{ key: 'error.orderStalled' }],
       options: [{ id: OPT.retry, label: { key: 'retry.check' } }],
       back: false,

@@ -12,7 +12,7 @@
  * `ussd/guards.ts`, the context updates in `ussd/actions.ts`, the screens in `ussd/screens.ts`.
  * Nothing here debits money: `order` hands the quoted intent to the purchase lifecycle.
  */
-import { assign, setup } from 'xstate';
+import { assign, not, setup } from 'xstate';
 import { SETTLED_TAG, type DialogueEvent, type DialogueInput } from '../src/session/dialogue';
 import { actions, NO_PURCHASE } from './ussd/actions';
 import { dialogueActors, unprovidedActors, type DialogueServices } from './ussd/actors';
@@ -43,7 +43,8 @@ export { OPT } from './ussd/screens';
 /**
  * Bump when the state or context shape changes: the engine discards snapshots of another
  * version and starts a fresh menu. 2: settings in the context, the quote keeps its intent,
- * errors without `operatorProblem`. 3: field agents (PIN, agent menu, customer, float).
+ * errors without `operatorProblem`. 3: field agents (PIN, agent menu, customer, float), amount
+ * ranges in the settings, `backAsked`, the quote's `deducted`, the closing state `refused`.
  */
 export const USSD_MACHINE_VERSION = '3';
 
@@ -70,7 +71,7 @@ export const ussdMachine = setup({
     notice: null,
     products: [],
     account: null,
-    settings: { languages: [], defaultRegion: '', maxTries: 0 },
+    settings: { languages: [], defaultRegion: '', maxTries: 0, amounts: {} },
     ...NO_PURCHASE,
     purchaseId: null,
     tokens: [],
@@ -195,10 +196,13 @@ export const ussdMachine = setup({
 
     amount: {
       ...waiting('amount'),
+      exit: 'forgetBack',
       on: {
         TEXT: typedAnswer('amount', 'amountOk', 'takeAmount', 'afterAmount', 'amount'),
         CHOOSE: again('amount', 'amount.invalid.notNumber'),
         BACK: [
+          // `0` is Back, but on this screen it may have been meant as an amount: ask once.
+          { guard: not('backAsked'), target: 'amount', reenter: true, actions: 'askBack' },
           { guard: 'airtimeForOther', target: 'phone' },
           { guard: 'isAirtime', target: 'airtimeFor' },
           { target: 'identifier' },
@@ -461,7 +465,7 @@ export const ussdMachine = setup({
             actions: withError('quoteRefused'),
           },
           { guard: quoteRoute('amount'), target: 'amountRefused', actions: withError('quoteRefused') },
-          { guard: quoteRoute('refused'), target: 'spendRefused', actions: withError('quoteRefused') },
+          { guard: quoteRoute('refused'), target: 'refused', actions: withError('quoteRefused') },
           { guard: quoteRoute('tryLater'), target: 'tryLater', actions: withError('recordError') },
           { target: 'unavailable', actions: withError('recordError') },
         ],
@@ -513,7 +517,7 @@ export const ussdMachine = setup({
           // The spending rules refused it: nothing was written, say why.
           {
             guard: { type: 'spendRefused', params: ({ event }) => ({ error: event.error }) },
-            target: 'spendRefused',
+            target: 'refused',
             actions: withError('quoteRefused'),
           },
           // The record may or may not exist: retry with the same key, never walk away to another purchase.
@@ -603,8 +607,11 @@ export const ussdMachine = setup({
     tooManyTries: end('error.tooManyTries'),
     tryLater: { type: 'final', tags: SETTLED_TAG, entry: 'showTryLater' },
     unavailable: end('error.serviceUnavailable'),
-    /** Refused by the operator's spending rules (daily limit, blocked number): the reason, then END. */
-    spendRefused: { type: 'final', tags: SETTLED_TAG, entry: 'showNoticeFinal' },
+    /**
+     * Refused for good — by the operator's spending rules (daily limit, blocked number) or by the
+     * provider (a debt to pay first): the reason, then END.
+     */
+    refused: { type: 'final', tags: SETTLED_TAG, entry: 'showNoticeFinal' },
   },
 });
 

@@ -4,7 +4,7 @@ import { assign } from 'xstate';
 import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogue';
 import { errorInfo } from '../../src/vas/error-info';
 import type { DialogueArgs, StallTarget, UssdContext } from './context';
-import { dialogueError, reasonText, routeQuoteError } from './errors';
+import { dialogueError, reasonText, refusalNotice, routeQuoteError } from './errors';
 import {
   airtimeNumber,
   customerNumber,
@@ -31,6 +31,7 @@ export const NO_PURCHASE = {
   identifierTries: 0,
   amountMinor: null,
   amountTries: 0,
+  backAsked: false,
   quote: null,
   stalled: null,
   lastError: null,
@@ -141,8 +142,11 @@ export const actions = {
   /** A wrong amount (typed, or refused by the service). */
   amountTry: update(({ context, event }) => ({
     amountTries: context.amountTries + 1,
-    notice: event.type === 'TEXT' ? amountProblem(event.text.trim()) : context.notice,
+    notice: event.type === 'TEXT' ? amountProblem(context, event.text.trim()) : context.notice,
   })),
+  /** `0` typed on the amount screen: ask once whether it meant Back (it is no amount). */
+  askBack: update(() => ({ backAsked: true, notice: { key: 'amount.zeroIsBack' } })),
+  forgetBack: update(() => ({ backAsked: false })),
   /** A refused quote: the reason goes above the re-prompt, the error into the context. */
   quoteRefused: update(({ context }, params: { error: unknown }) => {
     // The operator's own rules name their limit (and when a daily one resets).
@@ -153,8 +157,13 @@ export const actions = {
       };
     const info = errorInfo(params.error);
     const route = routeQuoteError(info, context.productType === 'AIRTIME');
-    const fallback = route === 'amount' ? 'reason.invalid_amount' : 'identifier.invalid.pattern';
-    return { notice: reasonText(info.code, fallback), lastError: dialogueError(info) };
+    const fallback =
+      route === 'amount'
+        ? 'reason.invalid_amount'
+        : route === 'refused'
+          ? 'reason.provider_error'
+          : 'identifier.invalid.pattern';
+    return { notice: refusalNotice(info, fallback), lastError: dialogueError(info) };
   }),
   /** Any other failure, kept for the closing line (the actor already reported the operator's). */
   recordError: update((_, params: { error: unknown }) => ({

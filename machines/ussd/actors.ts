@@ -12,9 +12,11 @@ import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import { errorInfo, type ServiceErrorInfo } from '../../src/vas/error-info';
 import type { Account, PurchaseRequest, Transaction, VasProduct } from '../../src/vas/port';
 import type { AgentView, DialogueSettings, QuoteView, TokenItem, UssdContext } from './context';
-import type { Money } from '../../src/vas/money';
 import { isOperatorProblem } from './errors';
-import { SpendRefusedError, type SpendRefusal } from '../../src/spend/rules';
+import { SpendRefusedError, type AmountRange, type SpendRefusal } from '../../src/spend/rules';
+import { localDate } from '../../src/i18n/local-time';
+import { parseOptionalMoney, type Money } from '../../src/vas/money';
+import type { ProductType } from '../../src/vas/port';
 
 /** What the dialogue may call. Every method must be safe to call twice with the same arguments. */
 export interface DialogueServices {
@@ -63,6 +65,25 @@ export interface DialogueServices {
   defaultRegion: string;
   /** Wrong identifiers (or amounts) accepted before a polite end; 3 by default. */
   maxIdentifierTries?: number;
+  /** The operator's amount range per product (SPEND_LIMITS), named and checked on the amount screen. */
+  amountRanges?: Partial<Record<ProductType, AmountRange>>;
+  /** IANA zone of the dates shown ("My tokens"); Africa/Gaborone by default. */
+  timeZone?: string;
+}
+
+/**
+ * The provider's own deduction (metadata `charge`: fixed charge, debt recovery) when it takes
+ * more than half of the amount bought, else null.
+ */
+export function largeDeduction(metadata: Record<string, string>, amount: Money): Money | null {
+  let charge: Money | undefined;
+  try {
+    charge = parseOptionalMoney(metadata.charge);
+  } catch {
+    return null; // a malformed breakdown is no reason to refuse a quote
+  }
+  if (!charge || charge.currency !== amount.currency) return null;
+  return charge.minor * 2 > amount.minor ? charge : null;
 }
 
 /** What a PIN check found. */
@@ -175,6 +196,7 @@ export function dialogueActors(
             languages: structuredClone(services.languages()),
             defaultRegion: services.defaultRegion,
             maxTries: services.maxIdentifierTries ?? 3,
+            amounts: structuredClone(services.amountRanges ?? {}),
           },
         };
       }),
@@ -200,6 +222,7 @@ export function dialogueActors(
             amount: { ...intent.amount },
             charge: { currency: tx.charge.currency, minor: tx.charge.minor },
             total: { currency: tx.total.currency, minor: tx.total.minor },
+            deducted: largeDeduction(tx.metadata ?? {}, intent.amount),
           };
         },
         intent?.productType === 'AIRTIME',
@@ -247,7 +270,7 @@ export function dialogueActors(
             purchaseId: r.id,
             identifier: maskMsisdn(r.intent.subscriberIdentifier),
             amount: { currency: r.intent.amount.currency, minor: r.intent.amount.minor },
-            date: r.createdAt.slice(0, 10),
+            date: localDate(r.createdAt, services.timeZone ?? 'Africa/Gaborone'),
           }));
       }),
     ),

@@ -2,6 +2,7 @@ import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogu
 import type { Money } from '../../src/vas/money';
 import type { PurchaseIntent } from '../../src/purchases/types';
 import type { ProductType, VasProduct } from '../../src/vas/port';
+import type { AmountRange } from '../../src/spend/rules';
 
 /** The quote as shown and as bought: plain JSON (money in minor units). */
 export interface QuoteView {
@@ -12,6 +13,11 @@ export interface QuoteView {
   amount: Money;
   charge: Money;
   total: Money;
+  /**
+   * The provider's own deduction (metadata `charge`: a fixed charge, debt recovery) when it
+   * takes most of the amount, so few units are left: the quote says so. Null otherwise.
+   */
+  deducted: Money | null;
   /** An agent's sale from its float: what the float holds after it (null otherwise). */
   floatAfter?: Money | null;
 }
@@ -41,7 +47,7 @@ export interface TokenItem {
   /** Masked subscriber identifier (meter or phone number). */
   identifier: string;
   amount: Money;
-  /** `YYYY-MM-DD` of the purchase. */
+  /** `YYYY-MM-DD` of the purchase, in the operator's time zone. */
   date: string;
 }
 
@@ -50,6 +56,8 @@ export interface DialogueError {
   code: string;
   message: string;
   param: string | null;
+  /** The service's word on whether the same request may succeed later. */
+  retryable?: boolean;
 }
 
 /** Gateway settings the dialogue reads, copied into the context when it starts. */
@@ -60,6 +68,8 @@ export interface DialogueSettings {
   defaultRegion: string;
   /** Wrong identifiers (or amounts) accepted before a polite end. */
   maxTries: number;
+  /** The operator's amount range per product (SPEND_LIMITS), checked on the amount screen. */
+  amounts: Partial<Record<ProductType, AmountRange>>;
 }
 
 /** Which invocation a "please try again" screen re-runs. */
@@ -95,6 +105,8 @@ export interface UssdContext {
   identifierTries: number;
   amountMinor: number | null;
   amountTries: number;
+  /** `0` was typed on the amount screen once: it may mean Back or an amount, so it was asked. */
+  backAsked: boolean;
   quote: QuoteView | null;
   purchaseId: string | null;
   tokens: TokenItem[];

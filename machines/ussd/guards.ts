@@ -35,7 +35,9 @@ export const guards = {
   identifierOk: ({ context, event }: DialogueArgs) =>
     typed(event) !== '' && identifierProblem(context, typed(event)) === null,
   phoneOk: ({ context, event }: DialogueArgs) => airtimeNumber(context, typed(event)) !== null,
-  amountOk: ({ event }: DialogueArgs) => amountProblem(typed(event)) === null,
+  amountOk: ({ context, event }: DialogueArgs) => amountProblem(context, typed(event)) === null,
+  /** `0` on the amount screen was asked about once already: now it means Back. */
+  backAsked: ({ context }: DialogueArgs) => context.backAsked,
   identifierTriesLeft: ({ context }: DialogueArgs) => context.identifierTries + 1 < context.settings.maxTries,
   amountTriesLeft: ({ context }: DialogueArgs) => context.amountTries + 1 < context.settings.maxTries,
   /** `error` is the failed quote's, passed as a param by the `onError` transition. */

@@ -5,6 +5,7 @@
 import { normaliseMsisdn, regionFromLanguageTag, type CountryCode } from '../../src/phone';
 import type { DialogueEvent, LocalText } from '../../src/session/dialogue';
 import { validateIdentifier } from '../../src/vas/catalogue';
+import { checkRange, refusalText } from '../../src/spend/rules';
 import { parseDecimalAmount } from '../../src/vas/money';
 import type { VasProduct } from '../../src/vas/port';
 import type { UssdContext } from './context';
@@ -51,10 +52,17 @@ export function airtimeNumber(ctx: UssdContext, text: string): string | null {
   return !rule || validateIdentifier(rule, n.e164).ok ? n.e164 : null;
 }
 
-/** Why a typed amount is refused, or null. */
-export function amountProblem(text: string): LocalText | null {
+/**
+ * Why a typed amount is refused, or null: not a number, or outside the operator's range for
+ * the product (the notice names the limit), before any quote is asked for.
+ */
+export function amountProblem(ctx: UssdContext, text: string): LocalText | null {
   const parsed = parseDecimalAmount(text);
-  return parsed.ok ? null : { key: `amount.invalid.${parsed.reason}` };
+  if (!parsed.ok) return { key: `amount.invalid.${parsed.reason}` };
+  const range = ctx.productType ? ctx.settings.amounts?.[ctx.productType] : undefined;
+  if (!range || !ctx.account) return null;
+  const refusal = checkRange(range, { currency: ctx.account.currency, minor: parsed.minor });
+  return refusal ? refusalText(refusal) : null;
 }
 
 /** The typed amount in minor units, or null. */

@@ -1,13 +1,22 @@
 /**
- * Pure screen builders: context → what the engine renders. Keys are those of locales/*.json;
- * catalogue names (products, providers, labels, hints) and language names are literal.
+ * Pure screen builders: context → what the engine renders. Keys are those of locales/*.json:
+ * product names and identifier labels are the locale's (`product.<TYPE>`,
+ * `identifier.label.<TYPE>`), never the catalogue's English display names; provider names and
+ * language names are literal.
  */
+import { languageOf } from '../../src/i18n/catalogue';
 import type { LocalText, Screen, ScreenOption, TextParams } from '../../src/session/dialogue';
 import { maskMsisdn } from '../../src/phone';
 import { derivedHint } from '../../src/vas/catalogue';
 import { formatMoney } from '../../src/vas/money';
-import type { VasProduct } from '../../src/vas/port';
+import type { ProductType, VasProduct } from '../../src/vas/port';
 import type { UssdContext } from './context';
+
+/**
+ * The language the catalogue's free text (an admin-curated identifier hint) is written in:
+ * shown as is in that language, replaced by the localised hint derived from min/max in others.
+ */
+export const CATALOGUE_LANGUAGE = 'en';
 
 /** Option ids the machine gives and receives back. */
 export const OPT = {
@@ -30,9 +39,20 @@ function withNotice(ctx: UssdContext, lines: LocalText[]): LocalText[] {
   return ctx.notice ? [ctx.notice, ...lines] : lines;
 }
 
+/** A product's name in the dialogue's language. */
+export const productName = (type: ProductType): LocalText => key(`product.${type}`);
+
+/** What a purchase in progress is about (product, and identifier once typed), for the resume offer. */
+export function aboutPurchase(ctx: UssdContext): LocalText | undefined {
+  if (!ctx.productType) return undefined;
+  const product = productName(ctx.productType);
+  return ctx.identifier ? key('resume.about', { product, identifier: ctx.identifier }) : product;
+}
+
 /** A screen waiting for the subscriber, with `0 Back` / `00 Home`. */
 function prompt(ctx: UssdContext, body: LocalText[], rest: Partial<Screen>): Screen {
-  return { body: withNotice(ctx, body), back: true, home: true, ...rest };
+  const about = aboutPurchase(ctx);
+  return { body: withNotice(ctx, body), back: true, home: true, ...(about ? { about } : {}), ...rest };
 }
 
 export function currentProduct(ctx: UssdContext): VasProduct | undefined {
@@ -41,7 +61,7 @@ export function currentProduct(ctx: UssdContext): VasProduct | undefined {
 
 export function menuScreen(ctx: UssdContext): Screen {
   const options: ScreenOption[] = [
-    ...ctx.products.map((p) => ({ id: OPT.product(p.productType), label: { literal: p.displayName } })),
+    ...ctx.products.map((p) => ({ id: OPT.product(p.productType), label: productName(p.productType) })),
     { id: OPT.tokens, label: key('menu.myTokens') },
     { id: OPT.language, label: key('menu.language') },
   ];
@@ -51,7 +71,7 @@ export function menuScreen(ctx: UssdContext): Screen {
 
 export function providerScreen(ctx: UssdContext): Screen {
   const product = currentProduct(ctx);
-  return prompt(ctx, [key('provider.prompt', { product: product?.displayName ?? '' })], {
+  return prompt(ctx, [key('provider.prompt', { product: productName(ctx.productType ?? 'ELECTRICITY') })], {
     options: (product?.providers ?? []).map((p) => ({
       id: OPT.provider(p.code),
       label: { literal: p.name },
@@ -72,48 +92,60 @@ export function phoneScreen(ctx: UssdContext): Screen {
   return prompt(ctx, [key('airtime.otherNumber.prompt')], { expectsText: true });
 }
 
-/** "Enter <catalogue label> (<catalogue hint>):", the hint derived from min/max when the admin left none. */
+/**
+ * "Enter <label> (<hint>):" with the locale's label; the hint is the admin's (catalogue) text in
+ * the catalogue's language, else the localised one derived from min/max, else none.
+ */
 export function identifierScreen(ctx: UssdContext): Screen {
-  const product = currentProduct(ctx);
-  const rule = product?.identifier;
-  const label = rule?.label ?? product?.displayName ?? '';
-  const lines: LocalText[] = [];
-  if (rule?.hint) {
-    lines.push(key('identifier.prompt', { label, hint: rule.hint }));
-  } else {
-    lines.push(key('identifier.promptNoHint', { label }));
-    const hint = rule ? derivedHint(rule.minLength, rule.maxLength) : null;
-    if (hint) lines.push(hint);
-  }
-  return prompt(ctx, lines, { expectsText: true });
+  const rule = currentProduct(ctx)?.identifier;
+  const label = key(`identifier.label.${ctx.productType ?? 'ELECTRICITY'}`);
+  const hint: LocalText | null =
+    rule?.hint && languageOf(ctx.language) === CATALOGUE_LANGUAGE
+      ? { literal: rule.hint }
+      : rule
+        ? derivedHint(rule.minLength, rule.maxLength)
+        : null;
+  const line = hint ? key('identifier.prompt', { label, hint }) : key('identifier.promptNoHint', { label });
+  return prompt(ctx, [line], { expectsText: true });
 }
 
+/** The amount prompt, naming the operator's range for the product when there is one. */
 export function amountScreen(ctx: UssdContext): Screen {
-  return prompt(ctx, [key('amount.prompt', { currency: ctx.account?.currency ?? '' })], {
-    expectsText: true,
-  });
+  const currency = ctx.account?.currency ?? '';
+  const range = ctx.productType ? ctx.settings.amounts?.[ctx.productType] : undefined;
+  const line = range
+    ? key('amount.promptRange', {
+        min: formatMoney({ currency, minor: range.minMinor }),
+        max: formatMoney({ currency, minor: range.maxMinor }),
+      })
+    : key('amount.prompt', { currency });
+  return prompt(ctx, [line], { expectsText: true });
 }
 
+/**
+ * The quote: the consumer's name (the only line that may be cut), then the identifier, units,
+ * amount (before charges), charges and total (what is paid), and a warning when the provider's
+ * own deduction takes most of the amount — those lines are never cut; the renderer pages them
+ * (and Buy) rather than cut them.
+ */
 export function quoteScreen(ctx: UssdContext): Screen {
   const q = ctx.quote;
   if (!q) return prompt(ctx, [key('error.serviceUnavailable')], {});
-  const money = {
-    identifier: q.intent.subscriberIdentifier,
-    amount: formatMoney(q.amount),
-    charges: formatMoney(q.charge),
-    total: formatMoney(q.total),
-  };
-  const name = q.subscriberDetails;
-  let summary: LocalText;
-  if (q.intent.productType === 'AIRTIME') summary = key('quote.summaryAirtime', money);
-  else if (name && q.units) summary = key('quote.summary', { name, units: q.units, ...money });
-  else if (q.units) summary = key('quote.summaryNoName', { units: q.units, ...money });
-  else if (name) summary = key('quote.summaryNoUnits', { name, ...money });
-  else summary = key('quote.summaryBasic', money);
-  const lines = q.floatAfter
-    ? [summary, key('quote.floatAfter', { float: formatMoney(q.floatAfter) })]
-    : [summary];
-  return prompt(ctx, lines, {
+  const identifier = q.intent.subscriberIdentifier;
+  const name = q.subscriberDetails?.trim();
+  const keep: LocalText[] = [
+    q.intent.productType === 'AIRTIME'
+      ? key('quote.line.airtimeFor', { identifier })
+      : { literal: identifier },
+    ...(q.units ? [key('quote.line.units', { units: q.units })] : []),
+    key('quote.line.amount', { amount: formatMoney(q.amount) }),
+    key('quote.line.charges', { charges: formatMoney(q.charge) }),
+    key('quote.line.total', { total: formatMoney(q.total) }),
+    ...(q.deducted ? [key('quote.deducted', { deducted: formatMoney(q.deducted) })] : []),
+    ...(q.floatAfter ? [key('quote.floatAfter', { float: formatMoney(q.floatAfter) })] : []),
+  ];
+  return prompt(ctx, name ? [{ literal: name }] : [], {
+    keep,
     options: [
       { id: OPT.buy, label: key(ctx.agent?.verified ? 'quote.sell' : 'quote.buy') },
       { id: OPT.cancel, label: key('quote.cancel') },
@@ -210,11 +242,13 @@ export function stalledScreen(ctx: UssdContext): Screen {
   const locked = ctx.stalled === 'order' || ctx.stalled === 'catalogue';
   // A slow Buy may already have bought: never word it as an invitation to buy again.
   const ordering = ctx.stalled === 'order';
+  const about = aboutPurchase(ctx);
   return {
     body: withNotice(ctx, [key(ordering ? 'error.orderStalled' : 'error.timeout')]),
     options: [{ id: OPT.retry, label: key(ordering ? 'retry.check' : 'retry.again') }],
     back: !locked,
     home: !locked,
+    ...(about ? { about } : {}),
   };
 }
 

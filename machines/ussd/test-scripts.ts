@@ -129,6 +129,38 @@ export const SCRIPTS: Script[] = [
     ],
   },
   {
+    name: 'amount: 0 is asked about, an amount out of the operator range is refused, 0 0 goes back',
+    overrides: () => ({ amountRanges: { ELECTRICITY: { minMinor: 1_000, maxMinor: 100_000 } } }),
+    steps: [ELEC, text(METER), BACK, text('5000'), BACK, BACK, text(METER), text('50'), BACK],
+  },
+  {
+    name: 'provider refuses for good, in its own words',
+    overrides: () => ({
+      quote: async () => {
+        throw new PurchaseServiceError({
+          type: 'provider_error',
+          code: 'provider_error',
+          message: 'Purchase only allowed once the debt is paid',
+          param: null,
+          retryable: false,
+          requestId: null,
+          status: 422,
+        });
+      },
+    }),
+    steps: [ELEC, text(METER), text('10')],
+  },
+  {
+    name: 'a fixed charge eats most of the amount: the quote says so',
+    overrides: () => {
+      const { services: base } = services();
+      return {
+        quote: async (req) => ({ ...(await base.quote(req)), metadata: { charge: 'BWP 1000.00' } }),
+      };
+    },
+    steps: [ELEC, text(METER), text('1001'), choose(OPT.cancel)],
+  },
+  {
     name: 'catalogue timeout then retry',
     overrides: () => {
       let n = 0;

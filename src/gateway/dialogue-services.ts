@@ -147,5 +147,8 @@ export function dialogueServices(
     resend: (purchaseId, requestKey) => desk.resendSms(purchaseId, requestKey),
     languages: () => languages,
     defaultRegion: config.defaultRegion,
+    // Pure config: the machine names and checks the range itself, before any quote.
+    amountRanges: config.spend.amounts,
+    timeZone: config.timeZone,
   };
 }

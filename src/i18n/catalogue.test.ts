@@ -49,6 +49,9 @@ const SAMPLE: Record<string, string | number> = {
   value: formatMoney({ currency: 'BWP', minor: 100000000 }),
   account: 1001,
   state: 'succeeded',
+  // Quote warnings and the provider's own words (machines/ussd/errors.ts caps them at 100).
+  deducted: formatMoney({ currency: 'BWP', minor: 10000000 }),
+  message: 'Purchase only allowed once the debt is paid. Visit the nearest BPC office to settle it',
   // SMS-MO replies (src/channels/sms/).
   code: '4821',
   minutes: 5,

@@ -13,3 +13,4 @@ export { transliterate, encodingOf, measure, smsParts } from './gsm';
 export type { SmsEncoding } from './gsm';
 export { successSms } from './sms';
 export type { RenderedSms, SmsToken, SuccessSms } from './sms';
+export { localDate } from './local-time';

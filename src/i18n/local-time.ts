@@ -1,18 +1,22 @@
 /**
  * Dates and times as the operator's subscribers read them: in the operator's zone (`TZ`,
- * default Africa/Gaborone), never UTC. One place, so limits, lockouts and screens agree on
- * what "today" is.
+ * default Africa/Gaborone), never UTC — a purchase at 00:30 in Gaborone is dated that day. One
+ * place, so limits, lockouts and screens agree on what "today" is.
  */
 
-/** The local calendar day of `at` in `timeZone`, as `YYYY-MM-DD` (en-CA formats dates so). */
-export function localDay(at: Date, timeZone: string): string {
+/** The local calendar day of `at` (a Date or an ISO string) in `timeZone`, as `YYYY-MM-DD`. */
+export function localDay(at: Date | string, timeZone: string): string {
+  // en-CA formats dates as YYYY-MM-DD.
   return new Intl.DateTimeFormat('en-CA', {
     timeZone,
     year: 'numeric',
     month: '2-digit',
     day: '2-digit',
-  }).format(at);
+  }).format(typeof at === 'string' ? new Date(at) : at);
 }
+
+/** The same, under the name screens and messages use (a date shown to people). */
+export const localDate = localDay;
 
 /** `HH:MM` (24 h) of `at` in `timeZone`. */
 export function localTime(at: Date, timeZone: string): string {

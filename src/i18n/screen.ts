@@ -19,7 +19,14 @@ export interface RenderedOption {
 /** What a state wants shown: body text (already translated), options and navigation lines. */
 export interface ScreenInput {
   lang: string;
+  /** Text above the options; cut with `...` when nothing else makes the screen fit. */
   body: string;
+  /**
+   * Lines after the body that are never cut (a quote's amounts and total). When the screen is
+   * too small the body is cut (even to nothing) first, then these lines and the options are
+   * spread over pages, each line whole.
+   */
+  kept?: string;
   options?: RenderedOption[];
   /** Measured as phones count (see `measure`); default {@link DEFAULT_SCREEN_LIMIT}. */
   limit?: number;
@@ -40,6 +47,8 @@ export interface RenderedScreen {
 }
 
 const ELLIPSIS = '...';
+/** A body cut shorter than this (a name cut to a few letters) is paged instead, where a choice exists. */
+const MIN_CUT_BODY = 10;
 
 /**
  * Renders a screen: body, numbered options, then `98 More`, `0 Back`, `00 Home` as applicable,
@@ -72,6 +81,8 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
   const labels = options.map((o) => oneLine(transliterate(o.label)));
   const numbered = (i: number, label: string): string => `${i + 1} ${label}`;
   const lines = labels.map((l, i) => numbered(i, l));
+
+  if (input.kept !== undefined && input.kept.trim() !== '') return renderKept(input.kept);
 
   const single = compose(body, lines, navLines(1, false));
   if (fits(single)) return page1(single, options);
@@ -122,6 +133,64 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
   const m = measure(text);
   if (m.length > limit) throw new Error(`screen does not fit ${limit} (${m.length}): limit too small?`);
   return { text, page, pages, optionKeys: options.slice(from, to).map((o) => o.key), ...m };
+
+  /**
+   * A screen with lines that are never cut: on one page with the body cut as far as needed;
+   * otherwise the kept lines, then the options, packed greedily over pages (the body on every
+   * page as far as it fits, which may be nothing).
+   */
+  function renderKept(keptText: string): RenderedScreen {
+    const kept = transliterate(keptText)
+      .replace(/\r\n?/g, '\n')
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .filter((l) => l !== '');
+    const nav1 = navLines(1, false);
+    const one = cut(body, (c) => fits(compose(c, [...kept, ...lines], nav1)));
+    // One page if the body keeps something worth reading (a name cut to "..." says nothing).
+    const worthIt = one !== undefined && (one === body || one.length - ELLIPSIS.length >= MIN_CUT_BODY);
+    if (worthIt) return page1(compose(one, [...kept, ...lines], nav1), options);
+
+    const navWorst = [moreLine, backLine, ...(input.nav?.home ? [homeLine] : [])];
+    // Every item must fit a page on its own: a kept line longer than that is a bug of the
+    // caller's limit, cut rather than crash; an option label is cut as on any screen.
+    const items = [
+      ...kept.map((text) => ({ text: cut(text, (c) => fits(compose('', [c], navWorst))) ?? '', option: -1 })),
+      ...lines.map((line, i) => ({
+        text: fits(compose('', [line], navWorst)) ? line : fitLabel(i, labels[i], navWorst),
+        option: i,
+      })),
+    ];
+    // Page 1 keeps room for the body's start (other pages show what is left room for).
+    const chars = Array.from(body);
+    const head1 = chars.length <= MIN_CUT_BODY ? body : chars.slice(0, MIN_CUT_BODY).join('') + ELLIPSIS;
+    const ranges: Array<[number, number]> = [];
+    for (let start = 0; start < items.length;) {
+      const page = ranges.length + 1;
+      const head = page === 1 ? head1 : '';
+      const texts = (end: number) => items.slice(start, end).map((it) => it.text);
+      if (fits(compose(head, texts(items.length), navLines(page, false)))) {
+        ranges.push([start, items.length]);
+        break;
+      }
+      const nav = navLines(page, true);
+      let end = start + 1;
+      while (end < items.length && fits(compose(head, texts(end + 1), nav))) end++;
+      ranges.push([start, end]);
+      start = end;
+    }
+    const pages = ranges.length;
+    const page = Math.min(Math.max(1, Math.floor(input.page ?? 1)), pages);
+    const [from, to] = ranges[page - 1];
+    const shown = items.slice(from, to);
+    const nav = navLines(page, page < pages);
+    const texts = shown.map((it) => it.text);
+    const text = compose(cut(body, (c) => fits(compose(c, texts, nav))) ?? '', texts, nav);
+    const m = measure(text);
+    if (m.length > limit) throw new Error(`screen does not fit ${limit} (${m.length}): limit too small?`);
+    const optionKeys = shown.filter((it) => it.option >= 0).map((it) => options[it.option].key);
+    return { text, page, pages, optionKeys, ...m };
+  }
 
   /** Room kept for the body beside one option: up to half of what the nav lines leave. */
   function bodyReserve(nav: string[]): number {

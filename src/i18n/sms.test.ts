@@ -2,7 +2,13 @@ import { loadLocales } from './catalogue';
 import { successSms } from './sms';
 
 const locales = loadLocales(undefined, { strict: true });
-const base = { product: 'Electricity', identifier: '04123456789', amount: 'BWP 100.00', reference: 'GW-1' };
+const base = {
+  product: 'Electricity',
+  identifier: '04123456789',
+  amount: 'BWP 100.00',
+  total: 'BWP 101.50',
+  reference: 'GW-1',
+};
 const keyChange = [
   { description: 'KeyChange Token1', token: '1111 2222 3333 4444 5555' },
   { description: 'KeyChange Token2', token: '6666 7777 8888 9999 0000' },
@@ -17,9 +23,9 @@ describe('successSms', () => {
       units: '25.3 kWh',
     });
     expect(sms).toEqual({
-      text: 'Electricity 04123456789\nToken: 1234 5678 9012 3456 7890\nUnits: 25.3 kWh\nAmount: BWP 100.00\nRef: GW-1',
+      text: 'Electricity 04123456789\nToken: 1234 5678 9012 3456 7890\nUnits: 25.3 kWh\nAmount: BWP 100.00\nTotal: BWP 101.50\nRef: GW-1',
       encoding: 'GSM-7',
-      length: 100,
+      length: 118,
       parts: 1,
     });
   });
@@ -40,6 +46,7 @@ describe('successSms', () => {
         'Credit Token: 1234 5678 9012 3456 7890',
         'Diyuniti: 80 kWh',
         'Madi: BWP 100.00',
+        'Palogotlhe: BWP 101.50',
         'Ref: GW-1',
         locales.t('tn', 'sms.keyChangeNote'),
       ].join('\n'),
@@ -54,6 +61,7 @@ describe('successSms', () => {
         product: locales.t(lang, 'product.ELECTRICITY'),
         identifier: '0412345678901',
         amount: 'BWP 100000.00',
+        total: 'BWP 100001.50',
         reference: 'GW-01JH2K3M4N5P6Q7R8S9T0V',
         tokens: keyChange,
         units: '12345.6 kWh',
@@ -67,7 +75,7 @@ describe('successSms', () => {
     ['no units', [{ token: '1' }], undefined, 'Token: 1\nAmount'],
     ['blank units', [{ token: '1' }], ' ', 'Token: 1\nAmount'],
     ['no token, units', [], '10 L', 'Purchase successful.\nUnits: 10 L\nAmount'],
-    ['no token, no units', [], undefined, 'Purchase successful.\nAmount'],
+    ['no token, no units', [], undefined, 'Purchase successful.\nAmount: BWP 100.00\nTotal: BWP 101.50'],
   ])('variant: %s', (_label, tokens, units, fragment) => {
     expect(successSms(locales, 'en', { ...base, tokens, units }).text).toContain(fragment);
   });

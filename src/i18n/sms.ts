@@ -16,11 +16,15 @@ export interface SmsToken {
   token: string;
 }
 
-/** What a successful purchase SMS says; money already formatted, units as the service wrote them. */
+/**
+ * What a successful purchase SMS says; money already formatted, units as the service wrote them.
+ * `amount` is what was bought (before charges) and `total` what was paid, as on the quote.
+ */
 export interface SuccessSms {
   product: string;
   identifier: string;
   amount: string;
+  total: string;
   reference: string;
   tokens: readonly SmsToken[];
   units?: string;
@@ -28,7 +32,7 @@ export interface SuccessSms {
 
 /**
  * The success SMS in the purchase's language: product, identifier, tokens (key-change first, each
- * with its description; a lone token as `Token: …`), units, amount and reference, followed by
+ * with its description; a lone token as `Token: …`), units, amount, total and reference, followed by
  * the key-change instruction when there are key-change tokens. Picks the catalogue variant
  * matching what the purchase has (`sms.success`, `…NoUnits`, `…NoToken`, `…Bare`).
  */
@@ -43,6 +47,7 @@ export function successSms(locales: Locales, lang: string, sms: SuccessSms): Ren
     product: sms.product,
     identifier: sms.identifier,
     amount: sms.amount,
+    total: sms.total,
     reference: sms.reference,
   };
   const units = sms.units?.trim() ? { units: sms.units.trim() } : undefined;

@@ -6,7 +6,8 @@
  * subscriber's reply into one event.
  */
 
-export type TextParams = Record<string, string | number>;
+/** Message parameters; a LocalText parameter is rendered in the same language first (a product's name). */
+export type TextParams = { [name: string]: string | number | LocalText };
 
 /** A localised text: a message key of locales/*.json with its parameters, or literal text (catalogue names). */
 export type LocalText = { key: string; params?: TextParams } | { literal: string };
@@ -18,8 +19,15 @@ export interface ScreenOption {
 }
 
 export interface Screen {
-  /** Lines above the options, joined by newlines. */
+  /** Lines above the options, joined by newlines; cut at the end when the screen is too small. */
   body: LocalText[];
+  /**
+   * Lines after the body that are never cut (a quote's amount and total): the body is cut
+   * first, then these lines and the options are paged.
+   */
+  keep?: LocalText[];
+  /** What the dialogue is about (product and identifier), named by the resume offer after a drop. */
+  about?: LocalText;
   /** Numbered 1..n in order; the engine paginates them and maps the typed number back to the id. */
   options?: ScreenOption[];
   /** Free-text input expected (identifier, amount): the engine passes the text as typed. */

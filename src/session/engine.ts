@@ -24,8 +24,10 @@ const TEXTS = {
   busy: 'error.timeout',
   /** Prepended to the previous screen when the machine did not settle within the hop budget. */
   timeout: 'error.timeout',
-  /** A hop from another number, a hop on a finished dialogue, the machine's own failure. */
+  /** The machine's own failure. */
   unavailable: 'error.serviceUnavailable',
+  /** A hop on a finished dialogue, or from another number than the session's. */
+  ended: 'error.sessionEnded',
   /**
    * The store failed or the whole hop overran its budget (Redis restarting): the dialogue is
    * kept, and a Buy that may have gone through is not invited again.
@@ -133,6 +135,10 @@ function storedTextOf(
     storedText: maskText(value, ranges),
     secretRanges: hop.text.kind === 'cumulative' ? ranges : undefined,
   };
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
 }
 
 /** The whole hop overran its budget (a store that does not answer). */
@@ -259,7 +265,7 @@ class Engine {
     if (!record) return this.firstHop(turn);
     if (record.msisdn !== hop.msisdn) {
       log.warn('hop refused: msisdn differs from the session', { sessionMsisdn: maskMsisdn(record.msisdn) });
-      return this.end(record.language, TEXTS.unavailable, 'refused');
+      return this.end(record.language, TEXTS.ended, 'refused');
     }
     if (record.lastRequestKey === turn.requestKey) return { reply: record.lastReply, outcome: 'replay' };
     if (hop.text.kind === 'latest' && isLatestRedelivery(hop, record, turn.storedText))
@@ -274,7 +280,7 @@ class Engine {
     )
       return { reply: record.lastReply, outcome: 'replay' };
     // A finished dialogue is never resurrected by a late hop.
-    if (record.status !== 'active') return this.end(record.language, TEXTS.unavailable, 'ended');
+    if (record.status !== 'active') return this.end(record.language, TEXTS.ended, 'ended');
 
     // Positions in the masked text are positions in the real one: the input is read unmasked.
     const start = inputStart(record.lastText, { kind: hop.text.kind, value: turn.storedText });
@@ -290,8 +296,17 @@ class Engine {
       if (!screen) throw new DialogueError(new Error('stored snapshot has no screen'));
       return this.show(turn, { ...record }, screen, record.language, 'page', action.page);
     }
+    // A choice that matched nothing redraws the same list: on the page it was typed on.
+    const samePage = action.event.type === 'TEXT' && record.page > 1 ? record : undefined;
     try {
-      return await this.step(turn, { snapshot: record.snapshot }, action.event, record.language, 'event');
+      return await this.step(
+        turn,
+        { snapshot: record.snapshot },
+        action.event,
+        record.language,
+        'event',
+        samePage,
+      );
     } catch (err) {
       // Only the machine's own failure resets the dialogue; a store error (Redis restarting)
       // keeps it for the next dial, and costs no further Redis calls now.
@@ -321,7 +336,7 @@ class Engine {
           fromSessionId: old.resume?.fromSessionId ?? caller.previous.sessionId,
           page: old.resume?.page ?? old.page,
         };
-        return this.show(turn, { ...old, resume }, resumeScreen(TEXTS), old.language, 'resume');
+        return this.show(turn, { ...old, resume }, resumeScreen(TEXTS, old.snapshot), old.language, 'resume');
       }
     }
     return this.step(turn, this.fresh(turn, language), null, language, 'new');
@@ -340,7 +355,7 @@ class Engine {
       return this.show(
         turn,
         { ...record },
-        resumeScreen(TEXTS, { key: TEXTS.invalidChoice }),
+        resumeScreen(TEXTS, record.snapshot, { key: TEXTS.invalidChoice }),
         record.language,
         'resume',
       );
@@ -357,6 +372,7 @@ class Engine {
     event: DialogueEvent | null,
     language: string,
     outcome: Outcome,
+    shown?: Pick<SessionRecord, 'page' | 'optionIds'>,
   ): Promise<HopOutcome> {
     let step;
     try {
@@ -373,12 +389,20 @@ class Engine {
     if (!screen) throw new DialogueError(new Error('dialogue settled without a screen'));
     const lang = step.context.language ?? language;
     const final = step.done || screen.final === true;
+    const sameList =
+      shown !== undefined &&
+      !final &&
+      sameIds(
+        shown.optionIds,
+        (screen.options ?? []).map((o) => o.id),
+      );
     const answered = await this.show(
       turn,
       { snapshot: final ? null : step.persisted, language: lang },
       screen,
       lang,
       outcome,
+      sameList ? shown.page : 1,
     );
     if (answered.outcome === 'busy') return answered;
     // The machine changed the language: remember it for the caller (engine I/O, not the machine's).

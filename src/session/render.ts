@@ -10,14 +10,22 @@ export interface RenderedDialogueScreen {
   optionIds: string[];
 }
 
-/** A LocalText in a language: literal text as is, a message key through the catalogue. */
+/**
+ * A LocalText in a language: literal text as is, a message key through the catalogue, its
+ * LocalText parameters (a product's name inside a prompt) rendered in the same language first.
+ */
 export function localText(locales: Locales, language: string, text: LocalText): string {
-  return 'literal' in text ? text.literal : locales.t(language, text.key, text.params ?? {});
+  if ('literal' in text) return text.literal;
+  const params: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(text.params ?? {}))
+    params[name] = typeof value === 'object' ? localText(locales, language, value) : value;
+  return locales.t(language, text.key, params);
 }
 
 /**
  * Renders a machine's screen in `language`, fitted to `limit` and paginated by i18n's
- * `renderScreen`. Final screens show no navigation lines.
+ * `renderScreen`: the body may be cut, the `keep` lines never are. Final screens show no
+ * navigation lines.
  */
 export function renderDialogueScreen(
   locales: Locales,
@@ -27,9 +35,12 @@ export function renderDialogueScreen(
   page = 1,
 ): RenderedDialogueScreen {
   const options = screen.options ?? [];
+  const lines = (texts: readonly LocalText[]) =>
+    texts.map((line) => localText(locales, language, line)).join('\n');
   const rendered = renderScreen(locales, {
     lang: language,
-    body: screen.body.map((line) => localText(locales, language, line)).join('\n'),
+    body: lines(screen.body),
+    ...(screen.keep?.length ? { kept: lines(screen.keep) } : {}),
     options: options.map((o) => ({ key: o.id, label: localText(locales, language, o.label) })),
     limit,
     page,

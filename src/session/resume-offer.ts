@@ -1,5 +1,6 @@
 import { createActor, type AnyStateMachine, type Snapshot } from 'xstate';
 import { RESUMABLE_TAG, type DialogueEvent, type LocalText, type Screen } from './dialogue';
+import { screenOf } from './dialogue-run';
 
 /**
  * The resume offer: a caller who dropped part-way into a purchase and dials again within the
@@ -18,10 +19,15 @@ export interface ResumeTexts {
 const YES = 'resume:yes';
 const NO = 'resume:no';
 
-/** The offer's screen, with a notice (the invalid-choice line) when it is drawn again. */
-export function resumeScreen(texts: ResumeTexts, notice?: LocalText): Screen {
+/**
+ * The offer's screen for the dropped dialogue's `snapshot`: the prompt, then what is being
+ * resumed (the `about` line its screen published: product and identifier) so nobody continues
+ * a purchase they do not recognise; with a notice (the invalid-choice line) when drawn again.
+ */
+export function resumeScreen(texts: ResumeTexts, snapshot: unknown, notice?: LocalText): Screen {
+  const about = screenOf(snapshot)?.about;
   return {
-    body: [...(notice ? [notice] : []), { key: texts.resumePrompt }],
+    body: [...(notice ? [notice] : []), { key: texts.resumePrompt }, ...(about ? [about] : [])],
     options: [
       { id: YES, label: { key: texts.resumeYes } },
       { id: NO, label: { key: texts.resumeNo } },

@@ -102,7 +102,11 @@ export function checkAmount(
   product: ProductType,
   amount: Money,
 ): SpendRefusal | null {
-  const range = rules.amounts[product];
+  return checkRange(rules.amounts[product], amount);
+}
+
+/** One range's check: below its minimum, above its maximum, or null. */
+export function checkRange(range: AmountRange, amount: Money): SpendRefusal | null {
   if (amount.minor < range.minMinor)
     return { code: 'spend_below_minimum', limit: { currency: amount.currency, minor: range.minMinor } };
   if (amount.minor > range.maxMinor)

@@ -1,5 +1,7 @@
 import { componentLogger, maskMsisdn } from '../observability/logger';
 import type { PurchaseIntent } from '../purchases/types';
+import type { Money } from '../vas/money';
+import type { ProductType } from '../vas/port';
 import {
   checkAmount,
   localDay,
@@ -15,8 +17,11 @@ const log = componentLogger('spend');
 /**
  * The operator's spending rules, the same for every channel: an amount range per product, a
  * blocklist of numbers and identifiers, and per-number daily limits (value and count, local day)
- * counted atomically. `check` answers before a quote (nothing counted); `reserve` counts at the
- * hand-over to the desk, once per purchase key, and refuses by throwing.
+ * counted atomically.
+ *
+ * The primitives (`checkAmount`, `isBlocked`, `reserveDaily`, `release`) are what a channel
+ * calls; `check` (before a quote, nothing counted) and `reserve` (at the hand-over to the desk,
+ * once per purchase key, throwing SpendRefusedError) combine them for a whole intent.
  */
 export class Spend {
   constructor(
@@ -24,6 +29,68 @@ export class Spend {
     readonly rules: SpendRules,
     private readonly clock: () => Date = () => new Date(),
   ) {}
+
+  /** The product's amount range: why `amount` is refused, or null. Pure, no I/O. */
+  checkAmount(product: ProductType, amount: Money): SpendRefusal | null {
+    return checkAmount(this.rules, product, amount);
+  }
+
+  /** Whether any of these numbers (E.164 digits) or the identifier is on the blocklist. */
+  async isBlocked(who: { msisdns: readonly string[]; identifier?: string }): Promise<boolean> {
+    const checks = [
+      ...who.msisdns.map((m) => this.store.isBlocked('msisdn', m)),
+      ...(who.identifier === undefined ? [] : [this.store.isBlocked('identifier', who.identifier)]),
+    ];
+    return (await Promise.all(checks)).some(Boolean);
+  }
+
+  /**
+   * Count `amount` against `msisdn`'s local day under `intentKey`, atomically: null when counted
+   * (or counted before under that key: a retried hop or job counts once), else the refusal,
+   * which names the limit and the day it resets.
+   */
+  async reserveDaily(msisdn: string, amount: Money, intentKey: string): Promise<SpendRefusal | null> {
+    const day = this.today();
+    const result = await this.store.reserve(msisdn, day, intentKey, amount.minor, this.rules.daily);
+    if (result.status === 'counted') return null;
+    log.warn('daily spending limit reached', { msisdn: maskMsisdn(msisdn), limit: result.limit });
+    return this.overDaily(amount.currency, result.limit, day);
+  }
+
+  /**
+   * Give back what `reserveDaily` counted under `intentKey` (a purchase that failed without a
+   * charge). `reservedAt` is when it was counted (the purchase's creation): its local day is
+   * the one given back. True when something was given back.
+   */
+  async release(msisdn: string, intentKey: string, reservedAt: Date): Promise<boolean> {
+    return this.store.release(msisdn, localDay(reservedAt, this.rules.timeZone), intentKey);
+  }
+
+  /** Why `intent` would be refused now (nothing counted), or null. */
+  async check(intent: PurchaseIntent): Promise<SpendRefusal | null> {
+    const range = this.checkAmount(intent.productType, intent.amount);
+    if (range) return range;
+    if (await this.blocked(intent)) return { code: 'spend_blocked' };
+    const day = this.today();
+    const usage = await this.store.usage(this.payer(intent), day);
+    const { maxValueMinor, maxCount } = this.rules.daily;
+    const over =
+      usage.valueMinor + intent.amount.minor > maxValueMinor
+        ? 'value'
+        : usage.count + 1 > maxCount
+          ? 'count'
+          : null;
+    return over === null ? null : this.overDaily(intent.amount.currency, over, day);
+  }
+
+  /** Count `intent` against its number's day under `purchaseKey`; throws SpendRefusedError. */
+  async reserve(intent: PurchaseIntent, purchaseKey: string): Promise<void> {
+    const range = this.checkAmount(intent.productType, intent.amount);
+    if (range) throw new SpendRefusedError(range);
+    if (await this.blocked(intent)) throw new SpendRefusedError({ code: 'spend_blocked' });
+    const refusal = await this.reserveDaily(this.payer(intent), intent.amount, purchaseKey);
+    if (refusal) throw new SpendRefusedError(refusal);
+  }
 
   /** The number whose day it counts against: the subscriber who asked, or an agent's customer. */
   private payer(intent: PurchaseIntent): string {
@@ -34,68 +101,17 @@ export class Spend {
     return localDay(this.clock(), this.rules.timeZone);
   }
 
-  /** Why `intent` would be refused now (nothing counted), or null. */
-  async check(intent: PurchaseIntent): Promise<SpendRefusal | null> {
-    const range = checkAmount(this.rules, intent.productType, intent.amount);
-    if (range) return range;
-    if (await this.blocked(intent)) return { code: 'spend_blocked' };
-    const day = this.today();
-    const usage = await this.store.usage(this.payer(intent), day);
-    return this.overDaily(
-      intent,
-      usage.valueMinor + intent.amount.minor > this.rules.daily.maxValueMinor
-        ? 'value'
-        : usage.count + 1 > this.rules.daily.maxCount
-          ? 'count'
-          : null,
-      day,
-    );
-  }
-
-  /** Count `intent` against its number's day under `purchaseKey`; throws SpendRefusedError. */
-  async reserve(intent: PurchaseIntent, purchaseKey: string): Promise<void> {
-    const range = checkAmount(this.rules, intent.productType, intent.amount);
-    if (range) throw new SpendRefusedError(range);
-    if (await this.blocked(intent)) throw new SpendRefusedError({ code: 'spend_blocked' });
-    const day = this.today();
-    const result = await this.store.reserve(
-      this.payer(intent),
-      day,
-      purchaseKey,
-      intent.amount.minor,
-      this.rules.daily,
-    );
-    if (result.status === 'over') {
-      log.warn('daily spending limit reached', {
-        msisdn: maskMsisdn(this.payer(intent)),
-        limit: result.limit,
-      });
-      throw new SpendRefusedError(this.overDaily(intent, result.limit, day)!);
-    }
-  }
-
-  private overDaily(
-    intent: PurchaseIntent,
-    limit: 'value' | 'count' | null,
-    day: string,
-  ): SpendRefusal | null {
-    if (limit === null) return null;
+  private overDaily(currency: string, limit: 'value' | 'count', day: string): SpendRefusal {
     const resetsOn = nextDay(day);
     return limit === 'value'
-      ? {
-          code: 'spend_daily_value',
-          limit: { currency: intent.amount.currency, minor: this.rules.daily.maxValueMinor },
-          resetsOn,
-        }
+      ? { code: 'spend_daily_value', limit: { currency, minor: this.rules.daily.maxValueMinor }, resetsOn }
       : { code: 'spend_daily_count', count: this.rules.daily.maxCount, resetsOn };
   }
 
-  private async blocked(intent: PurchaseIntent): Promise<boolean> {
-    const [requester, beneficiary, identifier] = await Promise.all([
-      this.store.isBlocked('msisdn', intent.requesterMsisdn),
-      this.store.isBlocked('msisdn', intent.beneficiaryMsisdn),
-      this.store.isBlocked('identifier', intent.subscriberIdentifier),
-    ]);
-    return requester || beneficiary || identifier;
+  private blocked(intent: PurchaseIntent): Promise<boolean> {
+    return this.isBlocked({
+      msisdns: [intent.requesterMsisdn, intent.beneficiaryMsisdn],
+      identifier: intent.subscriberIdentifier,
+    });
   }
 }

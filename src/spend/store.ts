@@ -24,6 +24,11 @@ export interface SpendStore {
     amountMinor: number,
     limits: DailyLimits,
   ): Promise<DailyReservation>;
+  /**
+   * Give back what `reserve` counted under `purchaseKey` on `day` (a purchase that failed
+   * uncharged); false when nothing is counted under it. The key stays spent: never counted again.
+   */
+  release(msisdn: string, day: string, purchaseKey: string): Promise<boolean>;
   block(kind: BlockKind, value: string): Promise<boolean>;
   unblock(kind: BlockKind, value: string): Promise<boolean>;
   isBlocked(kind: BlockKind, value: string): Promise<boolean>;
@@ -34,7 +39,7 @@ export interface SpendStore {
 const DAY_KEPT_MS = 2 * 24 * 3600 * 1000;
 
 export class MemorySpendStore implements SpendStore {
-  private readonly days = new Map<string, DayUsage & { keys: Set<string> }>();
+  private readonly days = new Map<string, DayUsage & { keys: Map<string, number | 'released'> }>();
   private readonly lists: Record<BlockKind, Set<string>> = { msisdn: new Set(), identifier: new Set() };
 
   async usage(msisdn: string, day: string): Promise<DayUsage> {
@@ -50,7 +55,7 @@ export class MemorySpendStore implements SpendStore {
     limits: DailyLimits,
   ): Promise<DailyReservation> {
     const k = `${msisdn}:${day}`;
-    const d = this.days.get(k) ?? { valueMinor: 0, count: 0, keys: new Set<string>() };
+    const d = this.days.get(k) ?? { valueMinor: 0, count: 0, keys: new Map<string, number | 'released'>() };
     this.days.set(k, d);
     const usage = (): DayUsage => ({ valueMinor: d.valueMinor, count: d.count });
     if (d.keys.has(purchaseKey)) return { status: 'counted', usage: usage() };
@@ -59,8 +64,18 @@ export class MemorySpendStore implements SpendStore {
     if (d.count + 1 > limits.maxCount) return { status: 'over', limit: 'count', usage: usage() };
     d.valueMinor += amountMinor;
     d.count += 1;
-    d.keys.add(purchaseKey);
+    d.keys.set(purchaseKey, amountMinor);
     return { status: 'counted', usage: usage() };
+  }
+
+  async release(msisdn: string, day: string, purchaseKey: string): Promise<boolean> {
+    const d = this.days.get(`${msisdn}:${day}`);
+    const amount = d?.keys.get(purchaseKey);
+    if (!d || amount === undefined || amount === 'released') return false;
+    d.valueMinor -= amount;
+    d.count -= 1;
+    d.keys.set(purchaseKey, 'released');
+    return true;
   }
 
   async block(kind: BlockKind, value: string): Promise<boolean> {
@@ -84,6 +99,7 @@ export class MemorySpendStore implements SpendStore {
 
 export const SPEND_SCRIPTS = new ScriptSet('spend', 1, path.join(__dirname, 'commands'), [
   'reserveDaily-1',
+  'releaseDaily-1',
 ] as const);
 
 export class RedisSpendStore implements SpendStore {
@@ -122,6 +138,18 @@ export class RedisSpendStore implements SpendStore {
     if (code === -1) return { status: 'over', limit: 'value', usage };
     if (code === -2) return { status: 'over', limit: 'count', usage };
     throw new ScriptReplyError('reserveDaily', reply);
+  }
+
+  async release(msisdn: string, day: string, purchaseKey: string): Promise<boolean> {
+    const reply = await SPEND_SCRIPTS.run(
+      this.redis,
+      'releaseDaily-1',
+      [this.keys.day(msisdn, day)],
+      [purchaseKey],
+    );
+    if (!Array.isArray(reply) || reply.length !== 3 || (reply[0] !== 0 && reply[0] !== 1))
+      throw new ScriptReplyError('releaseDaily', reply);
+    return reply[0] === 1;
   }
 
   async block(kind: BlockKind, value: string): Promise<boolean> {

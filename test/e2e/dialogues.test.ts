@@ -77,14 +77,15 @@ describe.each(['en', 'tn'])('electricity, every staging scenario (%s)', (lang) =
     ['1a', TEST_METERS.tariffCharge, '100'],
     ['1b', TEST_METERS.subAccountSplit, '100'],
     ['1c', TEST_METERS.active13, '100'],
-    ['5', TEST_METERS.fixedCharge, '1500'],
+    // Scenario 5 (a fixed charge eating the amount) has its own test: its quote warns and pages.
   ])('scenario %s: quote, buy, token SMS to the caller, one debit', async (_scenario, meter, amount) => {
     const phone = await caller();
     const before = await debitsFor(meter);
     const replies = await dialogue(gateway, `s-${meter}-${phone}`, phone, [ELECTRICITY, meter, amount, BUY]);
     expect(replies[0].screen).toContain(t('menu.title'));
     expect(replies[1].screen).toContain(lead(lang, 'identifier.prompt'));
-    expect(replies[2].screen).toContain(t('amount.prompt', { currency: 'BWP' }));
+    // The amount prompt names the operator's range (SPEND_LIMITS).
+    expect(replies[2].screen).toContain(t('amount.promptRange', { min: 'BWP 1.00', max: 'BWP 200000.00' }));
     expect(replies[3].screen).toMatch(/kWh/);
     expect(replies[3].screen).toContain(`BWP ${amount}.00`);
     expect(replies[3].screen).toContain(`1 ${t('quote.buy')}\n2 ${t('quote.cancel')}`);
@@ -136,24 +137,27 @@ describe.each(['en', 'tn'])('electricity, every staging scenario (%s)', (lang) =
   );
 
   it.each([
-    ['2b', TEST_METERS.debtFirst],
-    ['2c', TEST_METERS.accountBlock],
-  ])('scenario %s: a provider refusal ends politely, nothing bought', async (_s, meter) => {
-    const phone = await caller();
-    const before = await debitsFor(meter);
-    const replies = await dialogue(gateway, `s-${meter}-${phone}`, phone, [ELECTRICITY, meter, '100']);
-    expect(replies[3].end).toBe(true);
-    expect(replies[3].screen).toBe(t('reason.provider_error'));
-    expect(await debitsFor(meter)).toBe(before);
-  });
+    ['2b', TEST_METERS.debtFirst, 'Purchase only allowed once the debt is paid'],
+    ['2c', TEST_METERS.accountBlock, 'Account-level transaction block'],
+  ])(
+    "scenario %s: a provider refusal ends in the provider's own words, nothing bought",
+    async (_s, meter, words) => {
+      const phone = await caller();
+      const before = await debitsFor(meter);
+      const replies = await dialogue(gateway, `s-${meter}-${phone}`, phone, [ELECTRICITY, meter, '100']);
+      expect(replies[3].end).toBe(true);
+      expect(replies[3].screen).toBe(t('reason.provider_refused', { message: words }));
+      expect(await debitsFor(meter)).toBe(before);
+    },
+  );
 
   it.each([
-    ['4', TEST_METERS.fixedCharge, '500', 'reason.amount_below_minimum'],
-    ['1b', TEST_METERS.subAccountSplit, '50', 'reason.amount_below_minimum'],
-    ['7', TEST_METERS.maxVend, '150000', 'reason.amount_above_maximum'],
+    ['4', TEST_METERS.fixedCharge, '500', 'reason.amount_below_minimum.moreThan', 'BWP 1000.00'],
+    ['1b', TEST_METERS.subAccountSplit, '50', 'reason.amount_below_minimum.moreThan', 'BWP 60.00'],
+    ['7', TEST_METERS.maxVend, '150000', 'reason.amount_above_maximum.atMost', 'BWP 100000.00'],
   ])(
-    'scenario %s: an amount out of range sends the caller back to the amount prompt',
-    async (_s, meter, amount, reason) => {
+    "scenario %s: an amount out of the meter's range sends the caller back to the amount prompt, naming the limit",
+    async (_s, meter, amount, reason, limit) => {
       const phone = await caller();
       const replies = await dialogue(gateway, `s-${meter}-${amount}-${phone}`, phone, [
         ELECTRICITY,
@@ -161,8 +165,8 @@ describe.each(['en', 'tn'])('electricity, every staging scenario (%s)', (lang) =
         amount,
       ]);
       expect(replies[3].end).toBe(false);
-      expect(replies[3].screen).toContain(t(reason));
-      expect(replies[3].screen).toContain(t('amount.prompt', { currency: 'BWP' }));
+      expect(replies[3].screen).toContain(t(reason, { limit }));
+      expect(replies[3].screen).toContain(lead(lang, 'amount.promptRange'));
     },
   );
 
@@ -259,7 +263,8 @@ describe('Setswana', () => {
     expect(replies[4].screen).toContain('Tokene ya gago e tla romelwa ka SMS');
     const [sms] = await waitForSms(gateway, phone);
     expect(sms.message).toContain('Tokene: ');
-    expect(sms.message).toContain('Madi: BWP 101.50'); // the total paid, charges included
+    // Amount before charges and the total paid, labelled as on the quote.
+    expect(sms.message).toContain('Madi: BWP 100.00\nPalogotlhe: BWP 101.50');
   });
 });
 

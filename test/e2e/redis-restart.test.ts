@@ -60,7 +60,9 @@ it('a gateway restart between two hops: the next gateway continues the dialogue 
 
   gateway = await startTestGateway(gatewayEnv());
   try {
-    expect((await hop(gateway, session, phone, `1*${meter}`)).screen).toContain('Enter the amount in BWP');
+    expect((await hop(gateway, session, phone, `1*${meter}`)).screen).toContain(
+      'Enter the amount (BWP 5.00 to BWP 5000.00)',
+    );
     const quote = await hop(gateway, session, phone, `1*${meter}*100`);
     expect(quote.screen).toContain('Total: BWP 101.50');
     const done = await hop(gateway, session, phone, `1*${meter}*100*1`);

@@ -250,7 +250,7 @@ describe.each([
     });
     expect(message.message).toContain('KeyChange Token1: 1111 1111 1111 1111 1111\nKeyChange Token2:');
     expect(message.message).toContain('Credit Token: 3333 3333 3333 3333 3333');
-    expect(message.message).toContain('Madi: BWP 1500.00');
+    expect(message.message).toContain('Palogotlhe: BWP 1500.00'); // the total paid, labelled as on the quote
   });
 
   it('refuses to notify a purchase that has not settled', async () => {

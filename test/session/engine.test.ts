@@ -208,7 +208,8 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
   it('refuses a hop from another MSISDN on the same session id and changes nothing', async () => {
     await play('s4', ['2']);
     const refused = await engine.handleHop(hop('s4', '2*Mpho', '26779999999'));
-    expect(refused).toEqual({ end: true, text: locales.t('en', 'error.serviceUnavailable') });
+    // Said as what it is: this session is over for that number (not "service unavailable").
+    expect(refused).toEqual({ end: true, text: locales.t('en', 'error.sessionEnded') });
     expect(await engine.handleHop(hop('s4', '2*Thabo'))).toEqual({ end: true, text: 'Hello Thabo' });
   });
 
@@ -237,6 +238,16 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
     expect((await engine.handleHop(hop('s5', `${text}*15*0*0`))).text).toContain('Slow lookup');
     await engine.handleHop(hop('s5', `${text}*15*0*0*3`));
     expect((await engine.handleHop(hop('s5', `${text}*15*0*0*3*00`))).text).toContain('Slow lookup');
+  });
+
+  it('an invalid choice on page 2 of a list redraws page 2, not page 1', async () => {
+    const [, page1] = await play('s5b', ['3']);
+    const page2 = await engine.handleHop(hop('s5b', '3*98'));
+    expect(page2.text).not.toEqual(page1.text);
+    const again = await engine.handleHop(hop('s5b', '3*98*99'));
+    expect(again).toEqual(page2);
+    // Its options still answer by their global numbers, and 0 still goes to page 1.
+    expect((await engine.handleHop(hop('s5b', '3*98*99*0'))).text).toEqual(page1.text);
   });
 
   it('turns a slow machine into its retry screen with TIMEOUT within the budget', async () => {
@@ -318,8 +329,11 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
         status: 'incomplete',
       }),
     ).toBe('ended');
-    // A late hop on the ended session does not resurrect it.
-    expect((await engine.handleHop(hop('s10', '2*Late'))).end).toBe(true);
+    // A late hop on the ended session does not resurrect it, and says the session has ended.
+    expect(await engine.handleHop(hop('s10', '2*Late'))).toEqual({
+      end: true,
+      text: locales.t('en', 'error.sessionEnded'),
+    });
     const [offer, fresh] = await play('s10b', ['2']);
     expect(offer.text).toContain(locales.t('en', 'resume.prompt'));
     expect(fresh.text).toContain('Slow lookup');

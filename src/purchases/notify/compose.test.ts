@@ -48,13 +48,13 @@ describe('composeOutcomeSms: every state × locale', () => {
       'success, single token',
       'en-BW',
       settled('succeeded', 'en-BW', { result: result() }),
-      'Electricity 04123456789\nToken: 1234 5678 9012 3456 7890\nUnits: 25.3kWh\nAmount: BWP 123.45\nRef: TX-REF-77',
+      'Electricity 04123456789\nToken: 1234 5678 9012 3456 7890\nUnits: 25.3kWh\nAmount: BWP 100.00\nTotal: BWP 123.45\nRef: TX-REF-77',
     ],
     [
       'success, single token',
       'tn-BW',
       settled('succeeded', 'tn-BW', { result: result() }),
-      'Motlakase 04123456789\nTokene: 1234 5678 9012 3456 7890\nDiyuniti: 25.3kWh\nMadi: BWP 123.45\nRef: TX-REF-77',
+      'Motlakase 04123456789\nTokene: 1234 5678 9012 3456 7890\nDiyuniti: 25.3kWh\nMadi: BWP 100.00\nPalogotlhe: BWP 123.45\nRef: TX-REF-77',
     ],
     [
       'success, 3-token auto key change',
@@ -64,7 +64,7 @@ describe('composeOutcomeSms: every state × locale', () => {
         'KeyChange Token1: 1111 2222 3333 4444 5555\n' +
         'KeyChange Token2: 2222 3333 4444 5555 6666\n' +
         'Credit Token: 3333 4444 5555 6666 7777\n' +
-        'Units: 25.3kWh\nAmount: BWP 123.45\nRef: TX-REF-77\n' +
+        'Units: 25.3kWh\nAmount: BWP 100.00\nTotal: BWP 123.45\nRef: TX-REF-77\n' +
         'Enter the key change tokens first, in order, then the credit token.',
     ],
     [
@@ -75,7 +75,7 @@ describe('composeOutcomeSms: every state × locale', () => {
         'KeyChange Token1: 1111 2222 3333 4444 5555\n' +
         'KeyChange Token2: 2222 3333 4444 5555 6666\n' +
         'Credit Token: 3333 4444 5555 6666 7777\n' +
-        'Diyuniti: 25.3kWh\nMadi: BWP 123.45\nRef: TX-REF-77\n' +
+        'Diyuniti: 25.3kWh\nMadi: BWP 100.00\nPalogotlhe: BWP 123.45\nRef: TX-REF-77\n' +
         'Tsenya ditokene tsa key change pele, ka tatelano, morago o tsenye tokene ya credit.',
     ],
     [
@@ -85,7 +85,7 @@ describe('composeOutcomeSms: every state × locale', () => {
         result: result({ rawToken: 'Credit Token: 3333 | KeyChange Token1: 1111', units: null }),
       }),
       'Electricity 04123456789\nKeyChange Token1: 1111\nCredit Token: 3333\n' +
-        'Amount: BWP 123.45\nRef: TX-REF-77\nEnter the key change tokens first, in order, then the credit token.',
+        'Amount: BWP 100.00\nTotal: BWP 123.45\nRef: TX-REF-77\nEnter the key change tokens first, in order, then the credit token.',
     ],
     [
       'success, water, no units',
@@ -94,37 +94,46 @@ describe('composeOutcomeSms: every state × locale', () => {
         intent: intent({ language: 'tn-BW', productType: 'WATER', subscriberIdentifier: 'W-99' }),
         result: result({ units: null }),
       }),
-      'Metsi W-99\nTokene: 1234 5678 9012 3456 7890\nMadi: BWP 123.45\nRef: TX-REF-77',
+      'Metsi W-99\nTokene: 1234 5678 9012 3456 7890\nMadi: BWP 100.00\nPalogotlhe: BWP 123.45\nRef: TX-REF-77',
     ],
     [
       'success, no token returned (units only)',
       'en-BW',
       settled('succeeded', 'en-BW', { result: result({ rawToken: null }) }),
-      'Electricity 04123456789\nPurchase successful.\nUnits: 25.3kWh\nAmount: BWP 123.45\nRef: TX-REF-77',
+      'Electricity 04123456789\nPurchase successful.\nUnits: 25.3kWh\nAmount: BWP 100.00\nTotal: BWP 123.45\nRef: TX-REF-77',
     ],
     [
       'success, no token and no units',
       'tn-BW',
       settled('succeeded', 'tn-BW', { result: result({ rawToken: '', units: null }) }),
-      'Motlakase 04123456789\nTheko e atlegile.\nMadi: BWP 123.45\nRef: TX-REF-77',
+      'Motlakase 04123456789\nTheko e atlegile.\nMadi: BWP 100.00\nPalogotlhe: BWP 123.45\nRef: TX-REF-77',
     ],
     [
       'airtime success (no tokens)',
       'en-BW',
       settled('succeeded', 'en-BW', {
-        intent: intent({ productType: 'AIRTIME', subscriberIdentifier: '26772000001' }),
+        intent: intent({
+          productType: 'AIRTIME',
+          subscriberIdentifier: '26772000001',
+          amount: { currency: 'BWP', minor: 2000 },
+        }),
         result: result({ rawToken: null, units: null, total: { currency: 'BWP', minor: 2000 } }),
       }),
-      'Airtime of BWP 20.00 sent to 26772000001. Ref: TX-REF-77',
+      'Airtime of BWP 20.00 sent to 26772000001. Total: BWP 20.00. Ref: TX-REF-77',
     ],
     [
       'airtime success (no tokens)',
       'tn-BW',
       settled('succeeded', 'tn-BW', {
-        intent: intent({ language: 'tn-BW', productType: 'AIRTIME', subscriberIdentifier: '26772000001' }),
+        intent: intent({
+          language: 'tn-BW',
+          productType: 'AIRTIME',
+          subscriberIdentifier: '26772000001',
+          amount: { currency: 'BWP', minor: 2000 },
+        }),
         result: result({ rawToken: null, units: null, total: { currency: 'BWP', minor: 2000 } }),
       }),
-      'Nako ya mogala ya BWP 20.00 e rometswe kwa 26772000001. Ref: TX-REF-77',
+      'Nako ya mogala ya BWP 20.00 e rometswe kwa 26772000001. Palogotlhe: BWP 20.00. Ref: TX-REF-77',
     ],
     [
       'failed, not charged, known reason',

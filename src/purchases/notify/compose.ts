@@ -17,15 +17,20 @@ export interface ComposedSms {
 type Params = {
   product: string;
   identifier: string;
+  /** What was bought, before charges (the quote's "Amount"). */
   amount: string;
   reference: string;
 };
 
 function successMessage(record: PurchaseRecord, locales: Locales, lang: string, base: Params): string {
   const result = record.result;
+  // "Total" is what was paid (charges included), as on the quote; the amount before charges
+  // when the service did not say.
+  const total = formatMoney(result?.total ?? record.intent.amount);
   if (record.intent.productType === 'AIRTIME') {
     return locales.t(lang, 'sms.airtimeSuccess', {
       amount: base.amount,
+      total,
       identifier: base.identifier,
       reference: base.reference,
     });
@@ -35,7 +40,7 @@ function successMessage(record: PurchaseRecord, locales: Locales, lang: string, 
     token: token.value,
     ...(token.description !== null && { description: token.description }),
   }));
-  return successSms(locales, lang, { ...base, tokens, units: result?.units ?? undefined }).text;
+  return successSms(locales, lang, { ...base, total, tokens, units: result?.units ?? undefined }).text;
 }
 
 /** "What happened": the localised reason for a known error code, when the catalogue has one. */
@@ -72,11 +77,11 @@ function failureMessage(record: PurchaseRecord, locales: Locales, lang: string, 
 export function composeOutcomeSms(record: PurchaseRecord, locales: Locales): ComposedSms[] {
   if (!SETTLED_STATES.includes(record.state)) return [];
   const lang = locales.resolve(record.intent.language);
-  const money = record.result?.total ?? record.intent.amount;
   const base: Params = {
     product: locales.t(lang, `product.${record.intent.productType}`),
     identifier: record.intent.subscriberIdentifier,
-    amount: formatMoney(money),
+    // "Amount" means one thing everywhere: what was bought, before charges.
+    amount: formatMoney(record.intent.amount),
     reference: record.result?.reference || record.externalReference,
   };
   let message: string;

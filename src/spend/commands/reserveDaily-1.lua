@@ -1,7 +1,8 @@
 --[[
   Count one sale against a subscriber number's daily limits, once per purchase key.
 
-  KEYS[1] the number's day (hash: value, count, and k:<purchase key> = amount)
+  KEYS[1] the number's day (hash: value, count, and k:<purchase key> = amount, or "released"
+          once releaseDaily gave it back: a key is counted at most once, released or not)
 
   ARGV[1] purchase key  ARGV[2] amount (minor units)  ARGV[3] max value  ARGV[4] max count
   ARGV[5] time to live (ms)

@@ -1,0 +1,10 @@
+import { localDate } from './local-time';
+
+describe('localDate', () => {
+  it("dates an instant in the operator's zone, not UTC", () => {
+    // 22:30 UTC on the 23rd is 00:30 on the 24th in Gaborone (UTC+2).
+    expect(localDate('2026-11-23T22:30:00.000Z', 'Africa/Gaborone')).toBe('2026-11-24');
+    expect(localDate(new Date('2026-11-23T22:30:00Z'), 'UTC')).toBe('2026-11-23');
+    expect(localDate('2026-11-23T21:59:59.999Z', 'Africa/Gaborone')).toBe('2026-11-23');
+  });
+});
