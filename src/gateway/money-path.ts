@@ -185,6 +185,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     notifier,
     guards: backing.guards,
     spend,
+    timeZone: config.timeZone,
   });
   if (runWorkers) {
     // One timer sweeps both: purchases left without a job, then outcome SMS left without one.

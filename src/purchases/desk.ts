@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LifecycleSettings } from '../../machines/purchase.machine';
 import { componentLogger, maskMsisdn } from '../observability/logger';
+import { localDay } from '../i18n/local-time';
 import type { PurchaseService } from '../vas/port';
 import {
   PurchaseLifecycle,
@@ -50,6 +51,8 @@ export interface PurchaseDeskOptions {
    * refusal (SpendRefusedError) writes nothing. Every channel hands in here, so none escapes them.
    */
   spend?: { reserve(intent: PurchaseIntent, purchaseKey: string): Promise<void> };
+  /** The operator's zone (`TZ`): the day in a reference is the one care staff and subscribers see. */
+  timeZone?: string;
 }
 
 /**
@@ -83,9 +86,12 @@ export interface RunningPurchaseDesk extends PurchaseDesk {
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
-/** `GW-20250101-<16 base32>`: 28 characters, unique (80 random bits), safe in any form field. */
-export function newExternalReference(now: Date): string {
-  const day = now.toISOString().slice(0, 10).replace(/-/g, '');
+/**
+ * `GW-20250101-<16 base32>`: 28 characters, unique (80 random bits), safe in any form field.
+ * The day is the local one in `timeZone`, so a purchase at 00:30 in Gaborone carries that day.
+ */
+export function newExternalReference(now: Date, timeZone: string): string {
+  const day = localDay(now, timeZone).replace(/-/g, '');
   const bytes = randomBytes(10);
   let bits = 0;
   let value = 0;
@@ -174,7 +180,7 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
         newPurchaseRecord({
           id: randomUUID(),
           idempotencyKey,
-          externalReference: newExternalReference(now),
+          externalReference: newExternalReference(now, options.timeZone ?? 'UTC'),
           intent,
           createdAt: now.toISOString(),
         });
