@@ -117,6 +117,21 @@ describe('catalogues', () => {
           expect([key, p, SAMPLE[p]]).not.toContainEqual(undefined);
   });
 
+  // "Amount" (before charges) and "Total" (what is paid) read the same on every screen and SMS.
+  test.each(langs)('%s: every labelled {amount} and {total} uses the quote line’s label', (lang) => {
+    for (const field of ['amount', 'total']) {
+      const label = (line: string) =>
+        line
+          .slice(0, line.indexOf(`: {${field}}`))
+          .split('. ')
+          .pop();
+      const quoteLabel = label(locales.template(lang, `quote.line.${field}`)!);
+      for (const key of locales.keys())
+        for (const line of locales.template(lang, key)!.split('\n'))
+          if (line.includes(`: {${field}}`)) expect([key, label(line)]).toEqual([key, quoteLabel]);
+    }
+  });
+
   test.each(langs)('%s: every message is GSM-7 once transliterated', (lang) => {
     for (const key of locales.keys()) {
       expect([key, encodingOf(transliterate(locales.t(lang, key, paramsFor(lang, key))))]).toEqual([
