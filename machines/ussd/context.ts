@@ -29,6 +29,8 @@ export interface AgentView {
   lockedUntil: string | null;
   /** Sales debit this purchase-service account (null: the agent's float). */
   accountId: number | null;
+  /** The most one sale may be (minor units): the amount screen names and checks it before any quote. */
+  maxSaleMinor?: number;
   /** The PIN was checked in this dialogue. */
   verified: boolean;
   /** The version of the PIN checked (a PIN change applies only if it is still the current one). */

@@ -5,8 +5,9 @@
 import { normaliseMsisdn, regionFromLanguageTag, type CountryCode } from '../../src/phone';
 import type { DialogueEvent, LocalText } from '../../src/session/dialogue';
 import { validateIdentifier } from '../../src/vas/catalogue';
-import { checkRange, refusalText } from '../../src/spend/rules';
+import { checkRange, refusalText, type AmountRange } from '../../src/spend/rules';
 import { parseDecimalAmount } from '../../src/vas/money';
+import { saleRefusalOf } from '../../src/agents/refusal';
 import type { VasProduct } from '../../src/vas/port';
 import type { UssdContext } from './context';
 
@@ -53,16 +54,37 @@ export function airtimeNumber(ctx: UssdContext, text: string): string | null {
 }
 
 /**
- * Why a typed amount is refused, or null: not a number, or outside the operator's range for
- * the product (the notice names the limit), before any quote is asked for.
+ * The range the amount screen names and checks: the operator's range for the product, its top
+ * lowered to a field agent's most per sale.
+ */
+export function amountRangeOf(ctx: UssdContext): AmountRange | undefined {
+  const range = ctx.productType ? ctx.settings.amounts?.[ctx.productType] : undefined;
+  const maxSale = ctx.agent?.maxSaleMinor;
+  if (maxSale === undefined || (range && range.maxMinor <= maxSale)) return range;
+  return { minMinor: range?.minMinor ?? 0, maxMinor: maxSale };
+}
+
+/**
+ * Why a typed amount is refused, or null: not a number, or outside the range (the notice names
+ * the limit: the agent's own when it is the one that bites), before any quote is asked for.
  */
 export function amountProblem(ctx: UssdContext, text: string): LocalText | null {
   const parsed = parseDecimalAmount(text);
   if (!parsed.ok) return { key: `amount.invalid.${parsed.reason}` };
-  const range = ctx.productType ? ctx.settings.amounts?.[ctx.productType] : undefined;
+  const range = amountRangeOf(ctx);
   if (!range || !ctx.account) return null;
-  const refusal = checkRange(range, { currency: ctx.account.currency, minor: parsed.minor });
-  return refusal ? refusalText(refusal) : null;
+  const amount = { currency: ctx.account.currency, minor: parsed.minor };
+  const refusal = checkRange(range, amount);
+  // The agent's own limit, worded as the float's refusal at the quote is (one wording).
+  const agentRefusal =
+    refusal?.code === 'spend_above_maximum' && range.maxMinor === ctx.agent?.maxSaleMinor
+      ? saleRefusalOf(
+          { money: (minor) => ({ currency: amount.currency, minor }) },
+          { reason: 'over_limit', limit: 'max_sale', limitValue: range.maxMinor },
+        )
+      : null;
+  const shown = agentRefusal ?? refusal;
+  return shown ? refusalText(shown) : null;
 }
 
 /** The typed amount in minor units, or null. */

@@ -11,6 +11,7 @@ import { derivedHint } from '../../src/vas/catalogue';
 import { formatMoney } from '../../src/vas/money';
 import type { ProductType, VasProduct } from '../../src/vas/port';
 import type { UssdContext } from './context';
+import { amountRangeOf } from './input';
 
 /**
  * The language the catalogue's free text (an admin-curated identifier hint) is written in:
@@ -112,7 +113,7 @@ export function identifierScreen(ctx: UssdContext): Screen {
 /** The amount prompt, naming the operator's range for the product when there is one. */
 export function amountScreen(ctx: UssdContext): Screen {
   const currency = ctx.account?.currency ?? '';
-  const range = ctx.productType ? ctx.settings.amounts?.[ctx.productType] : undefined;
+  const range = amountRangeOf(ctx);
   const line = range
     ? key('amount.promptRange', {
         min: formatMoney({ currency, minor: range.minMinor }),

@@ -101,6 +101,7 @@ export function dialogueServices(
         status: agent.status,
         lockedUntil: agent.lockedUntil ? localTime(new Date(agent.lockedUntil), config.timeZone) : null,
         accountId: agent.funding.kind === 'account' ? agent.funding.debitedAccountId : null,
+        maxSaleMinor: moneyPath.agents.float.limitsOf(agent).maxSaleMinor,
       };
     },
     verifyPin: async (msisdn, pin) => {

@@ -19,10 +19,10 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.close());
 
-async function agentWithPin(msisdn: string, topUp: string): Promise<string> {
+async function agentWithPin(msisdn: string, topUp: string, limits: object = {}): Promise<string> {
   const added = await axios.post(
     `${gateway.url}/admin/agents`,
-    { msisdn, name: 'Mma Dikeledi', float: true },
+    { msisdn, name: 'Mma Dikeledi', float: true, ...limits },
     auth,
   );
   await axios.post(
@@ -108,6 +108,16 @@ it('an amount over the float is refused on the amount screen, the float named', 
   ]);
   // Checked before any quote; back on the amount prompt with the float named.
   expect(replies[5].screen).toMatch(/^Float too low: BWP 20.00 available\.\nEnter the amount/);
+});
+
+it("a sale over the agent's max sale is refused on the amount screen, which names that limit", async () => {
+  const agent = newPhone();
+  const pin = await agentWithPin(agent, 'BWP 900.00', { maxSale: 'BWP 500.00' });
+  const replies = await dialogue(gateway, `m-${agent}`, agent, [pin, '1', TEST_METERS.active, '600', '500']);
+  // The range named is the agent's; 600 is refused before the customer's number is asked.
+  expect(replies[3].screen).toMatch(/^Enter the amount \(BWP 5.00 to BWP 500.00\):/);
+  expect(replies[4].screen).toMatch(/^Over your max sale limit of BWP 500.00\.\nEnter the amount/);
+  expect(replies[5].screen).toMatch(/^Customer's phone number/);
 });
 
 it('first use: the one-time PIN leads to choosing a PIN over USSD; Last sales re-sends a receipt', async () => {
