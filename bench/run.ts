@@ -17,6 +17,7 @@ import { freePort } from './ports';
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 64);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 15000);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const METER = '01234567890';
 
@@ -252,8 +253,54 @@ async function removeKeys(prefix: string): Promise<void> {
   }
 }
 
+/** The node flags `npm start` runs the gateway with (from package.json, so the two never differ). */
+const START_NODE_ARGS = (() => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(distRoot, '..', 'package.json'), 'utf8'));
+  const start: string = pkg.scripts?.start ?? '';
+  return /\bnode\s+(.*?)\s*dist\/src\/main\.js/.exec(start)?.[1] ?? '';
+})();
+
+/**
+ * Mean Redis memory of one dialogue record (`MEMORY USAGE`, key and value with overhead) over a
+ * sample of the run's records; null when there are none.
+ */
+async function liveDialogueBytes(redis: Redis, prefix: string): Promise<number | null> {
+  const sample: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:ussd:*:rec`, 'COUNT', 1000);
+    sample.push(...keys);
+    cursor = next;
+  } while (cursor !== '0' && sample.length < 500);
+  if (sample.length === 0) return null;
+  const sizes = await Promise.all(sample.slice(0, 500).map((key) => redis.memory('USAGE', key)));
+  const known = sizes.filter((size): size is number => typeof size === 'number');
+  return known.length ? Math.round(known.reduce((a, b) => a + b, 0) / known.length) : null;
+}
+
+/** Median of a few numbers (the rounds of one target). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+type Summary = ReturnType<typeof summary>;
+
+interface Target {
+  name: string;
+  port: number;
+  server: ChildProcess;
+  results: Summary[];
+}
+
 async function main(): Promise<void> {
-  const [gatewayPort, sandboxPort, barePort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [gatewayPort, sandboxPort, barePort, peerPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const runId = Date.now().toString(36);
   const children: ChildProcess[] = [];
   const stopAll = () => children.forEach((child) => child.kill('SIGTERM'));
@@ -267,12 +314,13 @@ async function main(): Promise<void> {
     });
     children.push(sandbox);
     await waitForHealth(sandboxPort, sandbox, '/sandbox/scenarios');
+    const purchaseService = `http://127.0.0.1:${sandboxPort}`;
 
     // BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway process, written when it exits.
-    // BENCH_NODE_ARGS: extra node flags for the gateway (e.g. GC settings to compare).
+    // BENCH_NODE_ARGS: node flags for the gateway instead of `npm start`'s (e.g. GC settings to compare).
     const profileArgs = [
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+      ...(process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS).split(' ').filter((arg) => arg !== ''),
     ];
     const gateway = startProcess(
       'src/main.js',
@@ -280,7 +328,7 @@ async function main(): Promise<void> {
         PORT: String(gatewayPort),
         REDIS_URL,
         REDIS_PREFIX: `bench-${runId}`,
-        PURCHASE_API_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+        PURCHASE_API_BASE_URL: purchaseService,
         PURCHASE_API_CLIENT_ID: 'sandbox-client',
         PURCHASE_API_CLIENT_SECRET: 'sandbox-secret',
         PURCHASE_API_USERNAME: 'integration',
@@ -290,48 +338,84 @@ async function main(): Promise<void> {
       profileArgs,
     );
     children.push(gateway);
-    await waitForHealth(gatewayPort, gateway, '/healthz');
-
+    const peer = startProcess('bench/peer-server.js', {
+      PORT: String(peerPort),
+      REDIS_URL,
+      PEER_PREFIX: `bench-${runId}-peer`,
+      PURCHASE_API_BASE_URL: purchaseService,
+    });
+    children.push(peer);
     const bare = startProcess('bench/bare-server.js', { PORT: String(barePort) });
     children.push(bare);
-    await waitForHealth(barePort, bare, '/healthz');
+    await Promise.all([
+      waitForHealth(gatewayPort, gateway, '/healthz'),
+      waitForHealth(peerPort, peer, '/healthz'),
+      waitForHealth(barePort, bare, '/healthz'),
+    ]);
 
     console.log(
-      `playing electricity dialogues (5 hops) for ${SUBSCRIBERS} subscribers, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured each`,
+      `playing electricity dialogues (5 hops) for ${SUBSCRIBERS} subscribers, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured, ` +
+        `targets interleaved over ${ROUNDS} rounds (medians reported)`,
     );
+    const targets: Target[] = [
+      { name: 'gateway (Redis)', port: gatewayPort, server: gateway, results: [] },
+      { name: 'ussd-builder peer', port: peerPort, server: peer, results: [] },
+      { name: 'bare express handler', port: barePort, server: bare, results: [] },
+    ];
     // The server's own CPU, then everything else the machine spends on a hop.
     const others = [loadGeneratorMeter, redisMeter(infoClient), processMeter('sandbox', sandbox.pid)];
-    const baseline = summary(
-      await load(barePort, '/ussd/africastalking', runId, [processMeter('server', bare.pid), ...others]),
-    );
-    const gatewayResult = summary(
-      await load(gatewayPort, '/ussd/africastalking', runId, [
-        processMeter('server', gateway.pid),
-        ...others,
-      ]),
-    );
-
-    const row = (name: string, s: ReturnType<typeof summary>) =>
+    const header =
+      `${'target'.padEnd(22)} ${'hops/s'.padStart(8)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'errors'.padStart(7)} ` +
+      `${'cpu µs/hop'.padStart(11)} ${'machine busy'.padStart(13)} ${'machine µs/hop'.padStart(15)}`;
+    const row = (name: string, s: Summary) =>
       `${name.padEnd(22)} ${s.hopsPerSec.toFixed(0).padStart(8)} ${s.p50.toFixed(2).padStart(9)} ${s.p99.toFixed(2).padStart(9)} ${String(s.errors).padStart(7)} ${s.cpuUsPerHop[0].us.toFixed(0).padStart(11)} ${`${(s.machineBusy * 100).toFixed(0)}%`.padStart(13)} ${s.machineUsPerHop.toFixed(0).padStart(15)}`;
-    console.log(
-      `${'target'.padEnd(22)} ${'hops/s'.padStart(8)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'errors'.padStart(7)} ${'cpu µs/hop'.padStart(11)} ${'machine busy'.padStart(13)} ${'machine µs/hop'.padStart(15)}`,
-    );
-    console.log(row('bare express handler', baseline));
-    console.log(row('gateway (Redis)', gatewayResult));
-    console.log(
-      `ratio gateway/bare: throughput ${(gatewayResult.hopsPerSec / baseline.hopsPerSec).toFixed(2)}, ` +
-        `p50 ${(gatewayResult.p50 / baseline.p50).toFixed(2)}x, p99 ${(gatewayResult.p99 / baseline.p99).toFixed(2)}x (target: throughput >= 0.70)`,
-    );
-    const breakdown = (s: ReturnType<typeof summary>) =>
-      s.cpuUsPerHop.map(({ name, us }) => `${name} ${us.toFixed(0)}`).join(', ');
-    console.log(`CPU µs per hop, bare:    ${breakdown(baseline)}`);
-    console.log(`CPU µs per hop, gateway: ${breakdown(gatewayResult)}`);
-    // With every core busy in both runs, throughput is inversely proportional to the CPU the
-    // whole machine spends per hop (load generator, Redis and sandbox included).
-    console.log(
-      `machine CPU per hop, bare/gateway: ${(baseline.machineUsPerHop / gatewayResult.machineUsPerHop).toFixed(2)} ` +
-        `(the throughput ratio a saturated machine allows)`,
-    );
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      console.log(`round ${round}`);
+      console.log(header);
+      for (const target of targets) {
+        const result = summary(
+          await load(target.port, '/ussd/africastalking', `${runId}-${round}`, [
+            processMeter('server', target.server.pid),
+            ...others,
+          ]),
+        );
+        target.results.push(result);
+        console.log(row(target.name, result));
+      }
+    }
+
+    const med = (target: Target, pick: (s: Summary) => number) => median(target.results.map(pick));
+    const medianOf = (target: Target): Summary => ({
+      hopsPerSec: med(target, (s) => s.hopsPerSec),
+      p50: med(target, (s) => s.p50),
+      p99: med(target, (s) => s.p99),
+      errors: target.results.reduce((sum, s) => sum + s.errors, 0),
+      cpuUsPerHop: target.results[0].cpuUsPerHop.map(({ name }, i) => ({
+        name,
+        us: med(target, (s) => s.cpuUsPerHop[i].us),
+      })),
+      machineBusy: med(target, (s) => s.machineBusy),
+      machineUsPerHop: med(target, (s) => s.machineUsPerHop),
+    });
+    const [gw, builder, bareTarget] = targets.map(medianOf);
+    console.log(`medians of ${ROUNDS} rounds (errors: the sum)`);
+    console.log(header);
+    targets.forEach((target, i) => console.log(row(target.name, [gw, builder, bareTarget][i])));
+    const ratio = (a: Summary, b: Summary) =>
+      `throughput ${(a.hopsPerSec / b.hopsPerSec).toFixed(2)}, p50 ${(a.p50 / b.p50).toFixed(2)}x, ` +
+      `p99 ${(a.p99 / b.p99).toFixed(2)}x, server CPU/hop ${(a.cpuUsPerHop[0].us / b.cpuUsPerHop[0].us).toFixed(2)}x`;
+    console.log(`ratio gateway/peer: ${ratio(gw, builder)} (target: throughput >= 1.0, p99 <= 1.0x)`);
+    console.log(`ratio peer/bare:    ${ratio(builder, bareTarget)}`);
+    console.log(`ratio gateway/bare: ${ratio(gw, bareTarget)}`);
+    const breakdown = (s: Summary) => s.cpuUsPerHop.map(({ name, us }) => `${name} ${us.toFixed(0)}`).join(', ');
+    for (const [name, s] of [
+      ['gateway', gw],
+      ['peer', builder],
+      ['bare', bareTarget],
+    ] as const)
+      console.log(`CPU µs per hop, ${name.padEnd(8)} ${breakdown(s)}`);
+    const redisBytes = await liveDialogueBytes(infoClient, `bench-${runId}`);
+    if (redisBytes !== null) console.log(`Redis per live dialogue (gateway, sampled): ${redisBytes} bytes`);
   } finally {
     stopAll();
     await Promise.all(
