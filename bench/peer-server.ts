@@ -44,7 +44,11 @@ async function login(): Promise<Session> {
     service.get('/public/v1/vas-products', { headers }),
   ]);
   const electricity = products.find((p: { product_type: string }) => p.product_type === 'ELECTRICITY');
-  return { token: tokens.access_token, accountId: accounts[0].id, providerCode: electricity.providers[0].code };
+  return {
+    token: tokens.access_token,
+    accountId: accounts[0].id,
+    providerCode: electricity.providers[0].code,
+  };
 }
 
 function buildMenu(session: Session): UssdMenu {

@@ -407,7 +407,8 @@ async function main(): Promise<void> {
     console.log(`ratio gateway/peer: ${ratio(gw, builder)} (target: throughput >= 1.0, p99 <= 1.0x)`);
     console.log(`ratio peer/bare:    ${ratio(builder, bareTarget)}`);
     console.log(`ratio gateway/bare: ${ratio(gw, bareTarget)}`);
-    const breakdown = (s: Summary) => s.cpuUsPerHop.map(({ name, us }) => `${name} ${us.toFixed(0)}`).join(', ');
+    const breakdown = (s: Summary) =>
+      s.cpuUsPerHop.map(({ name, us }) => `${name} ${us.toFixed(0)}`).join(', ');
     for (const [name, s] of [
       ['gateway', gw],
       ['peer', builder],

@@ -3,15 +3,16 @@
  * top of the money path. The one place where the folders are wired together (with
  * `money-path.ts` for what the standalone worker shares).
  */
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import proxyAddr from 'proxy-addr';
 import { createUssdMachine, USSD_MACHINE_VERSION } from '../../machines/ussd-session.machine';
 import { outboxRouter, type OutboxStore } from '../channels/sms/outbound';
 import { ussdAdapters } from '../channels/ussd/adapters';
 import { parseGenericMapping, type GenericMapping } from '../channels/ussd/generic/adapter';
 import type { UssdAdapter } from '../channels/ussd/types';
-import { ussdRouter } from '../channels/ussd/router';
+import { ussdCallbacks } from '../channels/ussd/router';
 import { ConfigError, type Config } from '../config';
 import { loadLocales } from '../i18n';
 import { Metrics, metricsRouter } from '../observability/metrics';
@@ -57,12 +58,13 @@ export interface Gateway {
 }
 
 /** Listen on `port` (0: any free port), resolving once the server accepts connections. */
-function listen(app: express.Express, port: number, host: string | undefined): Promise<Server> {
+function listen(server: Server, port: number, host: string | undefined): Promise<Server> {
   return new Promise((resolve, reject) => {
-    // Express 5 hands a listen error (EADDRINUSE) to this callback instead of throwing.
-    const server = app.listen(port, host ?? '0.0.0.0', (error?: Error) =>
-      error ? reject(error) : resolve(server),
-    );
+    server.once('error', reject);
+    server.listen(port, host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });
 }
 
@@ -70,20 +72,19 @@ function listen(app: express.Express, port: number, host: string | undefined): P
  * With TRUST_PROXY set every request should come through the load balancer, which adds
  * X-Forwarded-For. One without it reached the port directly: say so (once per 10 minutes).
  */
-function warnOnDirectRequests(): express.RequestHandler {
+function directRequestWarning(): (req: IncomingMessage) => void {
   let lastWarned = 0;
-  return (req, _res, next) => {
+  return (req) => {
     if (req.headers['x-forwarded-for'] === undefined && Date.now() - lastWarned > 600_000) {
       lastWarned = Date.now();
       log.warn(
         'TRUST_PROXY is set but a request came without X-Forwarded-For: the port is reachable directly',
         {
           ip: req.socket.remoteAddress,
-          path: req.path,
+          path: req.url?.split('?')[0],
         },
       );
     }
-    next();
   };
 }
 
@@ -162,23 +163,21 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   const app = express();
   app.disable('x-powered-by');
-  // Behind a load balancer, req.ip (the USSD allow-list) must be the aggregator's address.
-  if (config.ussd.trustProxy !== undefined) {
-    app.set('trust proxy', config.ussd.trustProxy);
-    app.use(warnOnDirectRequests());
-  }
+  // Behind a load balancer, the caller's address (the allow-lists) must be the aggregator's.
+  const warnIfDirect = config.ussd.trustProxy !== undefined ? directRequestWarning() : undefined;
+  if (config.ussd.trustProxy !== undefined) app.set('trust proxy', config.ussd.trustProxy);
   app.set('etag', false);
-  // The hot path first: a hop carries its own request id (aggregator-session-hop) into its logs,
-  // so it skips the generic request-id middleware the other routes use.
-  app.use(
-    ussdRouter({
-      engine,
-      adapters,
-      aggregators: config.ussd.aggregators,
-      callbackSecret: config.ussd.callbackSecret,
-      allowedIps: config.ussd.allowedIps,
-    }),
-  );
+  // The hot path: the aggregators' callbacks on node:http directly, ahead of express. A hop
+  // carries its own request id (aggregator-session-hop) into its logs.
+  const trusted = app.get('trust proxy fn') as Parameters<typeof proxyAddr>[1];
+  const ussd = ussdCallbacks({
+    engine,
+    adapters,
+    aggregators: config.ussd.aggregators,
+    callbackSecret: config.ussd.callbackSecret,
+    allowedIps: config.ussd.allowedIps,
+    clientIp: config.ussd.trustProxy !== undefined ? (req) => proxyAddr(req, trusted) : undefined,
+  });
   app.use(smsChannel.router);
   app.use(requestIdMiddleware());
   app.get('/healthz', async (_req, res) => {
@@ -226,7 +225,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     res.status(404).json({ error: 'not found' });
   });
 
-  const server = await listen(app, config.port, options.host ?? config.host);
+  const server = createServer((req, res) => {
+    if (warnIfDirect) warnIfDirect(req);
+    if (!ussd(req, res)) app(req, res);
+  });
+  await listen(server, config.port, options.host ?? config.host);
   const port = (server.address() as AddressInfo).port;
 
   return {

@@ -32,28 +32,52 @@ function rejectionLog(what: string): (reason: string, fields: Record<string, unk
   };
 }
 
+/** Why a callback was turned away, and the answer it gets. */
+export interface CallbackRejection {
+  status: 401 | 403;
+  body: string;
+}
+
+/** What the check needs of a request, whatever serves it (express or the lean USSD path). */
+export interface CallbackCall {
+  ip: string | undefined;
+  /** The secret as given: header `X-Callback-Key`, else `?key=`. */
+  key: string | undefined;
+  path: string;
+}
+
 /**
  * The protection of a provider callback, checked before anything else (before the body is even
- * parsed): the IP allow-list (403), then the shared secret (401).
+ * read): the IP allow-list (403), then the shared secret (401). Null: let it through.
  */
-export function callbackGuard(options: CallbackGuardOptions): RequestHandler {
+export function callbackCheck(
+  options: CallbackGuardOptions,
+): (call: CallbackCall) => CallbackRejection | null {
   const allowed = new AllowList(options.allowedIps ?? []);
   const rejected = rejectionLog(options.what);
   const { secret } = options;
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (allowed.size > 0 && !allowed.allows(req.ip)) {
-      rejected('address not on the allow-list', { ip: req.ip, path: req.path });
-      res.status(403).type('text/plain').send('forbidden');
-      return;
+  return ({ ip, key, path }) => {
+    if (allowed.size > 0 && !allowed.allows(ip)) {
+      rejected('address not on the allow-list', { ip, path });
+      return { status: 403, body: 'forbidden' };
     }
-    if (secret) {
-      const fromQuery = typeof req.query.key === 'string' ? req.query.key : undefined;
-      const given = req.get('x-callback-key') ?? fromQuery;
-      if (given === undefined || !sameSecret(given, secret)) {
-        rejected('missing or wrong secret', { ip: req.ip, path: req.path });
-        res.status(401).type('text/plain').send('unauthorised');
-        return;
-      }
+    if (secret && (key === undefined || !sameSecret(key, secret))) {
+      rejected('missing or wrong secret', { ip, path });
+      return { status: 401, body: 'unauthorised' };
+    }
+    return null;
+  };
+}
+
+/** {@link callbackCheck} as express middleware (the inbound SMS routes). */
+export function callbackGuard(options: CallbackGuardOptions): RequestHandler {
+  const check = callbackCheck(options);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const fromQuery = typeof req.query.key === 'string' ? req.query.key : undefined;
+    const rejection = check({ ip: req.ip, key: req.get('x-callback-key') ?? fromQuery, path: req.path });
+    if (rejection) {
+      res.status(rejection.status).type('text/plain').send(rejection.body);
+      return;
     }
     next();
   };

@@ -1,8 +1,8 @@
-import express from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { setup } from 'xstate';
 import { africasTalkingAdapter } from '../../src/channels/ussd/africastalking/adapter';
-import { FALLBACK_END, ussdRouter, type UssdRouterOptions } from '../../src/channels/ussd/router';
+import { FALLBACK_END, ussdCallbacks, type UssdRouterOptions } from '../../src/channels/ussd/router';
 import { loadLocales } from '../../src/i18n';
 import { createHopEngine, type HopEngine } from '../../src/session/engine';
 import { RedisSessionStore } from '../../src/session/store';
@@ -12,10 +12,21 @@ import { createTestMachine } from '../session/test-machine';
 const locales = loadLocales();
 const SECRET = 's3cret-key';
 
-function appWith(engine: UssdRouterOptions['engine'], options: Partial<UssdRouterOptions> = {}) {
-  const app = express();
-  app.use(ussdRouter({ engine, adapters: [africasTalkingAdapter], callbackSecret: SECRET, ...options }));
-  return app;
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The USSD callbacks as the gateway's server runs them: anything else falls through (here a 404). */
+function appWith(engine: UssdRouterOptions['engine'], options: Partial<UssdRouterOptions> = {}): Listener {
+  const ussd = ussdCallbacks({
+    engine,
+    adapters: [africasTalkingAdapter],
+    callbackSecret: SECRET,
+    ...options,
+  });
+  return (req, res) => {
+    if (ussd(req, res)) return;
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not ours');
+  };
 }
 
 const form = (text: string, overrides: Record<string, string> = {}) => ({
@@ -30,7 +41,7 @@ const form = (text: string, overrides: Record<string, string> = {}) => ({
 describe('USSD router over HTTP', () => {
   let redis: ReturnType<typeof testRedis>;
   let engine: HopEngine;
-  let app: express.Express;
+  let app: Listener;
 
   beforeEach(() => {
     redis = testRedis();
@@ -95,6 +106,38 @@ describe('USSD router over HTTP', () => {
     const empty = await request(app).post(`/ussd/africastalking?key=${SECRET}`);
     expect(empty.status).toBe(400);
     expect(await keysUnder(redis.redis, redis.prefix)).toEqual([]);
+  });
+
+  it('matches routes as express did: any case, a trailing slash; other paths and methods are not its own', async () => {
+    const post = (url: string) => request(app).post(url).type('form').send(form(''));
+    expect((await post(`/USSD/AfricasTalking/?key=${SECRET}`)).text).toMatch(/^CON /);
+    expect((await post(`/ussd/africastalkingX?key=${SECRET}`)).text).toBe('not ours');
+    expect((await post(`/ussd?key=${SECRET}`)).text).toBe('not ours');
+    expect((await request(app).get(`/ussd/africastalking?key=${SECRET}`)).text).toBe('not ours');
+  });
+
+  it('reads a form with a charset, refuses a body over 16 KB (413) and another charset (415)', async () => {
+    const withCharset = await request(app)
+      .post(`/ussd/africastalking?key=${SECRET}`)
+      .set('content-type', 'application/x-www-form-urlencoded; charset=UTF-8')
+      .send(new URLSearchParams(form('')).toString());
+    expect(withCharset.text).toMatch(/^CON /);
+    const huge = await request(app)
+      .post(`/ussd/africastalking?key=${SECRET}`)
+      .type('form')
+      .send(form('', { text: '1'.repeat(17 * 1024) }));
+    expect(huge.status).toBe(413);
+    const latin1 = await request(app)
+      .post(`/ussd/africastalking?key=${SECRET}`)
+      .set('content-type', 'application/x-www-form-urlencoded; charset=latin1')
+      .send('sessionId=x');
+    expect(latin1.status).toBe(415);
+    const plain = await request(app)
+      .post(`/ussd/africastalking?key=${SECRET}`)
+      .set('content-type', 'text/plain')
+      .send('sessionId=ATUid_r9');
+    expect(plain.status).toBe(400);
+    expect(plain.text).toBe('expected an application/x-www-form-urlencoded body');
   });
 
   it('accepts the secret as ?key= or X-Callback-Key, refuses it missing or wrong', async () => {

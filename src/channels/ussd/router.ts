@@ -1,5 +1,6 @@
-import express, { type Request, type Response, type Router } from 'express';
-import { callbackGuard, malformedBody } from '../../http/callback-guard';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { callbackCheck } from '../../http/callback-guard';
+import { BodyError, queryOf, readBody, sendText } from '../../http/lean-request';
 import { componentLogger } from '../../observability/logger';
 import type { HopEngine } from '../../session/engine';
 import {
@@ -30,35 +31,22 @@ export interface UssdRouterOptions {
   adapters: UssdAdapter[];
   /** Shared secret expected as `?key=` or header `X-Callback-Key`; unset = open (development only). */
   callbackSecret?: string;
-  /**
-   * Client IPs allowed to call (empty = any). Matched against `req.ip`: behind a reverse proxy
-   * or load balancer set express's `trust proxy` on the app so `req.ip` is the aggregator's
-   * address from `X-Forwarded-For`, not the proxy's.
-   */
+  /** Client IPs/CIDRs allowed to call (empty = any), matched against {@link clientIp}. */
   allowedIps?: string[];
+  /**
+   * The caller's address: the socket's, or behind a load balancer the one `TRUST_PROXY` trusts
+   * from `X-Forwarded-For` (the gateway passes express's own rule, so both paths agree).
+   */
+  clientIp?: (req: IncomingMessage) => string | undefined;
   /** Per-aggregator overrides, by adapter name. */
   aggregators?: Record<string, AggregatorSettings>;
 }
 
-function send(res: Response, wire: UssdHttpResponse): void {
-  res.status(wire.status).type(wire.contentType);
-  if (wire.headers) res.set(wire.headers);
-  res.send(wire.body);
-}
+/** A request the USSD routes answer; `false` from {@link UssdCallbacks.handle} means not ours. */
+export type UssdCallbackHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-/** The adapter's view of an express request (path parameters as single strings). */
-function wireRequest(req: Request, route: UssdRoute): UssdHttpRequest {
-  const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.params ?? {}))
-    params[k] = Array.isArray(v) ? v.join('/') : String(v);
-  return {
-    method: req.method,
-    body: req.body,
-    query: req.query,
-    headers: req.headers,
-    params,
-    route: route.path,
-  };
+function send(res: ServerResponse, wire: UssdHttpResponse): void {
+  sendText(res, wire.status, wire.contentType, wire.body, wire.headers);
 }
 
 /** Default routes: hops on `POST /ussd/<name>`, end notifications on `POST /ussd/<name>/events`. */
@@ -70,28 +58,62 @@ function routesOf(adapter: UssdAdapter): readonly UssdRoute[] {
   ];
 }
 
+/** One route of one adapter, matched on method and path. */
+interface Endpoint {
+  route: UssdRoute;
+  /** For paths with parameters (`/session/:id/start`); fixed paths are looked up whole. */
+  pattern?: RegExp;
+  params: string[];
+  /** The aggregator's guard (allow-list, secret): null lets the call through. */
+  check: ReturnType<typeof callbackCheck>;
+  handler: (wire: UssdHttpRequest, res: ServerResponse) => Promise<void>;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** `/ussd/infobip/session/:id/start` → a case-insensitive pattern and its parameter names. */
+function compilePath(path: string): { pattern: RegExp; params: string[] } {
+  const params: string[] = [];
+  const source = path
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return escapeRegExp(segment);
+      params.push(segment.slice(1));
+      return '([^/]+)';
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}/?$`, 'i'), params };
+}
+
 /**
  * Every adapter's routes under `/ussd/<name>` (by default `POST /ussd/<name>` for hops and
- * `POST /ussd/<name>/events` for end notifications). A malformed request gets 400 naming the
- * problem and changes nothing; an engine failure still answers the aggregator with a polite END.
+ * `POST /ussd/<name>/events` for end notifications), served on `node:http` directly: the hop is
+ * the hot path, and express's router and wrappers cost more than the rest of its HTTP work.
+ * Matching follows express's defaults (case-insensitive, an optional trailing slash). The guard
+ * runs before the body is read; a malformed request gets 400 naming the problem and changes
+ * nothing; an engine failure still answers the aggregator with a polite END.
  */
-export function ussdRouter(options: UssdRouterOptions): Router {
+export function ussdCallbacks(options: UssdRouterOptions): UssdCallbackHandler {
   const { engine, adapters } = options;
-  const router = express.Router();
-  const bodies = [express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' })];
+  const clientIp = options.clientIp ?? ((req: IncomingMessage) => req.socket.remoteAddress);
+  /** Fixed paths by `METHOD /path` (lower case, no trailing slash); paths with parameters in a list. */
+  const fixed = new Map<string, Endpoint>();
+  const patterned: Endpoint[] = [];
 
   const open: string[] = [];
   for (const adapter of adapters) {
     const own = options.aggregators?.[adapter.name] ?? {};
     const secret = own.callbackSecret ?? options.callbackSecret;
     if (!secret) open.push(adapter.name);
-    const guard = callbackGuard({
+    const check = callbackCheck({
       what: `USSD callback (${adapter.name})`,
       secret,
       allowedIps: own.allowedIps ?? options.allowedIps,
     });
 
-    async function end(res: Response, parsed: UssdSessionEnd): Promise<void> {
+    async function end(res: ServerResponse, parsed: UssdSessionEnd): Promise<void> {
       try {
         await engine.endSession(parsed);
       } catch (err) {
@@ -101,56 +123,58 @@ export function ussdRouter(options: UssdRouterOptions): Router {
       send(res, adapter.formatEndAck?.() ?? { status: 200, contentType: 'text/plain', body: 'OK' });
     }
 
-    const handlers: Record<
-      UssdRoute['kind'],
-      (req: Request, res: Response, route: UssdRoute) => Promise<void>
-    > = {
-      async hop(req, res, route) {
-        const parsed = adapter.parseHop(wireRequest(req, route));
-        if (isParseError(parsed)) {
-          log.warn('malformed USSD hop', { aggregator: adapter.name, reason: parsed.error });
-          res.status(400).type('text/plain').send(parsed.error);
-          return;
-        }
-        if (isSessionEnd(parsed)) return end(res, parsed);
-        let wire: UssdHttpResponse;
-        try {
-          const hop = own.screenLimit === undefined ? parsed : { ...parsed, screenLimit: own.screenLimit };
-          wire = adapter.formatReply(await engine.handleHop(hop), parsed);
-        } catch (err) {
-          log.error('USSD hop failed', { aggregator: adapter.name, error: err });
-          wire = adapter.formatReply({ text: FALLBACK_END, end: true }, parsed);
-        }
-        send(res, wire);
-      },
-      async end(req, res, route) {
-        const parsed = adapter.parseEnd?.(wireRequest(req, route)) ?? { error: 'no end notifications here' };
-        if (isParseError(parsed)) {
-          log.warn('malformed USSD end notification', { aggregator: adapter.name, reason: parsed.error });
-          res.status(400).type('text/plain').send(parsed.error);
-          return;
-        }
-        return end(res, parsed);
-      },
-      async status(req, res, route) {
-        const asked = adapter.parseStatus?.(wireRequest(req, route)) ?? { error: 'no status here' };
-        if (isParseError(asked)) {
-          res.status(400).type('text/plain').send(asked.error);
-          return;
-        }
-        const active = await engine.sessionActive({ aggregator: adapter.name, sessionId: asked.sessionId });
-        send(
-          res,
-          adapter.formatStatus?.(active) ?? { status: 200, contentType: 'text/plain', body: String(active) },
-        );
-      },
-    };
+    const handlers: Record<UssdRoute['kind'], (wire: UssdHttpRequest, res: ServerResponse) => Promise<void>> =
+      {
+        async hop(wire, res) {
+          const parsed = adapter.parseHop(wire);
+          if (isParseError(parsed)) {
+            log.warn('malformed USSD hop', { aggregator: adapter.name, reason: parsed.error });
+            sendText(res, 400, 'text/plain', parsed.error);
+            return;
+          }
+          if (isSessionEnd(parsed)) return end(res, parsed);
+          let reply: UssdHttpResponse;
+          try {
+            const hop = own.screenLimit === undefined ? parsed : { ...parsed, screenLimit: own.screenLimit };
+            reply = adapter.formatReply(await engine.handleHop(hop), parsed);
+          } catch (err) {
+            log.error('USSD hop failed', { aggregator: adapter.name, error: err });
+            reply = adapter.formatReply({ text: FALLBACK_END, end: true }, parsed);
+          }
+          send(res, reply);
+        },
+        async end(wire, res) {
+          const parsed = adapter.parseEnd?.(wire) ?? { error: 'no end notifications here' };
+          if (isParseError(parsed)) {
+            log.warn('malformed USSD end notification', { aggregator: adapter.name, reason: parsed.error });
+            sendText(res, 400, 'text/plain', parsed.error);
+            return;
+          }
+          return end(res, parsed);
+        },
+        async status(wire, res) {
+          const asked = adapter.parseStatus?.(wire) ?? { error: 'no status here' };
+          if (isParseError(asked)) {
+            sendText(res, 400, 'text/plain', asked.error);
+            return;
+          }
+          const active = await engine.sessionActive({ aggregator: adapter.name, sessionId: asked.sessionId });
+          send(
+            res,
+            adapter.formatStatus?.(active) ?? {
+              status: 200,
+              contentType: 'text/plain',
+              body: String(active),
+            },
+          );
+        },
+      };
 
     for (const route of routesOf(adapter)) {
-      const method = route.method.toLowerCase() as 'get' | 'post' | 'put';
-      router[method](`/ussd/${adapter.name}${route.path}`, guard, ...bodies, (req: Request, res: Response) =>
-        handlers[route.kind](req, res, route),
-      );
+      const path = `/ussd/${adapter.name}${route.path}`;
+      const handler = handlers[route.kind];
+      if (path.includes('/:')) patterned.push({ route, ...compilePath(path), check, handler });
+      else fixed.set(`${route.method} ${path.toLowerCase()}`, { route, params: [], check, handler });
     }
   }
 
@@ -158,7 +182,67 @@ export function ussdRouter(options: UssdRouterOptions): Router {
     log.warn('USSD callbacks are not protected by a secret (set USSD_CALLBACK_SECRET)', {
       aggregators: open,
     });
-  router.use('/ussd', malformedBody);
 
-  return router;
+  function match(
+    method: string,
+    path: string,
+  ): { endpoint: Endpoint; params: Record<string, string> } | null {
+    const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    const endpoint = fixed.get(`${method} ${bare.toLowerCase()}`);
+    if (endpoint) return { endpoint, params: {} };
+    for (const candidate of patterned) {
+      if (candidate.route.method !== method) continue;
+      const found = candidate.pattern!.exec(path);
+      if (!found) continue;
+      const params: Record<string, string> = {};
+      candidate.params.forEach((name, i) => (params[name] = decodeURIComponent(found[i + 1])));
+      return { endpoint: candidate, params };
+    }
+    return null;
+  }
+
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    endpoint: Endpoint,
+    params: Record<string, string>,
+    path: string,
+  ): Promise<void> {
+    const query = queryOf(req.url!);
+    const header = req.headers['x-callback-key'];
+    // The guard first: a caller turned away costs no body read.
+    const rejection = endpoint.check({
+      ip: clientIp(req),
+      key: typeof header === 'string' ? header : typeof query.key === 'string' ? query.key : undefined,
+      path,
+    });
+    if (rejection) {
+      req.resume();
+      return sendText(res, rejection.status, 'text/plain', rejection.body);
+    }
+    const wire: UssdHttpRequest = {
+      method: req.method!,
+      body: await readBody(req),
+      query,
+      headers: req.headers,
+      params,
+      route: endpoint.route.path,
+    };
+    await endpoint.handler(wire, res);
+  }
+
+  return (req, res) => {
+    if (!req.url!.startsWith('/ussd/') && !req.url!.startsWith('/USSD/')) return false;
+    const at = req.url!.indexOf('?');
+    const path = at === -1 ? req.url! : req.url!.slice(0, at);
+    const found = match(req.method!, path);
+    if (!found) return false;
+    serve(req, res, found.endpoint, found.params, path).catch((error: unknown) => {
+      if (res.headersSent) return;
+      if (error instanceof BodyError) return sendText(res, error.status, 'text/plain', error.message);
+      log.error('USSD callback failed', { error });
+      sendText(res, 500, 'text/plain', 'internal error');
+    });
+    return true;
+  };
 }
