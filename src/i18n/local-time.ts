@@ -4,15 +4,28 @@
  * place, so limits, lockouts and screens agree on what "today" is.
  */
 
+/**
+ * Formatters by locale and zone: building an `Intl.DateTimeFormat` costs far more than using one,
+ * and every purchase and spending check asks for the day.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(locale: string, timeZone: string, fields: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale} ${timeZone}`;
+  let found = formatters.get(key);
+  if (!found) {
+    found = new Intl.DateTimeFormat(locale, { timeZone, ...fields });
+    formatters.set(key, found);
+  }
+  return found;
+}
+
 /** The local calendar day of `at` (a Date or an ISO string) in `timeZone`, as `YYYY-MM-DD`. */
 export function localDay(at: Date | string, timeZone: string): string {
   // en-CA formats dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(typeof at === 'string' ? new Date(at) : at);
+  return formatter('en-CA', timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    typeof at === 'string' ? new Date(at) : at,
+  );
 }
 
 /** The same, under the name screens and messages use (a date shown to people). */
@@ -20,7 +33,7 @@ export const localDate = localDay;
 
 /** `HH:MM` (24 h) of `at` in `timeZone`. */
 export function localTime(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit' }).format(at);
+  return formatter('en-GB', timeZone, { hour: '2-digit', minute: '2-digit' }).format(at);
 }
 
 /** The calendar day after `day` (`2026-11-23` → `2026-11-24`): when a daily limit resets. */
