@@ -18,6 +18,7 @@ const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 64);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 15000);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'split';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const METER = '01234567890';
 
@@ -295,7 +296,8 @@ interface Target {
 }
 
 async function main(): Promise<void> {
-  const [gatewayPort, sandboxPort, barePort, peerPort] = await Promise.all([
+  const [gatewayPort, sandboxPort, barePort, peerPort, workerPort] = await Promise.all([
+    freePort(),
     freePort(),
     freePort(),
     freePort(),
@@ -322,22 +324,29 @@ async function main(): Promise<void> {
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
       ...(process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS).split(' ').filter((arg) => arg !== ''),
     ];
+    const gatewayEnv = {
+      REDIS_URL,
+      REDIS_PREFIX: `bench-${runId}`,
+      PURCHASE_API_BASE_URL: purchaseService,
+      PURCHASE_API_CLIENT_ID: 'sandbox-client',
+      PURCHASE_API_CLIENT_SECRET: 'sandbox-secret',
+      PURCHASE_API_USERNAME: 'integration',
+      PURCHASE_API_PASSWORD: 'sandbox-pass',
+      PURCHASE_API_ORG_CODE: 'SANDBOX',
+    };
+    // Production's layout by default: the HTTP process answers hops, a worker process runs the
+    // purchase and SMS jobs (BENCH_TOPOLOGY=single: the jobs in the HTTP process, as `npm start`).
+    const split = TOPOLOGY !== 'single';
     const gateway = startProcess(
       'src/main.js',
-      {
-        PORT: String(gatewayPort),
-        REDIS_URL,
-        REDIS_PREFIX: `bench-${runId}`,
-        PURCHASE_API_BASE_URL: purchaseService,
-        PURCHASE_API_CLIENT_ID: 'sandbox-client',
-        PURCHASE_API_CLIENT_SECRET: 'sandbox-secret',
-        PURCHASE_API_USERNAME: 'integration',
-        PURCHASE_API_PASSWORD: 'sandbox-pass',
-        PURCHASE_API_ORG_CODE: 'SANDBOX',
-      },
+      { ...gatewayEnv, PORT: String(gatewayPort), GATEWAY_WORKERS: split ? 'false' : 'true' },
       profileArgs,
     );
     children.push(gateway);
+    const worker = split
+      ? startProcess('src/worker.js', { ...gatewayEnv, WORKER_HEALTH_PORT: String(workerPort) })
+      : undefined;
+    if (worker) children.push(worker);
     const peer = startProcess('bench/peer-server.js', {
       PORT: String(peerPort),
       REDIS_URL,
@@ -351,10 +360,12 @@ async function main(): Promise<void> {
       waitForHealth(gatewayPort, gateway, '/healthz'),
       waitForHealth(peerPort, peer, '/healthz'),
       waitForHealth(barePort, bare, '/healthz'),
+      ...(worker ? [waitForHealth(workerPort, worker, '/healthz')] : []),
     ]);
 
     console.log(
       `playing electricity dialogues (5 hops) for ${SUBSCRIBERS} subscribers, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured, ` +
+        `gateway ${split ? 'with a worker process' : 'running its jobs in-process'} (node ${profileArgs.join(' ') || 'without flags'}), ` +
         `targets interleaved over ${ROUNDS} rounds (medians reported)`,
     );
     const targets: Target[] = [
@@ -363,7 +374,12 @@ async function main(): Promise<void> {
       { name: 'bare express handler', port: barePort, server: bare, results: [] },
     ];
     // The server's own CPU, then everything else the machine spends on a hop.
-    const others = [loadGeneratorMeter, redisMeter(infoClient), processMeter('sandbox', sandbox.pid)];
+    const others = [
+      loadGeneratorMeter,
+      redisMeter(infoClient),
+      processMeter('sandbox', sandbox.pid),
+      ...(worker ? [processMeter('worker', worker.pid)] : []),
+    ];
     const header =
       `${'target'.padEnd(22)} ${'hops/s'.padStart(8)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'errors'.padStart(7)} ` +
       `${'cpu µs/hop'.padStart(11)} ${'machine busy'.padStart(13)} ${'machine µs/hop'.padStart(15)}`;

@@ -10,7 +10,11 @@
  */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatter(locale: string, timeZone: string, fields: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+function formatter(
+  locale: string,
+  timeZone: string,
+  fields: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat {
   const key = `${locale} ${timeZone}`;
   let found = formatters.get(key);
   if (!found) {
