@@ -1,7 +1,15 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
 import { TEST_METERS, TEST_WATER_ACCOUNTS } from '../../src/sandbox';
-import { ledger, newPhone, outbox, startTestGateway, waitForSms, type OutboxMessage } from '../e2e/harness';
+import {
+  hop,
+  ledger,
+  newPhone,
+  outbox,
+  startTestGateway,
+  waitForSms,
+  type OutboxMessage,
+} from '../e2e/harness';
 import { testRedis, type TestRedis } from '../support/redis';
 import { until } from '../support/wait';
 
@@ -46,6 +54,11 @@ async function nthSms(gateway: Gateway, to: string, n: number): Promise<OutboxMe
 
 const codeOf = (quote: string): string => /YES (\d{4})|EE (\d{4})/.exec(quote)!.slice(1).find(Boolean)!;
 
+/** Arm a fault on the sandbox's next validate calls (operator extras, no auth). */
+async function validateFault(gateway: Gateway, fault: string, extra: Record<string, unknown> = {}) {
+  await axios.post(`${gateway.purchaseServiceUrl}/sandbox/faults`, { endpoint: 'validate', fault, ...extra });
+}
+
 async function debits(gateway: Gateway, identifier: string): Promise<number> {
   return (await ledger(gateway.purchaseServiceUrl)).filter(
     (r) => r.subscriber_identifier === identifier && r.debited_minor > 0,
@@ -79,7 +92,11 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
     const phone = newPhone();
     const meter = TEST_METERS.active;
     const before = await debits(gateway, meter);
+    // The quote call is held for a second: the provider gets its 200 before the quote exists,
+    // because the message is processed in a job, not in the request.
+    await validateFault(gateway, 'slow', { delayMs: 1000 });
     expect(await sendAt(gateway, phone, `ELEC ${meter} 100`)).toBe(200);
+    expect(await outbox(gateway, phone)).toEqual([]);
     const quote = await nthSms(gateway, phone, 1);
     expect(quote.message).toMatch(/Electricity 01234567890/);
     expect(quote.message).toMatch(/Total: BWP \d+\.\d{2}/);
@@ -171,6 +188,79 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
     expect(await debits(gateway, TEST_METERS.blocked)).toBe(0);
   });
 
+  it('names what is wrong: the meter length, the amount, the amount ceiling; the operator failing', async () => {
+    const phone = newPhone();
+    const cases: [string, RegExp][] = [
+      ['ELEC 0123 100', /^Meter number must be 11 to 13 digits\.\nBuy by SMS:/],
+      [`ELEC ${TEST_METERS.active} 1,000`, /^Amount must be a number like 100 or 25\.50\.\nBuy by SMS:/],
+      [`ELEC ${TEST_METERS.active} 999999`, /^The amount must be at most BWP 5000\.00\.$/],
+      ['SEND MONEY', /^Unknown command\.\nBuy by SMS:/],
+    ];
+    for (const [n, [text, reply]] of cases.entries()) {
+      await sendAt(gateway, phone, text);
+      expect((await nthSms(gateway, phone, n + 1)).message).toMatch(reply);
+    }
+    // The purchase service failing on its side: "unavailable", nothing quoted.
+    await validateFault(gateway, 'internal_error', { count: 1 });
+    await sendAt(gateway, phone, `ELEC ${TEST_METERS.active} 100`);
+    expect((await nthSms(gateway, phone, cases.length + 1)).message).toBe(
+      'Sorry, the service is unavailable right now. Please try again later.',
+    );
+    await sendAt(gateway, phone, 'YES');
+    expect((await nthSms(gateway, phone, cases.length + 2)).message).toMatch(/no purchase waiting/);
+  });
+
+  it('a new command replaces the pending quote: only the newest code buys', async () => {
+    const phone = newPhone();
+    const meter = TEST_METERS.active;
+    const account = TEST_WATER_ACCOUNTS.active;
+    const [meterBefore, waterBefore] = [await debits(gateway, meter), await debits(gateway, account)];
+    await sendAt(gateway, phone, `ELEC ${meter} 30`);
+    const first = codeOf((await nthSms(gateway, phone, 1)).message);
+    await sendAt(gateway, phone, `WATER ${account} 25`);
+    const second = codeOf((await nthSms(gateway, phone, 2)).message);
+    let sent = 2;
+    if (first !== second) {
+      await sendAt(gateway, phone, `YES ${first}`);
+      expect((await nthSms(gateway, phone, ++sent)).message).toMatch(/wrong or has expired/);
+    }
+    await sendAt(gateway, phone, `YES ${second}`);
+    expect((await nthSms(gateway, phone, ++sent)).message).toMatch(/^Water 2000123456\nToken: /);
+    expect(await debits(gateway, account)).toBe(waterBefore + 1);
+    expect(await debits(gateway, meter)).toBe(meterBefore);
+  });
+
+  it('TOKEN: the last three purchases with dates, newest first; TOKEN <meter> only that meter', async () => {
+    const phone = newPhone();
+    let count = 0;
+    const buy = async (text: string): Promise<string> => {
+      await sendAt(gateway, phone, text);
+      await sendAt(gateway, phone, `YES ${codeOf((await nthSms(gateway, phone, ++count)).message)}`);
+      return /Token: ([\d ]+)/.exec((await nthSms(gateway, phone, ++count)).message)![1].trim();
+    };
+    const tokens = [
+      await buy(`ELEC ${TEST_METERS.active13} 20`),
+      await buy(`ELEC ${TEST_METERS.active} 21`),
+      await buy(`ELEC ${TEST_METERS.active} 22`),
+      await buy(`WATER ${TEST_WATER_ACCOUNTS.active} 23`),
+    ];
+    expect(new Set(tokens).size).toBe(4);
+    await sendAt(gateway, phone, 'TOKEN');
+    const last = (await nthSms(gateway, phone, ++count)).message;
+    expect(last).toMatch(/^\d{4}-\d{2}-\d{2} Water 2000123456\n/);
+    expect(last.split('\n\n')).toHaveLength(3);
+    const at = tokens.map((t) => last.indexOf(t));
+    expect(at[0]).toBe(-1);
+    expect(at[3]).toBeLessThan(at[2]);
+    expect(at[2]).toBeLessThan(at[1]);
+    expect(at[1]).toBeGreaterThan(0);
+    await sendAt(gateway, phone, `TOKEN ${TEST_METERS.active13}`);
+    const one = (await nthSms(gateway, phone, ++count)).message;
+    expect(one).toMatch(/^\d{4}-\d{2}-\d{2} Electricity 0123456789012\n/);
+    expect(one).toContain(tokens[0]);
+    expect(one.split('\n\n')).toHaveLength(1);
+  });
+
   it('delayed meter: reconciled, one debit, the token arrives', async () => {
     const phone = newPhone();
     const meter = TEST_METERS.delayed;
@@ -199,9 +289,13 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
     expect(last).toContain(/Token: ([\d ]+)/.exec(token)![1].trim());
 
     await sendAt(gateway, phone, 'HELP');
-    expect((await nthSms(gateway, phone, 7)).message).toMatch(/^Buy by SMS:\nELEC <meter> <amount>/);
+    const english = await nthSms(gateway, phone, 7);
+    expect(english.message).toMatch(/^Buy by SMS:\nELEC <meter> <amount>/);
+    expect(english.parts).toBeLessThanOrEqual(2);
     await sendAt(gateway, phone, 'PUO TN');
     expect((await nthSms(gateway, phone, 8)).message).toBe('Puo e fetotswe go Setswana.');
+    // The same preference as USSD: dialling now shows the Setswana menu.
+    expect((await hop(gateway, `lang-${phone}`, phone, '')).screen).toMatch(/^O amogetswe!/);
     await sendAt(gateway, phone, 'HELP');
     const help = await nthSms(gateway, phone, 9);
     expect(help.message).toMatch(/^Go reka ka SMS:\nMOTLAKASE <mitara> <madi>/);

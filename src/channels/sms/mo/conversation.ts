@@ -112,8 +112,10 @@ export class SmsConversation {
 
     const inbound = await this.store.hit('inbound', msisdn, MINUTE_MS, this.clock());
     if (inbound > this.settings.ratePerMin) {
-      // Answered once per window; after that, silence (a loop with an auto-responder dies out).
-      if (inbound === this.settings.ratePerMin + 1) await turn.say('sms.mo.rateLimited');
+      // Answered once per window, even past the reply cap (the notice must reach a flooding
+      // sender); after that, silence (a loop with an auto-responder dies out).
+      if (inbound === this.settings.ratePerMin + 1)
+        await this.deliver(turn, this.locales.t(turn.lang, 'sms.mo.rateLimited'));
       log.warn('inbound sms rate limit reached', { from: maskMsisdn(msisdn), count: inbound });
       return 'rate-limited';
     }
@@ -680,6 +682,11 @@ export class SmsConversation {
       log.warn('sms reply limit reached: not answered', { smsKey: turn.key, to: maskMsisdn(turn.msisdn) });
       return;
     }
+    await this.deliver(turn, message);
+  }
+
+  /** Queue the reply to this message (its id makes a retried job reply once). */
+  private async deliver(turn: Turn, message: string): Promise<void> {
     await this.services.reply({ id: `mo:${turn.key}`, to: turn.msisdn, message: transliterate(message) });
   }
 }
