@@ -72,15 +72,15 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
   beforeAll(async () => {
     redis = mode === 'on Redis' ? testRedis('smsmo') : undefined;
     gateway = await startTestGateway(
-      redis
-        ? {
-            REDIS_URL: redis.url,
-            REDIS_PREFIX: redis.prefix,
-            SMS_REPLIES_PER_MIN: '50',
-            SMS_RATE_PER_MIN: '50',
-          }
-        : { SMS_REPLIES_PER_MIN: '50', SMS_RATE_PER_MIN: '50' },
-      { sandbox: { delayMs: 1500 } },
+      {
+        ...(redis && { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix }),
+        SMS_REPLIES_PER_MIN: '50',
+        SMS_RATE_PER_MIN: '50',
+        // The delayed meter answers after 3 s: its confirm times out and is reconciled.
+        PURCHASE_API_TIMEOUT_MS: '2000',
+        PURCHASE_API_CONFIRM_TIMEOUT_MS: '2000',
+      },
+      { sandbox: { delayMs: 3000 } },
     );
   });
   afterAll(async () => {
@@ -267,7 +267,16 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
     const before = await debits(gateway, meter);
     await sendAt(gateway, phone, `ELEC ${meter} 30`);
     await sendAt(gateway, phone, `YES ${codeOf((await nthSms(gateway, phone, 1)).message)}`);
-    expect((await waitForSms(gateway, phone, 2, 30_000))[0].message).toMatch(/Token/);
+    const token = (await waitForSms(gateway, phone, 2, 30_000))[0].message;
+    const [record] = await gateway.desk.listByMsisdn(phone);
+    // The confirm timed out (outcome unknown); `retry` found the original purchase.
+    expect(record).toMatchObject({ state: 'succeeded', reconcileAttempts: expect.any(Number) });
+    expect(record.reconcileAttempts).toBeGreaterThanOrEqual(1);
+    const rows = (await ledger(gateway.purchaseServiceUrl)).filter(
+      (r) => r.external_reference === record.externalReference,
+    );
+    expect(rows).toHaveLength(1);
+    expect(token).toContain(rows[0].token!);
     expect(await debits(gateway, meter)).toBe(before + 1);
   });
 
@@ -307,9 +316,11 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
   it('Setswana end to end: MOTLAKASE quote and EE <code>', async () => {
     const phone = newPhone();
     await sendAt(gateway, phone, `MOTLAKASE ${TEST_METERS.active} 60`);
-    const quote = (await nthSms(gateway, phone, 1)).message;
+    const sms = await nthSms(gateway, phone, 1);
+    const quote = sms.message;
     expect(quote).toMatch(/^Motlakase 01234567890/);
     expect(quote).toMatch(/Araba EE \d{4} go reka/);
+    expect([sms.parts <= 2, sms.encoding]).toEqual([true, 'GSM-7']);
     await sendAt(gateway, phone, `EE ${codeOf(quote)}`);
     expect((await nthSms(gateway, phone, 2)).message).toMatch(/Tokene: /);
   });
