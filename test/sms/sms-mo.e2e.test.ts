@@ -175,6 +175,13 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
     expect(airQuote).toMatch(new RegExp(`Airtime for ${other} \\(ORANGE\\)`));
     await sendAt(gateway, phone, `YES ${codeOf(airQuote)}`);
     expect((await nthSms(gateway, other, 1)).message).toMatch(/Airtime of BWP 20.00 sent to/);
+    // A network named by the catalogue's provider name, loosely; one it does not know.
+    await sendAt(gateway, phone, `AIR botswana telecommunications ${other} 10`);
+    expect((await nthSms(gateway, phone, 8)).message).toMatch(new RegExp(`Airtime for ${other} \\(BTC\\)`));
+    await sendAt(gateway, phone, 'AIR vodafone 10');
+    expect((await nthSms(gateway, phone, 9)).message).toBe(
+      'Unknown network "vodafone". Networks: MASCOM, ORANGE, BTC',
+    );
   });
 
   it('blocked meter: the reason, nothing to buy; an unknown code buys nothing', async () => {
