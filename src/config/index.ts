@@ -108,7 +108,7 @@ const EnvSchema = z.object({
   // SMS-MO purchase commands (src/channels/sms/): quotes, limits, the callbacks' protection.
   SMS_QUOTE_TTL_S: int(300, 30, 3600),
   SMS_RATE_PER_MIN: int(10, 1, 1000),
-  SMS_REPLIES_PER_MIN: int(5, 1, 1000),
+  SMS_REPLIES_PER_MIN: int(10, 1, 1000),
   SMS_SOURCE_CHANNEL: z.enum(['USSD', 'WEB', 'SMART_APP', 'BATCH', 'POS']).optional().default('USSD'),
   SMS_CALLBACK_SECRET: optionalString,
   SMS_ALLOWED_IPS: optionalString,

@@ -116,6 +116,7 @@ export function ledgerRow(t: Transaction): object {
     reference: t.reference,
     status: t.status,
     interface: t.origin,
+    source_channel: t.sourceChannel,
     external_reference: t.externalReference,
     subscriber_identifier: t.subscriberIdentifier,
     product_type: t.productType,

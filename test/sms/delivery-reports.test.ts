@@ -90,10 +90,24 @@ it('records Success on the SMS, and re-sends a token SMS reported Failed until i
   const [purchase] = await gateway.desk.listByMsisdn(phone);
   expect((await notificationsOf(purchase.id))[0]).toMatchObject({ status: 'sent' });
 
-  // The token SMS came back Failed: sent again (a new provider message id), three times at most.
+  // Buffered by the network: recorded on the token SMS, visible to the operator, nothing re-sent.
+  expect(await report(token.messageId, 'Buffered')).toBe(200);
+  expect(await notificationsOf(purchase.id)).toContainEqual(
+    expect.objectContaining({
+      status: 'sent',
+      delivery: expect.objectContaining({ state: 'pending', providerStatus: 'Buffered' }),
+    }),
+  );
+
+  // The token SMS came back Failed or Expired: sent again (a new provider message id), three
+  // times at most.
   let latest = token;
-  for (let failure = 1; failure <= 3; failure += 1) {
-    expect(await report(latest.messageId, 'Failed', 'AbsentSubscriber')).toBe(200);
+  for (const [failure, status] of [
+    [1, 'Failed'],
+    [2, 'Expired'],
+    [3, 'Failed'],
+  ] as const) {
+    expect(await report(latest.messageId, status, 'AbsentSubscriber')).toBe(200);
     latest = await until(`copy ${failure + 1} of the token SMS`, () => {
       const copies = sentTo(phone).filter((m) => /Token/.test(m.message));
       return copies.length === failure + 1 ? copies[failure] : null;
@@ -116,4 +130,5 @@ it('records Success on the SMS, and re-sends a token SMS reported Failed until i
   expect(await report('ATXid_unknown', 'Lost')).toBe(400);
   const metrics = (await axios.get(`${gateway.url}/metrics`)).data as string;
   expect(metrics).toMatch(/sms_delivery_reports_total\{state="failed"\} 4/);
+  expect(metrics).toMatch(/sms_delivery_reports_total\{state="pending"\} 1/);
 });

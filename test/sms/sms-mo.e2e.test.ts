@@ -1,7 +1,15 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
 import { TEST_METERS, TEST_WATER_ACCOUNTS } from '../../src/sandbox';
-import { ledger, newPhone, outbox, startTestGateway, waitForSms, type OutboxMessage } from '../e2e/harness';
+import {
+  hop,
+  ledger,
+  newPhone,
+  outbox,
+  startTestGateway,
+  waitForSms,
+  type OutboxMessage,
+} from '../e2e/harness';
 import { testRedis, type TestRedis } from '../support/redis';
 import { until } from '../support/wait';
 
@@ -46,6 +54,11 @@ async function nthSms(gateway: Gateway, to: string, n: number): Promise<OutboxMe
 
 const codeOf = (quote: string): string => /YES (\d{4})|EE (\d{4})/.exec(quote)!.slice(1).find(Boolean)!;
 
+/** Arm a fault on the sandbox's next validate calls (operator extras, no auth). */
+async function validateFault(gateway: Gateway, fault: string, extra: Record<string, unknown> = {}) {
+  await axios.post(`${gateway.purchaseServiceUrl}/sandbox/faults`, { endpoint: 'validate', fault, ...extra });
+}
+
 async function debits(gateway: Gateway, identifier: string): Promise<number> {
   return (await ledger(gateway.purchaseServiceUrl)).filter(
     (r) => r.subscriber_identifier === identifier && r.debited_minor > 0,
@@ -59,15 +72,15 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
   beforeAll(async () => {
     redis = mode === 'on Redis' ? testRedis('smsmo') : undefined;
     gateway = await startTestGateway(
-      redis
-        ? {
-            REDIS_URL: redis.url,
-            REDIS_PREFIX: redis.prefix,
-            SMS_REPLIES_PER_MIN: '50',
-            SMS_RATE_PER_MIN: '50',
-          }
-        : { SMS_REPLIES_PER_MIN: '50', SMS_RATE_PER_MIN: '50' },
-      { sandbox: { delayMs: 1500 } },
+      {
+        ...(redis && { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix }),
+        SMS_REPLIES_PER_MIN: '50',
+        SMS_RATE_PER_MIN: '50',
+        // The delayed meter answers after 3 s: its confirm times out and is reconciled.
+        PURCHASE_API_TIMEOUT_MS: '2000',
+        PURCHASE_API_CONFIRM_TIMEOUT_MS: '2000',
+      },
+      { sandbox: { delayMs: 3000 } },
     );
   });
   afterAll(async () => {
@@ -79,7 +92,11 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
     const phone = newPhone();
     const meter = TEST_METERS.active;
     const before = await debits(gateway, meter);
+    // The quote call is held for a second: the provider gets its 200 before the quote exists,
+    // because the message is processed in a job, not in the request.
+    await validateFault(gateway, 'slow', { delayMs: 1000 });
     expect(await sendAt(gateway, phone, `ELEC ${meter} 100`)).toBe(200);
+    expect(await outbox(gateway, phone)).toEqual([]);
     const quote = await nthSms(gateway, phone, 1);
     expect(quote.message).toMatch(/Electricity 01234567890/);
     expect(quote.message).toMatch(/Total: BWP \d+\.\d{2}/);
@@ -158,6 +175,13 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
     expect(airQuote).toMatch(new RegExp(`Airtime for ${other} \\(ORANGE\\)`));
     await sendAt(gateway, phone, `YES ${codeOf(airQuote)}`);
     expect((await nthSms(gateway, other, 1)).message).toMatch(/Airtime of BWP 20.00 sent to/);
+    // A network named by the catalogue's provider name, loosely; one it does not know.
+    await sendAt(gateway, phone, `AIR botswana telecommunications ${other} 10`);
+    expect((await nthSms(gateway, phone, 8)).message).toMatch(new RegExp(`Airtime for ${other} \\(BTC\\)`));
+    await sendAt(gateway, phone, 'AIR vodafone 10');
+    expect((await nthSms(gateway, phone, 9)).message).toBe(
+      'Unknown network "vodafone". Networks: MASCOM, ORANGE, BTC',
+    );
   });
 
   it('blocked meter: the reason, nothing to buy; an unknown code buys nothing', async () => {
@@ -171,13 +195,95 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
     expect(await debits(gateway, TEST_METERS.blocked)).toBe(0);
   });
 
+  it('names what is wrong: the meter length, the amount, the amount ceiling; the operator failing', async () => {
+    const phone = newPhone();
+    const cases: [string, RegExp][] = [
+      ['ELEC 0123 100', /^Meter number must be 11 to 13 digits\.\nBuy by SMS:/],
+      [`ELEC ${TEST_METERS.active} 1,000`, /^Amount must be a number like 100 or 25\.50\.\nBuy by SMS:/],
+      [`ELEC ${TEST_METERS.active} 999999`, /^The amount must be at most BWP 5000\.00\.$/],
+      ['SEND MONEY', /^Unknown command\.\nBuy by SMS:/],
+    ];
+    for (const [n, [text, reply]] of cases.entries()) {
+      await sendAt(gateway, phone, text);
+      expect((await nthSms(gateway, phone, n + 1)).message).toMatch(reply);
+    }
+    // The purchase service failing on its side: "unavailable", nothing quoted.
+    await validateFault(gateway, 'internal_error', { count: 1 });
+    await sendAt(gateway, phone, `ELEC ${TEST_METERS.active} 100`);
+    expect((await nthSms(gateway, phone, cases.length + 1)).message).toBe(
+      'Sorry, the service is unavailable right now. Please try again later.',
+    );
+    await sendAt(gateway, phone, 'YES');
+    expect((await nthSms(gateway, phone, cases.length + 2)).message).toMatch(/no purchase waiting/);
+  });
+
+  it('a new command replaces the pending quote: only the newest code buys', async () => {
+    const phone = newPhone();
+    const meter = TEST_METERS.active;
+    const account = TEST_WATER_ACCOUNTS.active;
+    const [meterBefore, waterBefore] = [await debits(gateway, meter), await debits(gateway, account)];
+    await sendAt(gateway, phone, `ELEC ${meter} 30`);
+    const first = codeOf((await nthSms(gateway, phone, 1)).message);
+    await sendAt(gateway, phone, `WATER ${account} 25`);
+    const second = codeOf((await nthSms(gateway, phone, 2)).message);
+    let sent = 2;
+    if (first !== second) {
+      await sendAt(gateway, phone, `YES ${first}`);
+      expect((await nthSms(gateway, phone, ++sent)).message).toMatch(/wrong or has expired/);
+    }
+    await sendAt(gateway, phone, `YES ${second}`);
+    expect((await nthSms(gateway, phone, ++sent)).message).toMatch(/^Water 2000123456\nToken: /);
+    expect(await debits(gateway, account)).toBe(waterBefore + 1);
+    expect(await debits(gateway, meter)).toBe(meterBefore);
+  });
+
+  it('TOKEN: the last three purchases with dates, newest first; TOKEN <meter> only that meter', async () => {
+    const phone = newPhone();
+    let count = 0;
+    const buy = async (text: string): Promise<string> => {
+      await sendAt(gateway, phone, text);
+      await sendAt(gateway, phone, `YES ${codeOf((await nthSms(gateway, phone, ++count)).message)}`);
+      return /Token: ([\d ]+)/.exec((await nthSms(gateway, phone, ++count)).message)![1].trim();
+    };
+    const tokens = [
+      await buy(`ELEC ${TEST_METERS.active13} 20`),
+      await buy(`ELEC ${TEST_METERS.active} 21`),
+      await buy(`ELEC ${TEST_METERS.active} 22`),
+      await buy(`WATER ${TEST_WATER_ACCOUNTS.active} 23`),
+    ];
+    expect(new Set(tokens).size).toBe(4);
+    await sendAt(gateway, phone, 'TOKEN');
+    const last = (await nthSms(gateway, phone, ++count)).message;
+    expect(last).toMatch(/^\d{4}-\d{2}-\d{2} Water 2000123456\n/);
+    expect(last.split('\n\n')).toHaveLength(3);
+    const at = tokens.map((t) => last.indexOf(t));
+    expect(at[0]).toBe(-1);
+    expect(at[3]).toBeLessThan(at[2]);
+    expect(at[2]).toBeLessThan(at[1]);
+    expect(at[1]).toBeGreaterThan(0);
+    await sendAt(gateway, phone, `TOKEN ${TEST_METERS.active13}`);
+    const one = (await nthSms(gateway, phone, ++count)).message;
+    expect(one).toMatch(/^\d{4}-\d{2}-\d{2} Electricity 0123456789012\n/);
+    expect(one).toContain(tokens[0]);
+    expect(one.split('\n\n')).toHaveLength(1);
+  });
+
   it('delayed meter: reconciled, one debit, the token arrives', async () => {
     const phone = newPhone();
     const meter = TEST_METERS.delayed;
     const before = await debits(gateway, meter);
     await sendAt(gateway, phone, `ELEC ${meter} 30`);
     await sendAt(gateway, phone, `YES ${codeOf((await nthSms(gateway, phone, 1)).message)}`);
-    expect((await waitForSms(gateway, phone, 2, 30_000))[0].message).toMatch(/Token/);
+    const token = (await waitForSms(gateway, phone, 2, 30_000))[0].message;
+    const [record] = await gateway.desk.listByMsisdn(phone);
+    // The confirm timed out (outcome unknown); `retry` found the original purchase.
+    expect(record).toMatchObject({ state: 'succeeded', reconcileAttempts: expect.any(Number) });
+    expect(record.reconcileAttempts).toBeGreaterThanOrEqual(1);
+    const rows = (await ledger(gateway.purchaseServiceUrl)).filter(
+      (r) => r.external_reference === record.externalReference,
+    );
+    expect(rows).toHaveLength(1);
+    expect(token).toContain(rows[0].token!);
     expect(await debits(gateway, meter)).toBe(before + 1);
   });
 
@@ -199,9 +305,13 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
     expect(last).toContain(/Token: ([\d ]+)/.exec(token)![1].trim());
 
     await sendAt(gateway, phone, 'HELP');
-    expect((await nthSms(gateway, phone, 7)).message).toMatch(/^Buy by SMS:\nELEC <meter> <amount>/);
+    const english = await nthSms(gateway, phone, 7);
+    expect(english.message).toMatch(/^Buy by SMS:\nELEC <meter> <amount>/);
+    expect(english.parts).toBeLessThanOrEqual(2);
     await sendAt(gateway, phone, 'PUO TN');
     expect((await nthSms(gateway, phone, 8)).message).toBe('Puo e fetotswe go Setswana.');
+    // The same preference as USSD: dialling now shows the Setswana menu.
+    expect((await hop(gateway, `lang-${phone}`, phone, '')).screen).toMatch(/^O amogetswe!/);
     await sendAt(gateway, phone, 'HELP');
     const help = await nthSms(gateway, phone, 9);
     expect(help.message).toMatch(/^Go reka ka SMS:\nMOTLAKASE <mitara> <madi>/);
@@ -213,9 +323,11 @@ describe.each([['in memory'], ['on Redis']])('SMS-MO commands %s', (mode) => {
   it('Setswana end to end: MOTLAKASE quote and EE <code>', async () => {
     const phone = newPhone();
     await sendAt(gateway, phone, `MOTLAKASE ${TEST_METERS.active} 60`);
-    const quote = (await nthSms(gateway, phone, 1)).message;
+    const sms = await nthSms(gateway, phone, 1);
+    const quote = sms.message;
     expect(quote).toMatch(/^Motlakase 01234567890/);
     expect(quote).toMatch(/Araba EE \d{4} go reka/);
+    expect([sms.parts <= 2, sms.encoding]).toEqual([true, 'GSM-7']);
     await sendAt(gateway, phone, `EE ${codeOf(quote)}`);
     expect((await nthSms(gateway, phone, 2)).message).toMatch(/Tokene: /);
   });

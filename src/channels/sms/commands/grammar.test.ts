@@ -175,6 +175,43 @@ const CASES: [string, Partial<ParseResult>][] = [
   ['?', { ok: true, command: { kind: 'help' } }],
   ['thuso', { ok: true, command: { kind: 'help' }, language: 'tn' }],
   ['help!', { ok: true, command: { kind: 'help' } }],
+  // Setswana, bad: the problem is named, and the keyword's language kept for the reply.
+  ['MOTLAKASE 01234567890', { ok: false, problem: { code: 'usage', command: 'ELEC' }, language: 'tn' }],
+  [
+    'motlakase 0123456789X 50',
+    { ok: false, problem: { code: 'identifier', command: 'ELEC' }, language: 'tn' },
+  ],
+  [
+    'METSI 2000123456 lekgolo',
+    { ok: false, problem: { code: 'amount', command: 'WATER', reason: 'notNumber' }, language: 'tn' },
+  ],
+  ['METSI', { ok: false, problem: { code: 'usage', command: 'WATER' }, language: 'tn' }],
+  ['MOGALA', { ok: false, problem: { code: 'usage', command: 'AIR' }, language: 'tn' }],
+  ['EE ke a dumela', { ok: false, problem: { code: 'quoteCode', command: 'YES' }, language: 'tn' }],
+  ['NYAA 4821 1', { ok: false, problem: { code: 'usage', command: 'NO' }, language: 'tn' }],
+  ['TOKENE mitara', { ok: false, problem: { code: 'identifier', command: 'TOKEN' }, language: 'tn' }],
+  ['PUO', { ok: false, problem: { code: 'usage', command: 'LANG' }, language: 'tn' }],
+  ['PUO Sefora', { ok: false, problem: { code: 'language', command: 'LANG' }, language: 'tn' }],
+  // The remaining aliases and separators.
+  ['n', { ok: true, command: { kind: 'no', code: null }, language: 'en' }],
+  ['LANGUAGE Setswana', { ok: true, command: { kind: 'lang', language: 'tn' }, language: 'en' }],
+  ['  YES   4821  ', { ok: true, command: { kind: 'yes', code: '4821', rest: [] } }],
+  ['yes#4821#', { ok: true, command: { kind: 'yes', code: '4821', rest: [] } }],
+  [
+    '#motlakase*01234567890*P50#',
+    {
+      ok: true,
+      command: { kind: 'buy', product: 'ELECTRICITY', identifier: '01234567890', amountMinor: 5000 },
+      language: 'tn',
+    },
+  ],
+  [
+    'AIR*MASCOM*71234567*20',
+    {
+      ok: true,
+      command: { kind: 'buy', product: 'AIRTIME', network: 'MASCOM', number: '71234567', amountMinor: 2000 },
+    },
+  ],
   // Not commands.
   ['', { ok: false, problem: { code: 'unknownCommand' }, language: null }],
   ['   ', { ok: false, problem: { code: 'unknownCommand' } }],

@@ -1,5 +1,5 @@
 import { MemorySmsMoStore } from '../mo/store';
-import { SmsIntake } from './intake';
+import { MESSAGE_ID_MEMORY_MS, SAME_TEXT_WINDOW_MS, SmsIntake } from './intake';
 import { InProcessInboundQueue, type InboundJob } from './queue';
 import type { InboundSms } from './types';
 
@@ -49,6 +49,22 @@ describe('SmsIntake', () => {
     await i.answered(jobs[0]);
     expect(await i.accept(sms(null))).toBe('queued');
     expect(jobs).toHaveLength(4);
+  });
+
+  it('remembers an id for 48 h, and the same text without an id for a few seconds', async () => {
+    let now = Date.now();
+    const i = new SmsIntake(new MemorySmsMoStore(() => now), new InProcessInboundQueue());
+    expect([MESSAGE_ID_MEMORY_MS, SAME_TEXT_WINDOW_MS]).toEqual([48 * 3600_000, 10_000]);
+    expect(await i.accept(sms('ATXid_3'))).toBe('queued');
+    expect(await i.accept(sms(null, 'BAL'))).toBe('queued');
+    now += 9_000;
+    expect(await i.accept(sms(null, 'BAL'))).toBe('duplicate');
+    now += 2_000;
+    expect(await i.accept(sms(null, 'BAL'))).toBe('queued');
+    now += 47 * 3600_000;
+    expect(await i.accept(sms('ATXid_3'))).toBe('duplicate');
+    now += 3600_000;
+    expect(await i.accept(sms('ATXid_3'))).toBe('queued');
   });
 
   it('forgets a message it could not queue, so the re-delivery is taken', async () => {

@@ -68,6 +68,9 @@ const TOKENS_SHOWN = 3;
 /** Shorter numbers are short codes or service numbers: never answered (no loops with other services). */
 const MIN_SUBSCRIBER_DIGITS = 8;
 
+/** Commands that ask for a quote: a new one, even refused, replaces the pending quote. */
+const PURCHASE_COMMANDS: ReadonlySet<CommandName> = new Set(['ELEC', 'WATER', 'AIR', 'SELL']);
+
 /** Marker of a message without a provider id: sender + text, for a few seconds. */
 export function textMarker(msisdn: string, text: string): SeenKey {
   return {
@@ -112,12 +115,16 @@ export class SmsConversation {
 
     const inbound = await this.store.hit('inbound', msisdn, MINUTE_MS, this.clock());
     if (inbound > this.settings.ratePerMin) {
-      // Answered once per window; after that, silence (a loop with an auto-responder dies out).
-      if (inbound === this.settings.ratePerMin + 1) await turn.say('sms.mo.rateLimited');
+      // Answered once per window, even past the reply cap (the notice must reach a flooding
+      // sender); after that, silence (a loop with an auto-responder dies out).
+      if (inbound === this.settings.ratePerMin + 1)
+        await this.deliver(turn, this.locales.t(turn.lang, 'sms.mo.rateLimited'));
       log.warn('inbound sms rate limit reached', { from: maskMsisdn(msisdn), count: inbound });
       return 'rate-limited';
     }
     if (!parsed.ok) {
+      if (parsed.problem.code !== 'unknownCommand' && PURCHASE_COMMANDS.has(parsed.problem.command))
+        await this.dropPendingQuote(turn);
       await turn.say('sms.mo.helpWithReason', {
         reason: this.problemText(lang, parsed.problem),
         help: this.help(lang),
@@ -128,6 +135,15 @@ export class SmsConversation {
   }
 
   private async run(turn: Turn, command: SmsCommand, ctx: CallContext): Promise<ConversationOutcome> {
+    if (command.kind === 'buy' || command.kind === 'sell') {
+      const pending = await this.store.peekQuote(turn.msisdn);
+      // This message was quoted already (its job is running again): the same quote, not a new code.
+      if (pending?.source?.key === turn.key) {
+        await turn.sayText(pending.source.text);
+        return 'quoted';
+      }
+      await this.dropPendingQuote(turn);
+    }
     switch (command.kind) {
       case 'buy':
         return this.quote(turn, command, ctx, null);
@@ -279,10 +295,11 @@ export class SmsConversation {
       intent: { ...intent, subscriberDetails: tx.subscriberDetails },
       total: tx.total,
     };
-    await this.store.putQuote(turn.msisdn, quote, QUOTES_KEPT_MS);
-    await turn.sayText(
-      agent ? await this.saleQuoteText(lang, quote, tx, agent) : this.quoteText(lang, quote, tx, product),
-    );
+    const text = agent
+      ? await this.saleQuoteText(lang, quote, tx, agent)
+      : this.quoteText(lang, quote, tx, product);
+    await this.store.putQuote(turn.msisdn, { ...quote, source: { key: turn.key, text } }, QUOTES_KEPT_MS);
+    await turn.sayText(text);
     log.info('sms quote sent', {
       smsKey: turn.key,
       from: maskMsisdn(turn.msisdn),
@@ -320,6 +337,15 @@ export class SmsConversation {
       });
     }
     return 'refused';
+  }
+
+  /**
+   * A new purchase command replaces the pending quote, also when it is refused: a bare YES must
+   * never buy what the sender has moved on from.
+   */
+  private async dropPendingQuote(turn: Turn): Promise<void> {
+    if (await this.store.cancelQuote(turn.msisdn, null))
+      log.info('pending sms quote replaced by a new command', { smsKey: turn.key });
   }
 
   /** YES: claim the pending quote once, and hand it to the desk (idempotent by the quote's id). */
@@ -680,6 +706,11 @@ export class SmsConversation {
       log.warn('sms reply limit reached: not answered', { smsKey: turn.key, to: maskMsisdn(turn.msisdn) });
       return;
     }
+    await this.deliver(turn, message);
+  }
+
+  /** Queue the reply to this message (its id makes a retried job reply once). */
+  private async deliver(turn: Turn, message: string): Promise<void> {
     await this.services.reply({ id: `mo:${turn.key}`, to: turn.msisdn, message: transliterate(message) });
   }
 }

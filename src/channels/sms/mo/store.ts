@@ -15,6 +15,8 @@ export interface PendingQuote {
   expiresAt: number;
   intent: PurchaseIntent;
   total: Money;
+  /** The inbound message that asked for it, and the quote SMS sent: a retried job re-sends it. */
+  source?: { key: string; text: string };
 }
 
 /** Outcome of a YES against the sender's quotes. */
@@ -69,12 +71,12 @@ function toStored(quote: PendingQuote): StoredQuote {
     id: quote.id,
     code: quote.code,
     expiresAt: quote.expiresAt,
-    body: JSON.stringify({ intent: quote.intent, total: quote.total }),
+    body: JSON.stringify({ intent: quote.intent, total: quote.total, source: quote.source }),
   };
 }
 
 function fromStored(stored: StoredQuote): PendingQuote {
-  const body = JSON.parse(stored.body) as Pick<PendingQuote, 'intent' | 'total'>;
+  const body = JSON.parse(stored.body) as Pick<PendingQuote, 'intent' | 'total' | 'source'>;
   return { id: stored.id, code: stored.code, expiresAt: stored.expiresAt, ...body };
 }
 
