@@ -1,7 +1,7 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
 import { TEST_METERS } from '../../src/sandbox';
-import { dialogue, ledger, newPhone, startTestGateway, waitForSms } from './harness';
+import { dialogue, hop, ledger, newPhone, startTestGateway, waitForSms } from './harness';
 
 /**
  * A field agent sells over USSD: the PIN first (never stored: the engine masks it), the agent
@@ -96,18 +96,50 @@ it('a wrong PIN says how many attempts are left; three lock the agent, over USSD
   expect(again[0].end).toBe(true);
 });
 
-it('an amount over the float is refused on the amount screen, the float named', async () => {
+it('an amount over the float is refused on the amount screen, the float named; a total over it before the quote', async () => {
   const agent = newPhone();
   const pin = await agentWithPin(agent, 'BWP 20.00');
-  const replies = await dialogue(gateway, `f-${agent}`, agent, [
+  const replies = await dialogue(gateway, `f-${agent}`, agent, [pin, '1', TEST_METERS.active, '50']);
+  // Checked before the customer's number is asked; back on the amount prompt with the float named.
+  expect(replies[4].screen).toMatch(/^Float too low: BWP 20.00 available\.\nEnter the amount/);
+  // 19.00 fits, its total (19.00 + 1.50 charges) does not: refused before a quote is shown.
+  const total = await dialogue(gateway, `ft-${agent}`, agent, [
     pin,
     '1',
     TEST_METERS.active,
-    '50',
+    '19',
     newPhone(),
   ]);
-  // Checked before any quote; back on the amount prompt with the float named.
-  expect(replies[5].screen).toMatch(/^Float too low: BWP 20.00 available\.\nEnter the amount/);
+  expect(total[4].screen).toMatch(/^Customer's phone number/);
+  expect(total[5].screen).toMatch(/^Float too low: BWP 20.00 available\.\nEnter the amount/);
+  const statement = (await axios.get(`${gateway.url}/admin/agents/${agent}/statement`, auth)).data;
+  expect(statement.entries.map((e: { kind: string }) => e.kind)).toEqual(['credit']);
+});
+
+it('a non-agent number sees the subscriber menu; a disabled agent gets an END saying what to do', async () => {
+  const stranger = await dialogue(gateway, `s-${newPhone()}`, newPhone(), []);
+  expect(stranger[0].screen).toMatch(
+    /^Welcome! Choose a service:\n1 Electricity\n2 Airtime\n3 Water\n4 My tokens/,
+  );
+  const agent = newPhone();
+  const pin = await agentWithPin(agent, 'BWP 50.00');
+  await axios.post(`${gateway.url}/admin/agents/${agent}/disable`, {}, auth);
+  const disabled = await dialogue(gateway, `d-${agent}`, agent, []);
+  expect(disabled[0]).toMatchObject({
+    end: true,
+    screen: 'Your agent account is disabled. Please contact the operator.',
+  });
+  // Disabled in the middle of a sale (BLOCK from another phone): nothing is sold.
+  await axios.post(`${gateway.url}/admin/agents/${agent}/enable`, {}, auth);
+  const session = `d2-${agent}`;
+  const before = await dialogue(gateway, session, agent, [pin, '1', TEST_METERS.active]);
+  expect(before[3].screen).toMatch(/^Enter the amount/);
+  await axios.post(`${gateway.url}/admin/agents/${agent}/disable`, {}, auth);
+  const after = await hop(gateway, session, agent, [pin, '1', TEST_METERS.active, '10'].join('*'));
+  expect(after).toMatchObject({
+    end: true,
+    screen: 'Your agent account is disabled. Please contact the operator.',
+  });
 });
 
 it("a sale over the agent's max sale is refused on the amount screen, which names that limit", async () => {

@@ -272,6 +272,11 @@ export class SmsConversation {
     } catch (error) {
       return this.quoteRefused(turn, intent, errorInfo(error));
     }
+    if (agent) {
+      // The float pays the total (charges included): a quote it cannot pay is not sent.
+      const refused = await this.services.agents!.float.checkSale(agent, tx.total.minor);
+      if (refused) return this.saleRefused(turn, refused);
+    }
     const quote: PendingQuote = {
       id: randomUUID(),
       code: String(randomInt(1000, 10000)),
