@@ -5,7 +5,7 @@ import { currentRequestId } from '../observability/logger';
 import type { Account, CallContext, Catalogue, PurchaseService } from '../vas';
 import type { MoneyPath } from './money-path';
 import type { Agents } from '../agents';
-import { localTime } from '../i18n/local-time';
+import { localDate, localTime } from '../i18n/local-time';
 import { saleRefusalOf } from '../agents/refusal';
 import { SpendRefusedError, type SpendRefusal } from '../spend/rules';
 import type { Money } from '../vas/money';
@@ -128,7 +128,7 @@ export function dialogueServices(
         .slice(0, 5)
         .map((r) => ({
           purchaseId: r.id,
-          date: r.createdAt.slice(0, 10),
+          date: localDate(r.createdAt, config.timeZone),
           identifier: r.intent.subscriberIdentifier,
           total: r.result?.total ?? r.intent.amount,
           state: r.state,

@@ -152,6 +152,25 @@ it("a sale over the agent's max sale is refused on the amount screen, which name
   expect(replies[5].screen).toMatch(/^Customer's phone number/);
 });
 
+it("the day's limits are named on the amount screen, before the customer's number", async () => {
+  const agent = newPhone();
+  const pin = await agentWithPin(agent, 'BWP 900.00', { maxDayCount: 1, maxDayValue: 'BWP 60.00' });
+  const sold = await dialogue(gateway, `dl-${agent}`, agent, [
+    pin,
+    '1',
+    TEST_METERS.active,
+    '20',
+    newPhone(),
+    '1',
+  ]);
+  expect(sold[6].end).toBe(true);
+  // 21.50 of 60.00 used: 40.00 more is over the day's value; 10.00 fits it, not the one sale a day.
+  const next = await dialogue(gateway, `dl2-${agent}`, agent, [pin, '1', TEST_METERS.active, '40']);
+  expect(next[4].screen).toMatch(/^Over your day value limit of BWP 60.00\.\nEnter the amount/);
+  const count = await dialogue(gateway, `dl3-${agent}`, agent, [pin, '1', TEST_METERS.active, '10']);
+  expect(count[4].screen).toMatch(/^Over your day count limit of 1\.\nEnter the amount/);
+});
+
 it('first use: the one-time PIN leads to choosing a PIN over USSD; Last sales re-sends a receipt', async () => {
   const agent = newPhone();
   const added = await axios.post(
