@@ -171,6 +171,31 @@ it("the day's limits are named on the amount screen, before the customer's numbe
   expect(count[4].screen).toMatch(/^Over your day count limit of 1\.\nEnter the amount/);
 });
 
+it("an agent funded by its own account sells airtime from it: no float, the day's limits counted", async () => {
+  const agent = newPhone();
+  const customer = newPhone();
+  const added = await axios.post(
+    `${gateway.url}/admin/agents`,
+    { msisdn: agent, name: 'Mma Stores', account: 1003 },
+    auth,
+  );
+  const first = await dialogue(gateway, `ac-${agent}`, agent, [added.data.oneTimePin, '6172', '6172']);
+  expect(first[3].screen).toMatch(/^Your PIN is changed\./);
+  const sale = await dialogue(gateway, `ac2-${agent}`, agent, ['6172', '2', '1', customer, '15', '1']);
+  expect(sale[3].screen).toMatch(/^Enter the mobile number to top up/);
+  expect(sale[5].screen).not.toMatch(/Float/);
+  expect(sale[6].end).toBe(true);
+  const receipt = (await waitForSms(gateway, agent, 1))[0].message;
+  expect(receipt).toMatch(/^Sale .*: Airtime/);
+  expect(receipt).not.toMatch(/Float/);
+  const rows = (await ledger(gateway.purchaseServiceUrl)).filter((r) => r.subscriber_identifier === customer);
+  expect(rows).toEqual([expect.objectContaining({ account_id: 1003, status: 'SUCCESSFUL' })]);
+  const shown = (await axios.get(`${gateway.url}/admin/agents/${agent}`, auth)).data;
+  expect(JSON.stringify(shown)).toMatch(/"count":1/);
+  const statement = (await axios.get(`${gateway.url}/admin/agents/${agent}/statement`, auth)).data;
+  expect(statement.entries).toEqual([]);
+});
+
 it('first use: the one-time PIN leads to choosing a PIN over USSD; Last sales re-sends a receipt', async () => {
   const agent = newPhone();
   const added = await axios.post(
