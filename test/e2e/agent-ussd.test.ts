@@ -196,6 +196,26 @@ it("an agent funded by its own account sells airtime from it: no float, the day'
   expect(statement.entries).toEqual([]);
 });
 
+it('a key change: the customer and the agent get the three tokens, key change tokens first', async () => {
+  const agent = newPhone();
+  const customer = newPhone();
+  const pin = await agentWithPin(agent, 'BWP 1100.00');
+  const sale = await dialogue(gateway, `kc-${agent}`, agent, [
+    pin,
+    '1',
+    TEST_METERS.autoKeyChange,
+    '1001',
+    customer,
+    '1',
+  ]);
+  expect(sale[6].end).toBe(true);
+  const labels = (text: string) =>
+    [...text.matchAll(/(KeyChange Token1|KeyChange Token2|Credit Token)/g)].map((m) => m[1]);
+  const inOrder = ['KeyChange Token1', 'KeyChange Token2', 'Credit Token'];
+  expect(labels((await waitForSms(gateway, customer, 1))[0].message)).toEqual(inOrder);
+  expect(labels((await waitForSms(gateway, agent, 2))[0].message)).toEqual(inOrder);
+});
+
 it('first use: the one-time PIN leads to choosing a PIN over USSD; Last sales re-sends a receipt', async () => {
   const agent = newPhone();
   const added = await axios.post(
