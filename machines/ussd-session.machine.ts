@@ -12,7 +12,7 @@
  * `ussd/guards.ts`, the context updates in `ussd/actions.ts`, the screens in `ussd/screens.ts`.
  * Nothing here debits money: `order` hands the quoted intent to the purchase lifecycle.
  */
-import { assign, not, setup } from 'xstate';
+import { and, assign, not, setup } from 'xstate';
 import { SETTLED_TAG, type DialogueEvent, type DialogueInput } from '../src/session/dialogue';
 import { actions, NO_PURCHASE } from './ussd/actions';
 import { dialogueActors, unprovidedActors, type DialogueServices } from './ussd/actors';
@@ -585,6 +585,12 @@ export const ussdMachine = setup({
       ...waiting('language', false),
       on: {
         CHOOSE: [
+          // A verified agent goes straight home (through `menu` the notice would be spent there).
+          {
+            guard: and(['choseLanguage', 'verifiedAgent']),
+            target: 'agentMenu',
+            actions: ['setLanguage', 'clearPurchase', { type: 'notice', params: { key: 'language.saved' } }],
+          },
           {
             guard: 'choseLanguage',
             target: 'menu',

@@ -74,13 +74,17 @@ it('sells electricity to a customer: PIN, menu, quote with the float after, toke
   // The float screen, in a new dialogue.
   const floatScreen = await dialogue(gateway, `ag2-${agent}`, agent, [pin, '4']);
   expect(floatScreen[2].screen).toMatch(/^Float: BWP 198.50 available, BWP 0.00 held/);
+
+  // Language: back on the agent menu, in Setswana, saying so.
+  const language = await dialogue(gateway, `ag3-${agent}`, agent, [pin, '7', '2']);
+  expect(language[3].screen).toMatch(/^Puo e bolokilwe\.\nLenane la moemedi:\n1 Rekisa motlakase/);
 });
 
 it('a wrong PIN says how many attempts are left; three lock the agent, over USSD and SMS alike', async () => {
   const agent = newPhone();
   await agentWithPin(agent, 'BWP 50.00');
   const first = await dialogue(gateway, `w1-${agent}`, agent, ['0000']);
-  expect(first[1].screen).toMatch(/^Wrong PIN: 2 attempts left\.\nAgent: enter your PIN:/);
+  expect(first[1].screen).toMatch(/^Wrong PIN\. Attempts left: 2\.\nAgent: enter your PIN:/);
   await axios.post(`${gateway.url}/sms/inbound`, {
     id: `w-${agent}-${++seq}`,
     from: agent,
@@ -88,7 +92,7 @@ it('a wrong PIN says how many attempts are left; three lock the agent, over USSD
     text: 'BAL 1111',
     receivedAt: 'now',
   });
-  expect((await waitForSms(gateway, agent, 2))[0].message).toBe('Wrong PIN. 1 attempts left.');
+  expect((await waitForSms(gateway, agent, 2))[0].message).toBe('Wrong PIN. Attempts left: 1.');
   const third = await dialogue(gateway, `w2-${agent}`, agent, ['2222']);
   expect(third[1]).toMatchObject({ end: true });
   expect(third[1].screen).toMatch(/^Too many wrong PINs: locked until \d{2}:\d{2}/);

@@ -87,7 +87,7 @@ it('sells electricity by SMS with the PIN: token to the customer, receipt to the
   await sms(agent, `YES ${code}`);
   expect((await waitForSms(gateway, agent, 3))[0].message).toBe(`Add your PIN: YES ${code} <PIN>.`);
   await sms(agent, `YES ${code} 9999`);
-  expect((await waitForSms(gateway, agent, 4))[0].message).toBe('Wrong PIN. 2 attempts left.');
+  expect((await waitForSms(gateway, agent, 4))[0].message).toBe('Wrong PIN. Attempts left: 2.');
   await sms(agent, `YES ${code} ${pin}`);
   const token = (await waitForSms(gateway, customer, 1))[0].message;
   expect(token).toMatch(/Token: /);

@@ -518,7 +518,8 @@ export class SmsConversation {
     const params = {
       product: this.productName(lang, intent.productType),
       identifier: intent.subscriberIdentifier,
-      name: tx.subscriberDetails?.trim() ?? '',
+      // The provider's name for the meter or account, if any (airtime has none).
+      name: tx.subscriberDetails?.trim() ? ` ${tx.subscriberDetails.trim()}` : '',
       customer: intent.beneficiaryMsisdn,
       amount: formatMoney(intent.amount),
       charges: formatMoney(tx.charge),
