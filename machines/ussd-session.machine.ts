@@ -82,7 +82,7 @@ export const ussdMachine = setup({
     loading: {
       invoke: {
         src: 'loadCatalogue',
-        input: ({ context }) => ({ msisdn: context.msisdn }),
+        input: ({ context }) => ({ msisdn: context.msisdn, serviceCode: context.serviceCode }),
         // A registered agent's number gets "Enter your PIN" first; anyone else the menu.
         onDone: [
           {

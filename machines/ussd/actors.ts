@@ -5,6 +5,7 @@
  * `resend` by a key derived from the session and the purchase.
  */
 import { fromPromise } from 'xstate';
+import { agentsServedOn } from '../../src/agents/service-codes';
 import { componentLogger } from '../../src/observability/logger';
 import { maskMsisdn } from '../../src/phone';
 import { purchaseRequest } from '../../src/purchases/request';
@@ -38,6 +39,8 @@ export interface DialogueServices {
    * screen asks with the amount typed, the quote again with the total the float would pay.
    */
   agentSaleCheck?(msisdn: string, minor: number): Promise<SpendRefusal | null>;
+  /** AGENT_SERVICE_CODES, keyed (src/agents/service-codes.ts): the codes serving agents; empty: every code. */
+  agentServiceCodes?: string[];
   /** The caller as a field agent, or null for a subscriber. */
   agentOf?(msisdn: string): Promise<Omit<AgentView, 'verified'> | null>;
   /** An agent's PIN checked (counting towards the lockout); the PIN is never kept. */
@@ -141,7 +144,9 @@ const logOperatorProblem: OperatorProblemReport = (call, error) =>
 
 /** The actors' shapes, none of them provided: the machine definition reads nothing global. */
 export const unprovidedActors = {
-  loadCatalogue: fromPromise<DialogueStart, { msisdn: string }>(notProvided('loadCatalogue')),
+  loadCatalogue: fromPromise<DialogueStart, { msisdn: string; serviceCode: string }>(
+    notProvided('loadCatalogue'),
+  ),
   quote: fromPromise<QuoteView, { intent: PurchaseIntent | null }>(notProvided('quote')),
   order: fromPromise<string, { intent: PurchaseIntent; key: string; total: Money }>(notProvided('order')),
   verifyPin: fromPromise<PinOutcome, { msisdn: string; pin: string }>(notProvided('verifyPin')),
@@ -193,7 +198,10 @@ export function dialogueActors(
         const [products, account, agent] = await Promise.all([
           services.products(),
           services.debitAccount(),
-          services.agentOf ? services.agentOf(input.msisdn) : Promise.resolve(null),
+          // On a code that does not serve agents, an agent's number is a subscriber like any other.
+          services.agentOf && agentsServedOn(services.agentServiceCodes ?? [], input.serviceCode)
+            ? services.agentOf(input.msisdn)
+            : Promise.resolve(null),
         ]);
         return {
           agent: agent ? { ...agent, verified: false } : null,

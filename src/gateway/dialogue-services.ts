@@ -79,6 +79,7 @@ export function dialogueServices(
     debitAccount: debitAccountLookup(service, config.debitAccountId),
     quote: (request) => service.validate(request, callContext()),
     checkSpend: (intent) => moneyPath.spend.check(intent),
+    agentServiceCodes: config.agents.serviceCodes,
     agentSaleCheck: (msisdn, minor) => agentSaleRefusal(moneyPath.agents, msisdn, minor),
     order: async (intent, key, total) => {
       // An agent's sale: the float holds the total first (refusing what the float or limits refuse).

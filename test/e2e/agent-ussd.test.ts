@@ -263,3 +263,30 @@ it('first use: the one-time PIN leads to choosing a PIN over USSD; Last sales re
   const old = await dialogue(gateway, `fo-${agent}`, agent, ['6049']);
   expect(old[1].screen).toMatch(/^Wrong PIN/);
 });
+
+it('with AGENT_SERVICE_CODES the agent menu is on those codes only; elsewhere an agent is a subscriber', async () => {
+  const coded = await startTestGateway({ ADMIN_TOKEN: ADMIN, AGENT_SERVICE_CODES: '*384*9#' });
+  try {
+    const agent = newPhone();
+    await axios.post(`${coded.url}/admin/agents`, { msisdn: agent, name: 'Mma Kgosi', float: true }, auth);
+    const dial = async (serviceCode: string) =>
+      String(
+        (
+          await axios.post(
+            `${coded.url}/ussd/africastalking`,
+            new URLSearchParams({
+              sessionId: `sc-${serviceCode.replace(/\D/g, '')}-${agent}`,
+              phoneNumber: `+${agent}`,
+              serviceCode,
+              text: '',
+            }),
+            { responseType: 'text' },
+          )
+        ).data,
+      );
+    expect(await dial('*384*9#')).toBe('CON Agent: enter your PIN:');
+    expect(await dial('*384*1#')).toMatch(/^CON Welcome! Choose a service:/);
+  } finally {
+    await coded.close();
+  }
+});
