@@ -12,7 +12,7 @@
  * `ussd/guards.ts`, the context updates in `ussd/actions.ts`, the screens in `ussd/screens.ts`.
  * Nothing here debits money: `order` hands the quoted intent to the purchase lifecycle.
  */
-import { assign, not, setup } from 'xstate';
+import { and, assign, not, setup } from 'xstate';
 import { SETTLED_TAG, type DialogueEvent, type DialogueInput } from '../src/session/dialogue';
 import { actions, NO_PURCHASE } from './ussd/actions';
 import { dialogueActors, unprovidedActors, type DialogueServices } from './ussd/actors';
@@ -82,7 +82,7 @@ export const ussdMachine = setup({
     loading: {
       invoke: {
         src: 'loadCatalogue',
-        input: ({ context }) => ({ msisdn: context.msisdn }),
+        input: ({ context }) => ({ msisdn: context.msisdn, serviceCode: context.serviceCode }),
         // A registered agent's number gets "Enter your PIN" first; anyone else the menu.
         onDone: [
           {
@@ -211,9 +211,30 @@ export const ussdMachine = setup({
       },
     },
 
-    /** Transient: an agent's electricity or water sale asks for the customer's number. */
+    /** Transient: an agent's amount is checked against its float and limits first. */
     afterAmount: {
-      always: [{ guard: 'needsCustomer', target: 'customer' }, { target: 'quoting' }],
+      always: [{ guard: 'verifiedAgent', target: 'agentSaleCheck' }, { target: 'quoting' }],
+    },
+
+    /**
+     * The agent's float and limits (day value, day count, float) for the amount typed: a refusal
+     * goes back to the amount prompt naming the limit, before the customer's number is asked.
+     * Electricity and water then ask for the customer's number.
+     */
+    agentSaleCheck: {
+      invoke: {
+        src: 'agentSaleCheck',
+        input: ({ context }) => ({ msisdn: context.msisdn, minor: context.amountMinor ?? 0 }),
+        onDone: [
+          // Disabled (BLOCK, an operator) since the PIN was checked: nothing more is sold.
+          { guard: ({ event }) => event.output?.code === 'spend_blocked', target: 'agentDisabled' },
+          { guard: ({ event }) => event.output !== null, target: 'amount', actions: 'saleRefused' },
+          { guard: 'needsCustomer', target: 'customer' },
+          { target: 'quoting' },
+        ],
+        onError: { target: 'unavailable', actions: withError('recordError') },
+      },
+      on: { TIMEOUT: { target: 'amount', actions: { type: 'notice', params: { key: 'error.timeout' } } } },
     },
 
     // Field agents: the PIN first, then the agent menu (the PIN is never kept: see agentPinCheck).
@@ -564,6 +585,12 @@ export const ussdMachine = setup({
       ...waiting('language', false),
       on: {
         CHOOSE: [
+          // A verified agent goes straight home (through `menu` the notice would be spent there).
+          {
+            guard: and(['choseLanguage', 'verifiedAgent']),
+            target: 'agentMenu',
+            actions: ['setLanguage', 'clearPurchase', { type: 'notice', params: { key: 'language.saved' } }],
+          },
           {
             guard: 'choseLanguage',
             target: 'menu',

@@ -1,5 +1,5 @@
 /** The dialogue's actions: context updates only (no I/O, no logging; the actors do that). */
-import { refusalText, SpendRefusedError } from '../../src/spend/rules';
+import { refusalText, SpendRefusedError, type SpendRefusal } from '../../src/spend/rules';
 import { assign } from 'xstate';
 import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogue';
 import { errorInfo } from '../../src/vas/error-info';
@@ -109,6 +109,11 @@ export const actions = {
     agent: context.agent ? { ...context.agent, verified: true, candidate: null } : null,
     notice: { key: 'agent.pin.changed' },
   })),
+  /** The agent's float or limits refused the amount typed: named above the amount prompt. */
+  saleRefused: update(({ event }) => {
+    const refusal = (event as unknown as { output: SpendRefusal | null }).output;
+    return { notice: refusal ? refusalText(refusal) : null };
+  }),
   takeCustomer: update(({ context, event }) => ({ customer: customerNumber(context, typed(event)) })),
   /** A closing screen that says why (the notice set by the refusal). */
   showNoticeFinal: update(({ context }) => ({

@@ -5,6 +5,7 @@
  * `resend` by a key derived from the session and the purchase.
  */
 import { fromPromise } from 'xstate';
+import { agentsServedOn } from '../../src/agents/service-codes';
 import { componentLogger } from '../../src/observability/logger';
 import { maskMsisdn } from '../../src/phone';
 import { purchaseRequest } from '../../src/purchases/request';
@@ -33,6 +34,13 @@ export interface DialogueServices {
    * sale holds `total` on the agent's float first (a refusal throws SpendRefusedError).
    */
   order(intent: PurchaseIntent, idempotencyKey: string, total?: Money): Promise<PurchaseRecord>;
+  /**
+   * An agent's sale of `minor` checked against its float and limits (nothing held): the amount
+   * screen asks with the amount typed, the quote again with the total the float would pay.
+   */
+  agentSaleCheck?(msisdn: string, minor: number): Promise<SpendRefusal | null>;
+  /** AGENT_SERVICE_CODES, keyed (src/agents/service-codes.ts): the codes serving agents; empty: every code. */
+  agentServiceCodes?: string[];
   /** The caller as a field agent, or null for a subscriber. */
   agentOf?(msisdn: string): Promise<Omit<AgentView, 'verified'> | null>;
   /** An agent's PIN checked (counting towards the lockout); the PIN is never kept. */
@@ -136,10 +144,15 @@ const logOperatorProblem: OperatorProblemReport = (call, error) =>
 
 /** The actors' shapes, none of them provided: the machine definition reads nothing global. */
 export const unprovidedActors = {
-  loadCatalogue: fromPromise<DialogueStart, { msisdn: string }>(notProvided('loadCatalogue')),
+  loadCatalogue: fromPromise<DialogueStart, { msisdn: string; serviceCode: string }>(
+    notProvided('loadCatalogue'),
+  ),
   quote: fromPromise<QuoteView, { intent: PurchaseIntent | null }>(notProvided('quote')),
   order: fromPromise<string, { intent: PurchaseIntent; key: string; total: Money }>(notProvided('order')),
   verifyPin: fromPromise<PinOutcome, { msisdn: string; pin: string }>(notProvided('verifyPin')),
+  agentSaleCheck: fromPromise<SpendRefusal | null, { msisdn: string; minor: number }>(
+    notProvided('agentSaleCheck'),
+  ),
   agentFloat: fromPromise<{ available: Money; held: Money } | null, { msisdn: string }>(
     notProvided('agentFloat'),
   ),
@@ -185,7 +198,10 @@ export function dialogueActors(
         const [products, account, agent] = await Promise.all([
           services.products(),
           services.debitAccount(),
-          services.agentOf ? services.agentOf(input.msisdn) : Promise.resolve(null),
+          // On a code that does not serve agents, an agent's number is a subscriber like any other.
+          services.agentOf && agentsServedOn(services.agentServiceCodes ?? [], input.serviceCode)
+            ? services.agentOf(input.msisdn)
+            : Promise.resolve(null),
         ]);
         return {
           agent: agent ? { ...agent, verified: false } : null,
@@ -209,6 +225,12 @@ export function dialogueActors(
           const refusal = await services.checkSpend?.(intent);
           if (refusal) throw new SpendRefusedError(refusal);
           const tx = await services.quote(purchaseRequest(intent));
+          // The float pays the total (charges included): a quote it cannot pay is not shown.
+          const overTotal =
+            intent.agent && services.agentSaleCheck
+              ? await services.agentSaleCheck(intent.agent.msisdn, tx.total.minor)
+              : null;
+          if (overTotal) throw new SpendRefusedError(overTotal);
           const subscriberDetails = tx.subscriberDetails ?? null;
           const float =
             intent.agent && services.agentFloat ? await services.agentFloat(intent.agent.msisdn) : null;
@@ -236,6 +258,11 @@ export function dialogueActors(
         if (!services.verifyPin) return { status: 'not_agent' } as const;
         return services.verifyPin(input.msisdn, input.pin);
       }),
+    ),
+    agentSaleCheck: fromPromise(({ input }) =>
+      call('agentSaleCheck', async () =>
+        services.agentSaleCheck ? services.agentSaleCheck(input.msisdn, input.minor) : null,
+      ),
     ),
     agentFloat: fromPromise(({ input }) =>
       call('agentFloat', async () => (services.agentFloat ? services.agentFloat(input.msisdn) : null)),

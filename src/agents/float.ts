@@ -1,16 +1,17 @@
 import { componentLogger } from '../observability/logger';
 import { formatMoney, type Money } from '../vas/money';
 import { AgentConflictError, AgentInputError } from './errors';
-import type {
-  CreditResult,
-  DayUsage,
-  FloatBalance,
-  FloatEntry,
-  FloatStore,
-  LimitName,
-  OutcomeResult,
-  Reservation,
-  ReserveResult,
+import {
+  LATE_SETTLE_NOTE,
+  type CreditResult,
+  type DayUsage,
+  type FloatBalance,
+  type FloatEntry,
+  type FloatStore,
+  type LimitName,
+  type OutcomeResult,
+  type Reservation,
+  type ReserveResult,
 } from './ledger/store';
 import { localDay } from './lockout';
 import type { Agent, ResolvedLimits } from './types';
@@ -176,12 +177,29 @@ export class AgentFloat {
     return result;
   }
 
-  /** The sale succeeded; idempotent (`already` the second time). */
+  /**
+   * The sale succeeded; idempotent (`already` the second time). After a release (a success
+   * found late) the float pays after all, if it covers it; `uncovered` (logged) otherwise.
+   */
   async settle(msisdn: string, purchaseKey: string): Promise<OutcomeResult> {
     const result = await this.store.settle(msisdn, purchaseKey, this.clock());
-    if (result.status === 'already' && result.reservation.state === 'released')
-      // A success after the reservation went back: the float paid for a sale it no longer holds.
-      log.error('sale succeeded after its float reservation was released', { msisdn, purchaseKey });
+    // A success found after the reservation went back (a "no charge found" corrected later).
+    if (result.status === 'settled' && result.entry?.note === LATE_SETTLE_NOTE)
+      log.error('sale succeeded after its float reservation was released: taken from the float again', {
+        msisdn,
+        purchaseKey,
+        amount: this.format(result.reservation.amountMinor),
+      });
+    else if (result.status === 'uncovered')
+      log.error(
+        'SALE SUCCEEDED AFTER ITS FLOAT RESERVATION WAS RELEASED AND THE FLOAT NO LONGER COVERS IT: an operator must recover it',
+        {
+          msisdn,
+          purchaseKey,
+          amount: this.format(result.reservation.amountMinor),
+          available: this.format(result.availableMinor),
+        },
+      );
     return result;
   }
 

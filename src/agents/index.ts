@@ -28,7 +28,9 @@ export interface AgentsOptions {
   lockout?: LockoutPolicy;
 }
 
-type AgentsConfig = Pick<Config, 'agents' | 'timeZone' | 'defaultRegion' | 'defaultLanguage'>;
+type AgentsConfig = Pick<Config, 'timeZone' | 'defaultRegion' | 'defaultLanguage'> & {
+  agents: Omit<Config['agents'], 'serviceCodes'>;
+};
 
 /** The registry and the float, on `redis` (keys under `<prefix>:agent:`) or in memory when it is undefined. */
 export function createAgents(

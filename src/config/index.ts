@@ -4,6 +4,7 @@ import { AllowList } from '../http/allow-list';
 import type { RedisDurability } from '../redis/durability';
 import { LOG_LEVELS, type LogLevel } from '../observability/logger';
 import { parseDecimalAmount } from '../vas/money';
+import { serviceCodeKey } from '../agents/service-codes';
 
 /**
  * The gateway's one typed configuration, read from the environment and validated at start.
@@ -137,6 +138,7 @@ const EnvSchema = z.object({
   AGENT_MAX_SALE: optionalString,
   AGENT_MAX_DAY_VALUE: optionalString,
   AGENT_MAX_DAY_COUNT: int(200, 1, 1_000_000),
+  AGENT_SERVICE_CODES: optionalString,
   AGENT_CURRENCY: z
     .string()
     .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BWP')
@@ -228,7 +230,14 @@ export interface Config {
     retry: { attempts: number; baseDelayMs: number; maxDelayMs: number; maxRetryAfterMs: number };
   };
   /** Field agents: limits of an agent without overrides (minor units), the floats' currency. */
-  agents: { maxSaleMinor: number; maxDayValueMinor: number; maxDayCount: number; currency: string };
+  agents: {
+    maxSaleMinor: number;
+    maxDayValueMinor: number;
+    maxDayCount: number;
+    currency: string;
+    /** USSD codes (keyed: `384*9`) that serve the agent menu; empty: every code. */
+    serviceCodes: string[];
+  };
   adminToken: string | undefined;
   /** Bearer token required on `GET /metrics`; undefined = open (scrape it on a private network). */
   metricsToken: string | undefined;
@@ -375,6 +384,17 @@ function agentAmount(name: string, value: string | undefined, fallback: number):
   if (!amount.ok)
     throw new ConfigError(`${name} must be a positive amount with at most two decimals (e.g. 2000.00)`);
   return amount.minor;
+}
+
+/** AGENT_SERVICE_CODES (`*384*9#,*385#`) keyed as the dialogue compares them (src/agents/service-codes.ts). */
+function agentServiceCodes(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value.split(',').map((code) => {
+    const key = serviceCodeKey(code);
+    if (!/^\d[\d*]*$/.test(key))
+      throw new ConfigError(`AGENT_SERVICE_CODES: "${code.trim()}" is not a USSD code such as *384*9#`);
+    return key;
+  });
 }
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -544,6 +564,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxDayValueMinor: agentAmount('AGENT_MAX_DAY_VALUE', env.AGENT_MAX_DAY_VALUE, 2_000_000),
       maxDayCount: env.AGENT_MAX_DAY_COUNT,
       currency: env.AGENT_CURRENCY,
+      serviceCodes: agentServiceCodes(env.AGENT_SERVICE_CODES),
     },
     adminToken: env.ADMIN_TOKEN,
     metricsToken: env.METRICS_TOKEN,

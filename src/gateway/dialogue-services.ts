@@ -5,9 +5,8 @@ import { currentRequestId } from '../observability/logger';
 import type { Account, CallContext, Catalogue, PurchaseService } from '../vas';
 import type { MoneyPath } from './money-path';
 import type { Agents } from '../agents';
-import { localTime } from '../i18n/local-time';
+import { localDate, localTime } from '../i18n/local-time';
 import { saleRefusalOf } from '../agents/refusal';
-import type { PurchaseIntent } from '../purchases/types';
 import { SpendRefusedError, type SpendRefusal } from '../spend/rules';
 import type { Money } from '../vas/money';
 
@@ -46,18 +45,18 @@ export function debitAccountLookup(
   };
 }
 
-/** An agent's sale checked against the agent's float and limits (nothing held), or null. */
-async function agentSaleRefusal(agents: Agents, intent: PurchaseIntent): Promise<SpendRefusal | null> {
-  if (!intent.agent) return null;
-  const agent = await agents.registry.get(intent.agent.msisdn);
-  if (!agent) return { code: 'spend_blocked' };
-  return saleRefusalOf(agents.float, await agents.float.checkSale(agent, intent.amount.minor));
+/** An agent's sale of `minor` checked against the agent's float and limits (nothing held), or null. */
+async function agentSaleRefusal(agents: Agents, msisdn: string, minor: number): Promise<SpendRefusal | null> {
+  const agent = await agents.registry.get(msisdn);
+  if (!agent || agent.status !== 'active') return { code: 'spend_blocked' };
+  return saleRefusalOf(agents.float, await agents.float.checkSale(agent, minor));
 }
 
 /** Hold an agent sale's total on its float under the purchase key; throws SpendRefusedError when refused. */
 async function holdForSale(agents: Agents, msisdn: string, key: string, total: Money): Promise<void> {
   const agent = await agents.registry.get(msisdn);
-  if (!agent) throw new SpendRefusedError({ code: 'spend_blocked' });
+  // Disabled (BLOCK, an operator) or locked since the PIN was checked: nothing is sold.
+  if (!agent || agent.status !== 'active') throw new SpendRefusedError({ code: 'spend_blocked' });
   const held = await agents.float.reserve(agent, key, total.minor);
   const refusal =
     held.status === 'insufficient' || held.status === 'over_limit' ? saleRefusalOf(agents.float, held) : null;
@@ -79,8 +78,9 @@ export function dialogueServices(
     products: () => catalogue.products(callContext()),
     debitAccount: debitAccountLookup(service, config.debitAccountId),
     quote: (request) => service.validate(request, callContext()),
-    checkSpend: async (intent) =>
-      (await agentSaleRefusal(moneyPath.agents, intent)) ?? moneyPath.spend.check(intent),
+    checkSpend: (intent) => moneyPath.spend.check(intent),
+    agentServiceCodes: config.agents.serviceCodes,
+    agentSaleCheck: (msisdn, minor) => agentSaleRefusal(moneyPath.agents, msisdn, minor),
     order: async (intent, key, total) => {
       // An agent's sale: the float holds the total first (refusing what the float or limits refuse).
       if (!intent.agent || !total) return desk.create(intent, key);
@@ -129,7 +129,7 @@ export function dialogueServices(
         .slice(0, 5)
         .map((r) => ({
           purchaseId: r.id,
-          date: r.createdAt.slice(0, 10),
+          date: localDate(r.createdAt, config.timeZone),
           identifier: r.intent.subscriberIdentifier,
           total: r.result?.total ?? r.intent.amount,
           state: r.state,

@@ -92,6 +92,16 @@ describe.each([
     expect(statement.out).toContain('re-derived from 1 entries: BWP 500.00 (matches)');
     const json = JSON.parse((await run(['statement', '--msisdn', '26771234567', '--json'], env)).out);
     expect(json.entries).toHaveLength(1);
+    const statementOf = async (...period: string[]) =>
+      JSON.parse((await run(['statement', '--msisdn', '26771234567', ...period, '--json'], env)).out);
+    // A period before the top-up shows nothing; one from then on shows it, the balance re-derived.
+    expect(await statementOf('--from', '2020-01-01', '--to', '2020-01-31')).toMatchObject({
+      entries: [],
+      openingMinor: 0,
+      closingMinor: 0,
+      derivedMinor: 50_000,
+    });
+    expect((await statementOf('--from', '2020-01-01')).entries).toHaveLength(1);
 
     for (const output of [list, show, credited, statement].map((r) => r.out + r.err))
       expect(output).not.toContain(pin);

@@ -1,4 +1,4 @@
-import type { FloatStore, ReserveWrite } from '../../src/agents/ledger';
+import { LATE_SETTLE_NOTE, type FloatStore, type ReserveWrite } from '../../src/agents/ledger';
 import { WIDE_LIMITS } from './helpers';
 
 const AGENT = '26771234567';
@@ -149,10 +149,6 @@ export function floatStoreContract(name: string, makeStore: () => Promise<FloatS
         status: 'already',
         reservation: { state: 'released' },
       });
-      expect(await store.settle(AGENT, 'p-2', AT)).toMatchObject({
-        status: 'already',
-        reservation: { state: 'released' },
-      });
       expect(await store.settle(AGENT, 'nope', AT)).toEqual({ status: 'not_found' });
       expect(await store.release(AGENT, 'nope', AT)).toEqual({ status: 'not_found' });
 
@@ -161,6 +157,46 @@ export function floatStoreContract(name: string, makeStore: () => Promise<FloatS
       expect((await store.entries(AGENT, { offset: 1, limit: 2 })).map((e) => e.seq)).toEqual([2, 3]);
       // The sold one counts against the day; the released one does not.
       expect(await store.dayUsage(AGENT, DAY)).toEqual({ valueMinor: 3_000, count: 1 });
+    });
+
+    it('a success found after the release takes the amount again, once, only if the float covers it', async () => {
+      await credit(5_000, 'BANK-1');
+      await store.reserve(AGENT, reserveWrite('late', 2_000));
+      await store.reserve(AGENT, reserveWrite('short', 2_500));
+      await store.release(AGENT, 'late', AT);
+      await store.release(AGENT, 'short', AT);
+      expect(await store.dayUsage(AGENT, DAY)).toEqual({ valueMinor: 0, count: 0 });
+
+      expect(await store.settle(AGENT, 'late', AT)).toMatchObject({
+        status: 'settled',
+        reservation: { state: 'settled', amountMinor: 2_000 },
+        entry: {
+          seq: 6,
+          kind: 'settle',
+          deltaMinor: -2_000,
+          balanceMinor: 3_000,
+          heldMinor: 0,
+          note: LATE_SETTLE_NOTE,
+        },
+      });
+      expect(await store.settle(AGENT, 'late', AT)).toMatchObject({ status: 'already' });
+      expect(await store.dayUsage(AGENT, DAY)).toEqual({ valueMinor: 2_000, count: 1 });
+
+      // The float spent meanwhile: nothing written, never below zero; an operator decides.
+      await store.reserve(AGENT, reserveWrite('other', 1_000));
+      expect(await store.settle(AGENT, 'short', AT)).toEqual({
+        status: 'uncovered',
+        reservation: {
+          purchaseKey: 'short',
+          amountMinor: 2_500,
+          state: 'released',
+          day: DAY,
+          funding: 'float',
+        },
+        availableMinor: 2_000,
+      });
+      expect(await store.balance(AGENT)).toEqual({ availableMinor: 2_000, heldMinor: 1_000, entries: 7 });
+      expect(await derived()).toBe(2_000);
     });
 
     it('refuses a reservation the float does not cover, writing nothing', async () => {

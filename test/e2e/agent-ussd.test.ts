@@ -1,7 +1,7 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
 import { TEST_METERS } from '../../src/sandbox';
-import { dialogue, ledger, newPhone, startTestGateway, waitForSms } from './harness';
+import { dialogue, hop, ledger, newPhone, startTestGateway, waitForSms } from './harness';
 
 /**
  * A field agent sells over USSD: the PIN first (never stored: the engine masks it), the agent
@@ -74,13 +74,17 @@ it('sells electricity to a customer: PIN, menu, quote with the float after, toke
   // The float screen, in a new dialogue.
   const floatScreen = await dialogue(gateway, `ag2-${agent}`, agent, [pin, '4']);
   expect(floatScreen[2].screen).toMatch(/^Float: BWP 198.50 available, BWP 0.00 held/);
+
+  // Language: back on the agent menu, in Setswana, saying so.
+  const language = await dialogue(gateway, `ag3-${agent}`, agent, [pin, '7', '2']);
+  expect(language[3].screen).toMatch(/^Puo e bolokilwe\.\nLenane la moemedi:\n1 Rekisa motlakase/);
 });
 
 it('a wrong PIN says how many attempts are left; three lock the agent, over USSD and SMS alike', async () => {
   const agent = newPhone();
   await agentWithPin(agent, 'BWP 50.00');
   const first = await dialogue(gateway, `w1-${agent}`, agent, ['0000']);
-  expect(first[1].screen).toMatch(/^Wrong PIN: 2 attempts left\.\nAgent: enter your PIN:/);
+  expect(first[1].screen).toMatch(/^Wrong PIN\. Attempts left: 2\.\nAgent: enter your PIN:/);
   await axios.post(`${gateway.url}/sms/inbound`, {
     id: `w-${agent}-${++seq}`,
     from: agent,
@@ -88,7 +92,7 @@ it('a wrong PIN says how many attempts are left; three lock the agent, over USSD
     text: 'BAL 1111',
     receivedAt: 'now',
   });
-  expect((await waitForSms(gateway, agent, 2))[0].message).toBe('Wrong PIN. 1 attempts left.');
+  expect((await waitForSms(gateway, agent, 2))[0].message).toBe('Wrong PIN. Attempts left: 1.');
   const third = await dialogue(gateway, `w2-${agent}`, agent, ['2222']);
   expect(third[1]).toMatchObject({ end: true });
   expect(third[1].screen).toMatch(/^Too many wrong PINs: locked until \d{2}:\d{2}/);
@@ -96,18 +100,50 @@ it('a wrong PIN says how many attempts are left; three lock the agent, over USSD
   expect(again[0].end).toBe(true);
 });
 
-it('an amount over the float is refused on the amount screen, the float named', async () => {
+it('an amount over the float is refused on the amount screen, the float named; a total over it before the quote', async () => {
   const agent = newPhone();
   const pin = await agentWithPin(agent, 'BWP 20.00');
-  const replies = await dialogue(gateway, `f-${agent}`, agent, [
+  const replies = await dialogue(gateway, `f-${agent}`, agent, [pin, '1', TEST_METERS.active, '50']);
+  // Checked before the customer's number is asked; back on the amount prompt with the float named.
+  expect(replies[4].screen).toMatch(/^Float too low: BWP 20.00 available\.\nEnter the amount/);
+  // 19.00 fits, its total (19.00 + 1.50 charges) does not: refused before a quote is shown.
+  const total = await dialogue(gateway, `ft-${agent}`, agent, [
     pin,
     '1',
     TEST_METERS.active,
-    '50',
+    '19',
     newPhone(),
   ]);
-  // Checked before any quote; back on the amount prompt with the float named.
-  expect(replies[5].screen).toMatch(/^Float too low: BWP 20.00 available\.\nEnter the amount/);
+  expect(total[4].screen).toMatch(/^Customer's phone number/);
+  expect(total[5].screen).toMatch(/^Float too low: BWP 20.00 available\.\nEnter the amount/);
+  const statement = (await axios.get(`${gateway.url}/admin/agents/${agent}/statement`, auth)).data;
+  expect(statement.entries.map((e: { kind: string }) => e.kind)).toEqual(['credit']);
+});
+
+it('a non-agent number sees the subscriber menu; a disabled agent gets an END saying what to do', async () => {
+  const stranger = await dialogue(gateway, `s-${newPhone()}`, newPhone(), []);
+  expect(stranger[0].screen).toMatch(
+    /^Welcome! Choose a service:\n1 Electricity\n2 Airtime\n3 Water\n4 My tokens/,
+  );
+  const agent = newPhone();
+  const pin = await agentWithPin(agent, 'BWP 50.00');
+  await axios.post(`${gateway.url}/admin/agents/${agent}/disable`, {}, auth);
+  const disabled = await dialogue(gateway, `d-${agent}`, agent, []);
+  expect(disabled[0]).toMatchObject({
+    end: true,
+    screen: 'Your agent account is disabled. Please contact the operator.',
+  });
+  // Disabled in the middle of a sale (BLOCK from another phone): nothing is sold.
+  await axios.post(`${gateway.url}/admin/agents/${agent}/enable`, {}, auth);
+  const session = `d2-${agent}`;
+  const before = await dialogue(gateway, session, agent, [pin, '1', TEST_METERS.active]);
+  expect(before[3].screen).toMatch(/^Enter the amount/);
+  await axios.post(`${gateway.url}/admin/agents/${agent}/disable`, {}, auth);
+  const after = await hop(gateway, session, agent, [pin, '1', TEST_METERS.active, '10'].join('*'));
+  expect(after).toMatchObject({
+    end: true,
+    screen: 'Your agent account is disabled. Please contact the operator.',
+  });
 });
 
 it("a sale over the agent's max sale is refused on the amount screen, which names that limit", async () => {
@@ -118,6 +154,70 @@ it("a sale over the agent's max sale is refused on the amount screen, which name
   expect(replies[3].screen).toMatch(/^Enter the amount \(BWP 5.00 to BWP 500.00\):/);
   expect(replies[4].screen).toMatch(/^Over your max sale limit of BWP 500.00\.\nEnter the amount/);
   expect(replies[5].screen).toMatch(/^Customer's phone number/);
+});
+
+it("the day's limits are named on the amount screen, before the customer's number", async () => {
+  const agent = newPhone();
+  const pin = await agentWithPin(agent, 'BWP 900.00', { maxDayCount: 1, maxDayValue: 'BWP 60.00' });
+  const sold = await dialogue(gateway, `dl-${agent}`, agent, [
+    pin,
+    '1',
+    TEST_METERS.active,
+    '20',
+    newPhone(),
+    '1',
+  ]);
+  expect(sold[6].end).toBe(true);
+  // 21.50 of 60.00 used: 40.00 more is over the day's value; 10.00 fits it, not the one sale a day.
+  const next = await dialogue(gateway, `dl2-${agent}`, agent, [pin, '1', TEST_METERS.active, '40']);
+  expect(next[4].screen).toMatch(/^Over your day value limit of BWP 60.00\.\nEnter the amount/);
+  const count = await dialogue(gateway, `dl3-${agent}`, agent, [pin, '1', TEST_METERS.active, '10']);
+  expect(count[4].screen).toMatch(/^Over your day count limit of 1\.\nEnter the amount/);
+});
+
+it("an agent funded by its own account sells airtime from it: no float, the day's limits counted", async () => {
+  const agent = newPhone();
+  const customer = newPhone();
+  const added = await axios.post(
+    `${gateway.url}/admin/agents`,
+    { msisdn: agent, name: 'Mma Stores', account: 1003 },
+    auth,
+  );
+  const first = await dialogue(gateway, `ac-${agent}`, agent, [added.data.oneTimePin, '6172', '6172']);
+  expect(first[3].screen).toMatch(/^Your PIN is changed\./);
+  const sale = await dialogue(gateway, `ac2-${agent}`, agent, ['6172', '2', '1', customer, '15', '1']);
+  expect(sale[3].screen).toMatch(/^Enter the mobile number to top up/);
+  expect(sale[5].screen).not.toMatch(/Float/);
+  expect(sale[6].end).toBe(true);
+  const receipt = (await waitForSms(gateway, agent, 1))[0].message;
+  expect(receipt).toMatch(/^Sale .*: Airtime/);
+  expect(receipt).not.toMatch(/Float/);
+  const rows = (await ledger(gateway.purchaseServiceUrl)).filter((r) => r.subscriber_identifier === customer);
+  expect(rows).toEqual([expect.objectContaining({ account_id: 1003, status: 'SUCCESSFUL' })]);
+  const shown = (await axios.get(`${gateway.url}/admin/agents/${agent}`, auth)).data;
+  expect(JSON.stringify(shown)).toMatch(/"count":1/);
+  const statement = (await axios.get(`${gateway.url}/admin/agents/${agent}/statement`, auth)).data;
+  expect(statement.entries).toEqual([]);
+});
+
+it('a key change: the customer and the agent get the three tokens, key change tokens first', async () => {
+  const agent = newPhone();
+  const customer = newPhone();
+  const pin = await agentWithPin(agent, 'BWP 1100.00');
+  const sale = await dialogue(gateway, `kc-${agent}`, agent, [
+    pin,
+    '1',
+    TEST_METERS.autoKeyChange,
+    '1001',
+    customer,
+    '1',
+  ]);
+  expect(sale[6].end).toBe(true);
+  const labels = (text: string) =>
+    [...text.matchAll(/(KeyChange Token1|KeyChange Token2|Credit Token)/g)].map((m) => m[1]);
+  const inOrder = ['KeyChange Token1', 'KeyChange Token2', 'Credit Token'];
+  expect(labels((await waitForSms(gateway, customer, 1))[0].message)).toEqual(inOrder);
+  expect(labels((await waitForSms(gateway, agent, 2))[0].message)).toEqual(inOrder);
 });
 
 it('first use: the one-time PIN leads to choosing a PIN over USSD; Last sales re-sends a receipt', async () => {
@@ -162,4 +262,31 @@ it('first use: the one-time PIN leads to choosing a PIN over USSD; Last sales re
   expect(change[5].screen).toMatch(/^Your PIN is changed\./);
   const old = await dialogue(gateway, `fo-${agent}`, agent, ['6049']);
   expect(old[1].screen).toMatch(/^Wrong PIN/);
+});
+
+it('with AGENT_SERVICE_CODES the agent menu is on those codes only; elsewhere an agent is a subscriber', async () => {
+  const coded = await startTestGateway({ ADMIN_TOKEN: ADMIN, AGENT_SERVICE_CODES: '*384*9#' });
+  try {
+    const agent = newPhone();
+    await axios.post(`${coded.url}/admin/agents`, { msisdn: agent, name: 'Mma Kgosi', float: true }, auth);
+    const dial = async (serviceCode: string) =>
+      String(
+        (
+          await axios.post(
+            `${coded.url}/ussd/africastalking`,
+            new URLSearchParams({
+              sessionId: `sc-${serviceCode.replace(/\D/g, '')}-${agent}`,
+              phoneNumber: `+${agent}`,
+              serviceCode,
+              text: '',
+            }),
+            { responseType: 'text' },
+          )
+        ).data,
+      );
+    expect(await dial('*384*9#')).toBe('CON Agent: enter your PIN:');
+    expect(await dial('*384*1#')).toMatch(/^CON Welcome! Choose a service:/);
+  } finally {
+    await coded.close();
+  }
 });

@@ -62,9 +62,9 @@ async function floatAgent(msisdn: string, topUp: string): Promise<string> {
     { amount: topUp, reference: `top-${msisdn}` },
     auth,
   );
-  await sms(msisdn, `PIN ${oneTime} 4826`);
+  await sms(msisdn, `PIN ${oneTime} 482613`);
   expect((await waitForSms(gateway, msisdn, 1))[0].message).toBe('Your PIN is changed.');
-  return '4826';
+  return '482613';
 }
 
 it('sells electricity by SMS with the PIN: token to the customer, receipt to the agent, float debited once', async () => {
@@ -87,7 +87,7 @@ it('sells electricity by SMS with the PIN: token to the customer, receipt to the
   await sms(agent, `YES ${code}`);
   expect((await waitForSms(gateway, agent, 3))[0].message).toBe(`Add your PIN: YES ${code} <PIN>.`);
   await sms(agent, `YES ${code} 9999`);
-  expect((await waitForSms(gateway, agent, 4))[0].message).toBe('Wrong PIN. 2 attempts left.');
+  expect((await waitForSms(gateway, agent, 4))[0].message).toBe('Wrong PIN. Attempts left: 2.');
   await sms(agent, `YES ${code} ${pin}`);
   const token = (await waitForSms(gateway, customer, 1))[0].message;
   expect(token).toMatch(/Token: /);
@@ -117,7 +117,14 @@ it('sells electricity by SMS with the PIN: token to the customer, receipt to the
   const ussd = await dialogue(gateway, `agent-ussd-${agent}`, agent, [pin, '4']);
   expect(ussd[2].screen).toMatch(/^Float: BWP 398.50 available/);
 
-  // Never a PIN in Redis, logs or admin responses.
+  // A refused PIN change: the error names the problem, never the PIN.
+  await sms(agent, `PIN ${pin} 1111`);
+  expect((await waitForSms(gateway, agent, 9))[0].message).toMatch(/^New PIN refused: /);
+
+  // Never a PIN in Redis (sessions, SMS jobs, the agent), logs, metrics, SMS replies or admin responses.
+  const metrics = String((await axios.get(`${gateway.url}/metrics`, { responseType: 'text' })).data);
+  expect(metrics).toContain('# HELP');
+  const replies = (await outbox(gateway, agent)).map((m) => m.message).join('\n');
   const keys = await keysUnder(redis.redis, redis.prefix);
   const values = await Promise.all(
     keys.map(async (k) => {
@@ -132,7 +139,7 @@ it('sells electricity by SMS with the PIN: token to the customer, receipt to the
     }),
   );
   const admin = JSON.stringify((await axios.get(`${gateway.url}/admin/agents/${agent}`, auth)).data);
-  for (const where of [keys.join('\n'), values.join('\n'), logs.lines.join('\n'), admin])
+  for (const where of [keys.join('\n'), values.join('\n'), logs.lines.join('\n'), admin, metrics, replies])
     expect(where).not.toMatch(new RegExp(`(^|[^0-9])${pin}([^0-9]|$)`));
 });
 

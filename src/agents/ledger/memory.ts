@@ -1,5 +1,6 @@
 import {
   DEFAULT_ENTRY_PAGE,
+  LATE_SETTLE_NOTE,
   type CreditResult,
   type CreditWrite,
   type DayUsage,
@@ -156,6 +157,7 @@ export class MemoryFloatStore implements FloatStore {
     const ledger = this.ledger(msisdn);
     const hold = ledger.holds.get(purchaseKey);
     if (!hold) return { status: 'not_found' };
+    if (to === 'settled' && hold.state === 'released') return this.settleAfterRelease(ledger, hold, at);
     if (hold.state !== 'held') return { status: 'already', reservation: { ...hold } };
     hold.state = to;
     const amount = hold.amountMinor;
@@ -179,6 +181,32 @@ export class MemoryFloatStore implements FloatStore {
       );
     }
     return { status: to, reservation: { ...hold }, entry };
+  }
+
+  /** A success found after the release: the float pays after all, if it covers it. */
+  private settleAfterRelease(ledger: Ledger, hold: Reservation, at: Date): OutcomeResult {
+    const amount = hold.amountMinor;
+    if (hold.funding === 'float' && ledger.available < amount)
+      return { status: 'uncovered', reservation: { ...hold }, availableMinor: ledger.available };
+    const day = ledger.days.get(hold.day) ?? { valueMinor: 0, count: 0 };
+    ledger.days.set(hold.day, { valueMinor: day.valueMinor + amount, count: day.count + 1 });
+    hold.state = 'settled';
+    let entry: FloatEntry | null = null;
+    if (hold.funding === 'float') {
+      ledger.available -= amount;
+      entry = this.append(
+        ledger,
+        {
+          kind: 'settle',
+          amountMinor: amount,
+          deltaMinor: -amount,
+          purchaseKey: hold.purchaseKey,
+          note: LATE_SETTLE_NOTE,
+        },
+        at,
+      );
+    }
+    return { status: 'settled', reservation: { ...hold }, entry };
   }
 
   async reservation(msisdn: string, purchaseKey: string): Promise<Reservation | null> {

@@ -5,6 +5,7 @@ import { agentKeys, type FloatKeys } from '../keys';
 import { expectCode, FloatCode, LIMIT_OF } from './codes';
 import {
   DEFAULT_ENTRY_PAGE,
+  LATE_SETTLE_NOTE,
   type CreditResult,
   type CreditWrite,
   type DayUsage,
@@ -21,7 +22,7 @@ import {
 export const FLOAT_SCRIPTS = new ScriptSet('float', 1, path.join(__dirname, 'commands'), [
   'creditFloat-3',
   'reserveFloat-4',
-  'settleReservation-3',
+  'settleReservation-4',
   'releaseReservation-4',
 ] as const);
 
@@ -161,42 +162,58 @@ export class RedisFloatStore implements FloatStore {
     }
   }
 
-  settle(msisdn: string, purchaseKey: string, at: Date): Promise<OutcomeResult> {
+  async settle(msisdn: string, purchaseKey: string, at: Date): Promise<OutcomeResult> {
     const k = this.keys;
-    return this.outcome(
-      'settleReservation-3',
-      'settled',
-      purchaseKey,
-      [k.account(msisdn), k.entries(msisdn), k.holds(msisdn)],
-      at,
-    );
-  }
-
-  release(msisdn: string, purchaseKey: string, at: Date): Promise<OutcomeResult> {
-    const k = this.keys;
-    return this.outcome(
-      'releaseReservation-4',
-      'released',
-      purchaseKey,
+    const script = 'settleReservation-4';
+    const [code, first, second] = (await FLOAT_SCRIPTS.run(
+      this.redis,
+      script,
       [k.account(msisdn), k.entries(msisdn), k.holds(msisdn), k.days(msisdn)],
-      at,
-    );
+      [
+        purchaseKey,
+        meta({ kind: 'settle', purchaseKey }, at),
+        meta({ kind: 'settle', purchaseKey, note: LATE_SETTLE_NOTE }, at),
+      ],
+    )) as [number, string | number | undefined, string | undefined];
+    switch (
+      expectCode(script, code, [
+        FloatCode.Written,
+        FloatCode.Already,
+        FloatCode.Mismatch,
+        FloatCode.Insufficient,
+      ])
+    ) {
+      case FloatCode.Written:
+        return {
+          status: 'settled',
+          reservation: reservationOf(purchaseKey, String(first)),
+          entry: entryOf(second ?? ''),
+        };
+      case FloatCode.Already:
+        return { status: 'already', reservation: reservationOf(purchaseKey, String(first)) };
+      case FloatCode.Insufficient:
+        return {
+          status: 'uncovered',
+          reservation: reservationOf(purchaseKey, String(second)),
+          availableMinor: Number(first),
+        };
+      default:
+        return { status: 'not_found' };
+    }
   }
 
-  private async outcome(
-    script: 'settleReservation-3' | 'releaseReservation-4',
-    to: 'settled' | 'released',
-    purchaseKey: string,
-    keys: string[],
-    at: Date,
-  ): Promise<OutcomeResult> {
-    const [code, hold, entry] = (await FLOAT_SCRIPTS.run(this.redis, script, keys, [
-      purchaseKey,
-      meta({ kind: to === 'settled' ? 'settle' : 'release', purchaseKey }, at),
-    ])) as [number, string?, string?];
+  async release(msisdn: string, purchaseKey: string, at: Date): Promise<OutcomeResult> {
+    const k = this.keys;
+    const script = 'releaseReservation-4';
+    const [code, hold, entry] = (await FLOAT_SCRIPTS.run(
+      this.redis,
+      script,
+      [k.account(msisdn), k.entries(msisdn), k.holds(msisdn), k.days(msisdn)],
+      [purchaseKey, meta({ kind: 'release', purchaseKey }, at)],
+    )) as [number, string?, string?];
     switch (expectCode(script, code, [FloatCode.Written, FloatCode.Already, FloatCode.Mismatch])) {
       case FloatCode.Written:
-        return { status: to, reservation: reservationOf(purchaseKey, hold!), entry: entryOf(entry!) };
+        return { status: 'released', reservation: reservationOf(purchaseKey, hold!), entry: entryOf(entry!) };
       case FloatCode.Already:
         return { status: 'already', reservation: reservationOf(purchaseKey, hold!) };
       default:

@@ -18,7 +18,7 @@ export interface FloatEntry {
   kind: FloatEntryKind;
   /** The operation's amount: positive, except a negative adjustment. */
   amountMinor: number;
-  /** Effect on the available balance: credit +, reserve −, release +, settle 0, adjustment ±. */
+  /** Effect on the available balance: credit +, reserve −, release +, settle 0 (− after a release), adjustment ±. */
   deltaMinor: number;
   /** Available balance after this entry. */
   balanceMinor: number;
@@ -97,9 +97,17 @@ export type ReserveResult =
 
 export type OutcomeResult =
   | { status: 'settled' | 'released'; reservation: Reservation; entry: FloatEntry | null }
-  /** The reservation was settled or released before: nothing written (`reservation.state` says which). */
+  /**
+   * settle: settled before; release: settled or released before (`reservation.state` says
+   * which). Nothing written.
+   */
   | { status: 'already'; reservation: Reservation }
+  /** settle after a release: the float no longer covers the sale; nothing written (an operator decides). */
+  | { status: 'uncovered'; reservation: Reservation; availableMinor: number }
   | { status: 'not_found' };
+
+/** The note of a settle entry written after its reservation was released (a success found late). */
+export const LATE_SETTLE_NOTE = 'success found after the release';
 
 export interface DayUsage {
   valueMinor: number;
@@ -111,7 +119,10 @@ export interface FloatStore {
   credit(msisdn: string, write: CreditWrite): Promise<CreditResult>;
   /** Hold `amountMinor` for a sale, checking the limits and (float funding) the balance, atomically. */
   reserve(msisdn: string, write: ReserveWrite): Promise<ReserveResult>;
-  /** The sale succeeded: the held amount is spent. Idempotent. */
+  /**
+   * The sale succeeded: the held amount is spent. Idempotent. After a release (a success found
+   * late) the amount is taken from the float again, if it covers it (`uncovered` otherwise).
+   */
   settle(msisdn: string, purchaseKey: string, at: Date): Promise<OutcomeResult>;
   /** The sale definitively failed: the held amount is available again and no longer counts against the day. Idempotent. */
   release(msisdn: string, purchaseKey: string, at: Date): Promise<OutcomeResult>;

@@ -288,6 +288,11 @@ export class SmsConversation {
     } catch (error) {
       return this.quoteRefused(turn, intent, errorInfo(error));
     }
+    if (agent) {
+      // The float pays the total (charges included): a quote it cannot pay is not sent.
+      const refused = await this.services.agents!.float.checkSale(agent, tx.total.minor);
+      if (refused) return this.saleRefused(turn, refused);
+    }
     const quote: PendingQuote = {
       id: randomUUID(),
       code: String(randomInt(1000, 10000)),
@@ -539,7 +544,8 @@ export class SmsConversation {
     const params = {
       product: this.productName(lang, intent.productType),
       identifier: intent.subscriberIdentifier,
-      name: tx.subscriberDetails?.trim() ?? '',
+      // The provider's name for the meter or account, if any (airtime has none).
+      name: tx.subscriberDetails?.trim() ? ` ${tx.subscriberDetails.trim()}` : '',
       customer: intent.beneficiaryMsisdn,
       amount: formatMoney(intent.amount),
       charges: formatMoney(tx.charge),
