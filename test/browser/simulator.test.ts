@@ -56,7 +56,11 @@ async function dial(phone: Locator): Promise<string> {
     await hangUp.click();
     await phone.locator('.kind.idle').waitFor();
   }
-  return nextScreen(phone, () => phone.getByRole('button', { name: /^Dial from/ }).click());
+  const screen = await nextScreen(phone, () => phone.getByRole('button', { name: /^Dial from/ }).click());
+  // A dialogue dropped part-way is offered back: these tests start afresh.
+  return screen.includes(locales.t('en', 'resume.prompt'))
+    ? send(phone, option(screen, locales.t('en', 'resume.no')))
+    : screen;
 }
 
 /** Type on the handset and press Enter, as a keyboard user does. */
@@ -196,7 +200,8 @@ describeInBrowser('the phone simulator at /simulator, in Chromium', () => {
     await page.getByLabel('SMS inbound format').selectOption('inbound');
     await composer.fill(`YES ${code}`);
     await phone.getByRole('button', { name: /^Send SMS from/ }).click();
-    expect(await inboxHas(phone, /Token: [\d ]+/)).toContain(`Electricity ${TEST_METERS.tariffCharge}`);
+    const token = await inboxHas(phone, new RegExp(`Electricity ${TEST_METERS.tariffCharge}\\n.*Token: `));
+    expect(token).toMatch(/Token: \d{4} \d{4} \d{4} \d{4} \d{4}/);
   });
 
   it('a failing scenario: a blocked meter gets its reason on the END screen and nothing is debited', async () => {

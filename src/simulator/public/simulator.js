@@ -254,7 +254,7 @@
   const state = { config: null, phones: [], selected: null, sandboxUp: false };
   const DEFAULT_PHONES = [
     { msisdn: '26771234567', label: 'Subscriber A' },
-    { msisdn: '26772345678', label: 'Subscriber B (Setswana)' },
+    { msisdn: '26772345678', label: 'Subscriber B' },
     { msisdn: '26773456789', label: 'Agent' },
   ];
   let seq = 0;
@@ -348,7 +348,7 @@
       msisdn,
       label,
       session: null,
-      inboxSeen: '',
+      inboxSeen: null,
       node,
       nodes: {
         kind: q('.kind'),
@@ -366,7 +366,8 @@
       },
     };
     node.dataset.msisdn = msisdn;
-    q('.phone-title').textContent = `${label ? `${label} · ` : ''}+${msisdn}`;
+    q('.phone-label').textContent = label || 'Phone';
+    q('.phone-number').textContent = `+${msisdn}`;
     q('.remove').setAttribute('aria-label', `Remove phone +${msisdn}`);
     phone.nodes.reply.setAttribute('aria-label', `Reply on +${msisdn}`);
     phone.nodes.smsText.setAttribute('aria-label', `SMS text from +${msisdn}`);
@@ -382,8 +383,14 @@
       event.preventDefault();
       void (phone.session ? reply(phone) : dial(phone));
     });
+    // Enter dials an idle handset and sends otherwise (a form with its Send disabled would not submit).
     phone.nodes.reply.addEventListener('keydown', (event) => {
       if (event.key === 'Escape') void hangUp(phone);
+      if (event.key === 'Enter') {
+        event.preventDefault();
+        if (phone.node.getAttribute('aria-busy') !== 'true')
+          void (phone.session ? reply(phone) : dial(phone));
+      }
     });
     q('.composer').addEventListener('submit', (event) => {
       event.preventDefault();
@@ -677,7 +684,6 @@
       ...rows.map((r) => {
         const tr = document.createElement('tr');
         const cells = [
-          r.reference ?? String(r.id),
           r.status,
           `${r.product_type.toLowerCase()} ${r.subscriber_identifier}`,
           r.total,
@@ -689,13 +695,14 @@
           tr.append(td);
         }
         tr.className = String(r.status).toLowerCase();
+        tr.title = `${r.reference ?? r.id} · ${r.created_at ?? ''}`;
         return tr;
       }),
     );
     if (rows.length === 0) {
       const tr = document.createElement('tr');
       const td = document.createElement('td');
-      td.colSpan = 5;
+      td.colSpan = 4;
       td.className = 'muted';
       td.textContent = 'No transactions yet.';
       tr.append(td);
