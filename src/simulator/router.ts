@@ -114,7 +114,9 @@ export function simulatorRouter(options: SimulatorOptions): Router {
         ...init,
         signal: AbortSignal.timeout(SANDBOX_TIMEOUT_MS),
       });
-      const body: unknown = await answer.json();
+      const text = await answer.text();
+      // 204 (faults cleared) has no body; express then sends the status alone.
+      const body: unknown = text === '' ? {} : JSON.parse(text);
       res.status(answer.status);
       if (!answer.ok) {
         res.json(body);
@@ -135,11 +137,11 @@ export function simulatorRouter(options: SimulatorOptions): Router {
 
   router.get('/dev/simulator/sandbox/transactions', async (req, res) => {
     const raw = typeof req.query.limit === 'string' ? req.query.limit : undefined;
-    if (raw !== undefined && !/^\d{1,3}$/.test(raw)) {
+    if (raw !== undefined && !(/^[1-9]\d{0,2}$/.test(raw) && Number(raw) <= LEDGER_MAX)) {
       res.status(400).json({ error: `limit must be a whole number from 1 to ${LEDGER_MAX}` });
       return;
     }
-    const limit = Math.min(Math.max(Number(raw ?? LEDGER_DEFAULT), 1), LEDGER_MAX);
+    const limit = Number(raw ?? LEDGER_DEFAULT);
     const body = await sandbox(res, 'transactions');
     // The ledger is in creation order: the page wants the newest first.
     if (Array.isArray(body)) res.json(body.slice(-limit).reverse());

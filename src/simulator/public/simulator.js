@@ -282,6 +282,7 @@
         status('The dev routes need the admin token here (ADMIN_TOKEN): enter it above.', true);
         return null;
       }
+      if (response.status === 204) return {};
       const body = await response.json();
       if (!response.ok) {
         status(body.error?.message ?? body.error ?? `${path}: HTTP ${response.status}`, true);
