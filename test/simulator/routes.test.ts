@@ -53,7 +53,12 @@ describe('simulator routes, embedded mode', () => {
       ]),
     );
     expect(config.aggregators.map((a: { name: string }) => a.name)).not.toContain('generic');
-    expect(config).toMatchObject({ comvivaCredentials: true, sandbox: true, agents: true, smsKeyRequired: true });
+    expect(config).toMatchObject({
+      comvivaCredentials: true,
+      sandbox: true,
+      agents: true,
+      smsKeyRequired: true,
+    });
     expect(config.inbound.map((i: { path: string }) => i.path)).toEqual(['africastalking', 'inbound']);
   });
 
