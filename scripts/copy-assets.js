@@ -23,3 +23,9 @@ copyMatching(path.join(root, 'src'), path.join(root, 'dist', 'src'), (name) => n
 copyMatching(path.join(root, 'locales'), path.join(root, 'dist', 'locales'), (name) =>
   name.endsWith('.json'),
 );
+// The phone simulator's page (plain HTML/CSS/JS, no build step), served from beside its router.
+copyMatching(
+  path.join(root, 'src', 'simulator', 'public'),
+  path.join(root, 'dist', 'src', 'simulator', 'public'),
+  () => true,
+);

@@ -44,7 +44,9 @@ async function main(): Promise<void> {
           ? `outbox, read it at ${gateway.url}/dev/sms`
           : 'outbox (not served: set DEV_ROUTES=true to read it)',
     admin: config.adminToken ? `${gateway.url}/admin/purchases` : 'disabled (set ADMIN_TOKEN)',
+    simulator: config.devRoutes ? `${gateway.url}/simulator` : 'off (set DEV_ROUTES=true)',
   });
+  if (config.devRoutes) log.info(`simulator: open ${gateway.url}/simulator in a browser to dial as a phone`);
   const key = config.ussd.callbackSecret ? '?key=$USSD_CALLBACK_SECRET' : '';
   log.info(
     `dial: curl -s ${gateway.url}/ussd/africastalking${key} -d sessionId=demo-$RANDOM -d phoneNumber=%2B26771234567 ` +

@@ -31,6 +31,8 @@ import { blocklistRouter } from '../spend/admin';
 import { AgentDesk, accountCheckFor, createAgentAdminRouter } from '../agents';
 import { bearerMatches } from '../http/secrets';
 import { componentLogger } from '../observability/logger';
+import { inboundSmsAdapters } from '../channels/sms/inbound/adapters';
+import { simulatorRouter } from '../simulator/router';
 
 const log = componentLogger('gateway');
 
@@ -210,6 +212,23 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         else res.status(401).json({ error: 'unauthorised' });
       });
     app.use(outboxRouter(moneyPath.outbox));
+    app.use(
+      simulatorRouter({
+        aggregators: adapters.map((a) => a.name),
+        defaultScreenLimit: config.ussd.screenLimit,
+        aggregatorSettings: config.ussd.aggregators,
+        ussdSecret: config.ussd.callbackSecret,
+        // Checked by buildUssdAdapters above: parsing again cannot fail.
+        genericMapping: config.ussd.genericMapping
+          ? parseGenericMapping(config.ussd.genericMapping)
+          : undefined,
+        comvivaCredentials: config.ussd.comviva !== undefined,
+        inbound: inboundSmsAdapters,
+        smsSecret: config.smsMo.callbackSecret,
+        sandboxUrl: sandbox?.url,
+        agentDesk: sandbox ? new AgentDesk(moneyPath.agents, accountCheckFor(moneyPath.service)) : undefined,
+      }),
+    );
   }
   if (config.adminToken) {
     app.use(createAdminRouter({ desk, adminToken: config.adminToken, notifications: moneyPath.sms.store }));

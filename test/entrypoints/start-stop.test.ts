@@ -155,6 +155,8 @@ describe('gateway entry (src/main.ts)', () => {
     for (const extra of modes) {
       const r = run('src/main.ts', { PORT: '0', SANDBOX_PORT: '0', ...extra });
       await until(r, '"gateway started"');
+      // Dev routes are on in the embedded mode: the start log says where the simulator is.
+      expect(r.stdout()).toMatch(/"simulator":"http:\/\/127\.0\.0\.1:\d+\/simulator"/);
       r.child.kill('SIGTERM');
       expect(await r.exited).toBe(0);
       expect(r.stderr()).toBe('');
