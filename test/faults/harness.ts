@@ -157,14 +157,15 @@ export type Route = (hopIndex: number) => Pick<Gateway, 'url'>;
 /**
  * One subscriber buying BWP 100 of electricity over USSD, dialling again (a new session) while
  * the gateway has no purchase for them: a dialogue cut by a fault is what a subscriber redials.
+ * Resolves with the meter bought for.
  */
 export async function buy(
   world: World,
   route: Route,
   phone: string,
-  options: { attempts?: number; label?: string } = {},
-): Promise<void> {
-  const meter = world.meter();
+  options: { attempts?: number; label?: string; meter?: string } = {},
+): Promise<string> {
+  const meter = options.meter ?? world.meter();
   const attempts = options.attempts ?? 80;
   const inputs = ['', '1', meter, '100', '1'];
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
@@ -177,7 +178,7 @@ export async function buy(
     } catch {
       // The gateway was away (killed, restarting): the subscriber dials again.
     }
-    if ((await world.purchasesOf(phone)).length > 0) return;
+    if ((await world.purchasesOf(phone)).length > 0) return meter;
     // A subscriber whose dialogue was cut dials again a moment later.
     await new Promise((resolve) => setTimeout(resolve, REDIAL_MS));
   }
