@@ -69,6 +69,8 @@ const EnvSchema = z.object({
       .optional(),
   ),
   REDIS_PREFIX: optionalString,
+  // REDIS_URL names one node of a Redis Cluster; the others are discovered (src/redis/connection.ts).
+  REDIS_CLUSTER: bool(false),
   // How the write that precedes a confirm survives a Redis crash (see src/redis/durability.ts).
   REDIS_DURABILITY: z.enum(['aof', 'wait', 'none']).optional(),
   REDIS_WAIT_REPLICAS: int(1, 1, 16),
@@ -178,6 +180,8 @@ export interface Config {
   debitAccountId: number | undefined;
   redisUrl: string | undefined;
   redisPrefix: string;
+  /** `REDIS_CLUSTER`: REDIS_URL is one node of a Redis Cluster. */
+  redisCluster: boolean;
   /**
    * What makes the `created → confirming` write durable before a confirm is sent: `aof`
    * (the server's AOF with fsync always, checked at start), `wait` (WAIT for replicas after it),
@@ -439,6 +443,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         'confirm twice; use aof (appendonly yes, appendfsync always) or wait (a replica)',
     );
 
+  if (env.REDIS_CLUSTER && durability === 'wait')
+    throw new ConfigError(
+      'REDIS_DURABILITY=wait is not supported with REDIS_CLUSTER (WAIT has no key to route by): use aof on every master',
+    );
+
   const allowedIps = ipList('USSD_ALLOWED_IPS', env.USSD_ALLOWED_IPS);
   const smsAllowedIps =
     env.SMS_ALLOWED_IPS === undefined ? allowedIps : ipList('SMS_ALLOWED_IPS', env.SMS_ALLOWED_IPS);
@@ -493,6 +502,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     debitAccountId: env.DEBIT_ACCOUNT_ID,
     redisUrl: env.REDIS_URL,
     redisPrefix: env.REDIS_PREFIX ?? 'gw',
+    redisCluster: env.REDIS_CLUSTER,
     redisDurability: {
       mode: durability,
       replicas: env.REDIS_WAIT_REPLICAS,

@@ -11,7 +11,8 @@ import type { Config } from '../config';
 import { loadLocales, type Locales } from '../i18n';
 import { componentLogger } from '../observability/logger';
 import { reportRedisError } from '../redis/errors';
-import { bullConnectionOptions, commandConnection } from '../redis/connection';
+import type { ConnectionOptions } from 'bullmq';
+import { bullConnectionOptions, bullPrefix, clusterReady, commandConnection } from '../redis/connection';
 import type { Metrics } from '../observability/metrics';
 import { createPurchaseDesk, type PurchaseDeskOptions, type RunningPurchaseDesk } from '../purchases/desk';
 import { RedisDataLossWatch, dataLossKey } from '../redis/data-loss';
@@ -56,6 +57,8 @@ export interface MoneyPath {
   desk: RunningPurchaseDesk;
   /** Shared command connection; undefined in the in-memory mode. */
   redis: Redis | undefined;
+  /** How BullMQ queues reach Redis and their key prefix (Redis mode only): the SMS channel's too. */
+  bull: { connection: ConnectionOptions; prefix: string } | undefined;
   outbox: OutboxStore;
   sms: InProcessSmsQueue | BullmqSmsQueue;
   /** The operator's spending rules (amount ranges, blocklist, daily limits) for every channel. */
@@ -83,6 +86,7 @@ interface Backing {
   checkDurability?: () => Promise<void>;
   /** Connections of its own beside `redis`, closed with it. */
   extraConnections?: Redis[];
+  bull?: { connection: ConnectionOptions; prefix: string };
 }
 
 function inMemoryBacking(sender: (outbox: OutboxStore) => SmsSender, smsRetry: SmsRetryPolicy): Backing {
@@ -98,15 +102,16 @@ function inMemoryBacking(sender: (outbox: OutboxStore) => SmsSender, smsRetry: S
 
 function redisBacking(
   redisUrl: string,
+  cluster: boolean,
   prefix: string,
   runWorkers: boolean,
   sender: (outbox: OutboxStore) => SmsSender,
   smsRetry: SmsRetryPolicy,
   durability: Config['redisDurability'],
 ): Backing {
-  const connection = bullConnectionOptions(redisUrl);
-  const bullPrefix = `${prefix}-bull`;
-  const redis = commandConnection(redisUrl);
+  const connection = bullConnectionOptions(redisUrl, { cluster });
+  const bullKeyPrefix = bullPrefix(prefix, cluster);
+  const redis = commandConnection(redisUrl, { cluster });
   const outbox = new RedisOutboxStore(redis, { prefix });
   // WAIT blocks its connection: purchase records get their own so hops never queue behind it.
   const purchaseRedis = durability.mode === 'wait' ? redis.duplicate() : redis;
@@ -122,14 +127,22 @@ function redisBacking(
           ? () => awaitReplicas(purchaseRedis, durability.replicas, durability.timeoutMs)
           : undefined,
     },
-    checkDurability: () => checkDurability(redis, durability.mode, { replicas: durability.replicas }),
-    extraConnections: purchaseRedis === redis ? [] : [purchaseRedis],
-    jobs: new BullJobQueue({ connection, prefix: bullPrefix }),
+    checkDurability: async () => {
+      await clusterReady(redis);
+      await checkDurability(redis, durability.mode, { replicas: durability.replicas });
+    },
+    // A Cluster client given to BullMQ is shared by its queues, never closed by them.
+    extraConnections: [
+      ...(purchaseRedis === redis ? [] : [purchaseRedis]),
+      ...(cluster ? [connection as Redis] : []),
+    ],
+    bull: { connection, prefix: bullKeyPrefix },
+    jobs: new BullJobQueue({ connection, prefix: bullKeyPrefix }),
     outbox,
     sms: new BullmqSmsQueue({
       redis,
       connection,
-      prefix: bullPrefix,
+      prefix: bullKeyPrefix,
       keyPrefix: prefix,
       sender: runWorkers ? sender(outbox) : undefined,
       policy: smsRetry,
@@ -154,6 +167,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
   const backing = config.redisUrl
     ? redisBacking(
         config.redisUrl,
+        config.redisCluster,
         config.redisPrefix,
         runWorkers,
         makeSender,
@@ -203,6 +217,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     locales,
     desk,
     redis: backing.redis,
+    bull: backing.bull,
     outbox: backing.outbox,
     sms: backing.sms,
     inbound,

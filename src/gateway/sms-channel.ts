@@ -15,7 +15,6 @@ import type { Config } from '../config';
 import { componentLogger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import { notificationId } from '../purchases/notify/types';
-import { bullConnectionOptions } from '../redis/connection';
 import type { SessionStore } from '../session/store';
 import type { Catalogue } from '../vas';
 import { debitAccountLookup } from './dialogue-services';
@@ -45,13 +44,9 @@ export async function startSmsChannel(
 ): Promise<SmsChannel> {
   const { redis, desk, service, locales } = moneyPath;
   const store: SmsMoStore = redis ? new RedisSmsMoStore(redis, config.redisPrefix) : new MemorySmsMoStore();
-  const queue: InboundSmsQueue =
-    redis && config.redisUrl
-      ? new BullmqInboundQueue({
-          connection: bullConnectionOptions(config.redisUrl),
-          prefix: `${config.redisPrefix}-bull`,
-        })
-      : new InProcessInboundQueue();
+  const queue: InboundSmsQueue = moneyPath.bull
+    ? new BullmqInboundQueue({ connection: moneyPath.bull.connection, prefix: moneyPath.bull.prefix })
+    : new InProcessInboundQueue();
   // Agents' PINs are checked and removed here, before anything is queued or stored.
   const pins = new PinGate(moneyPath.agents.registry, new Keywords(locales), config.defaultRegion);
   const intake = new SmsIntake(store, queue, pins);

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { componentLogger } from '../observability/logger';
-import { keyPrefix } from './keys';
+import { isCluster, masterOfSlot } from './connection';
+import { hashSlot, keyPrefix } from './keys';
 
 const log = componentLogger('redis');
 
@@ -16,9 +17,12 @@ const log = componentLogger('redis');
  * `retry` before any confirm (see the purchase lifecycle), and a `transaction_not_found` only
  * counts once any confirm sent before the loss can no longer be in flight.
  */
-/** Where the last seen server identity is kept. */
+/**
+ * Where the last seen server identity is kept. In a Redis Cluster it is the identity of the
+ * master holding the purchase records: the key carries their hash tag, `{purchases}`.
+ */
 export function dataLossKey(prefix: string): string {
-  return `${keyPrefix(prefix)}redis:identity`;
+  return `${keyPrefix(prefix)}redis:{purchases}:identity`;
 }
 
 export class RedisDataLossWatch {
@@ -43,7 +47,9 @@ export class RedisDataLossWatch {
   async writesLostBefore(): Promise<Date | null> {
     let info: string;
     try {
-      info = await this.redis.info('server');
+      // A Cluster answers INFO from any node: ask the one that holds the key (and the records).
+      const server = isCluster(this.redis) ? masterOfSlot(this.redis, hashSlot(this.key)) : this.redis;
+      info = await server.info('server');
     } catch (error) {
       // A managed Redis that refuses INFO cannot be watched: say so once and rely on its
       // durability (checked at start). A connection error is thrown: the job tries again.

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { servers } from './connection';
 
 /**
  * How the money path makes sure the `created → confirming` write survives a Redis crash before
@@ -24,6 +25,27 @@ async function configValue(redis: Redis, name: string): Promise<string | undefin
   return reply[1];
 }
 
+/** `appendonly yes` and `appendfsync always` on one server. */
+async function checkAof(redis: Redis): Promise<void> {
+  let appendonly: string | undefined;
+  let appendfsync: string | undefined;
+  try {
+    appendonly = await configValue(redis, 'appendonly');
+    appendfsync = await configValue(redis, 'appendfsync');
+  } catch (error) {
+    throw new DurabilityError(
+      `cannot read Redis persistence settings (CONFIG GET: ${(error as Error).message}); ` +
+        'verify appendonly yes + appendfsync always and set REDIS_DURABILITY=wait, or allow CONFIG GET',
+    );
+  }
+  if (appendonly !== 'yes' || appendfsync !== 'always')
+    throw new DurabilityError(
+      `Redis may lose the write that precedes a confirm (appendonly=${appendonly ?? '?'}, ` +
+        `appendfsync=${appendfsync ?? '?'}): set appendonly yes and appendfsync always, ` +
+        'or REDIS_DURABILITY=wait with a replica',
+    );
+}
+
 /** Checks at start that Redis provides what `mode` promises; throws DurabilityError otherwise. */
 export async function checkDurability(
   redis: Redis,
@@ -32,23 +54,11 @@ export async function checkDurability(
 ): Promise<void> {
   if (mode === 'none') return;
   if (mode === 'aof') {
-    let appendonly: string | undefined;
-    let appendfsync: string | undefined;
-    try {
-      appendonly = await configValue(redis, 'appendonly');
-      appendfsync = await configValue(redis, 'appendfsync');
-    } catch (error) {
-      throw new DurabilityError(
-        `cannot read Redis persistence settings (CONFIG GET: ${(error as Error).message}); ` +
-          'verify appendonly yes + appendfsync always and set REDIS_DURABILITY=wait, or allow CONFIG GET',
-      );
-    }
-    if (appendonly !== 'yes' || appendfsync !== 'always')
-      throw new DurabilityError(
-        `Redis may lose the write that precedes a confirm (appendonly=${appendonly ?? '?'}, ` +
-          `appendfsync=${appendfsync ?? '?'}): set appendonly yes and appendfsync always, ` +
-          'or REDIS_DURABILITY=wait with a replica',
-      );
+    // Every master of a Cluster holds part of the data: each must keep it.
+    const masters = servers(redis);
+    if (masters.length === 0)
+      throw new DurabilityError('no Redis Cluster master known: cannot check persistence');
+    for (const server of masters) await checkAof(server);
     return;
   }
   const info = await redis.info('replication');

@@ -31,7 +31,7 @@ export interface Reply {
 
 /** One hop: `text` is the whole dialogue so far joined by `*`, as Africa's Talking sends it. */
 export async function hop(
-  gateway: Gateway,
+  gateway: Pick<Gateway, 'url'>,
   sessionId: string,
   phone: string,
   text: string,
@@ -54,7 +54,7 @@ export async function hop(
 
 /** Play inputs one hop at a time (the first hop is the dial itself); returns every reply. */
 export async function dialogue(
-  gateway: Gateway,
+  gateway: Pick<Gateway, 'url'>,
   sessionId: string,
   phone: string,
   inputs: string[],
