@@ -1,10 +1,13 @@
 import { captureLogs } from '../support/logs';
 import axios from 'axios';
-import { ALL_ADAPTER_CASES } from '../../src/channels/ussd/cases';
+import { ALL_ADAPTER_CASES } from './adapter-cases';
+import { ussdAdapters } from '../../src/channels/ussd/adapters';
 import { comvivaCredentialCases } from '../../src/channels/ussd/comviva/cases';
 import { GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
+import { parseGenericMapping } from '../../src/channels/ussd/generic/adapter';
 import { isParseError, isSessionEnd, type UssdAdapter, type UssdHop } from '../../src/channels/ussd/types';
 import {
+  CASE_KINDS,
   newDialSession,
   wireRequest,
   type AdapterCases,
@@ -12,6 +15,7 @@ import {
   type DialSession,
 } from '../../src/channels/ussd/wire-cases';
 import type { Gateway } from '../../src/gateway/app';
+import { TEST_METERS } from '../../src/sandbox';
 import { newPhone, startTestGateway } from '../e2e/harness';
 
 /**
@@ -28,10 +32,26 @@ function routeKind(adapter: UssdAdapter, path: string | undefined): 'hop' | 'end
   return routes.find((r) => r.path === (path ?? ''))?.kind ?? 'hop';
 }
 
+it('has one table of wire cases per registered aggregator, in its folder', () => {
+  const registered = ussdAdapters({ genericMapping: parseGenericMapping(GENERIC_MAPPING) }).map(
+    (a) => a.name,
+  );
+  expect(ALL_ADAPTER_CASES.map((c) => c.adapter.name).sort()).toEqual([...registered].sort());
+});
+
 describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))(
   '%s wire cases',
   (_name, cases: AdapterCases) => {
     const { adapter } = cases;
+
+    it('covers a new session, a continuation, back, the end signal, a re-delivery and a malformed request', () => {
+      const covered = new Set(cases.parse.map((c) => c.kind));
+      const expected = CASE_KINDS.filter((k) => k !== 'end' || !cases.noEndSignal);
+      expect(expected.filter((k) => !covered.has(k))).toEqual([]);
+      // A format without an end signal says so, and its dialer cannot hang up either.
+      expect(cases.noEndSignal === undefined).toBe(covered.has('end'));
+      expect(cases.dialer.hangUp === undefined).toBe(cases.noEndSignal !== undefined);
+    });
 
     test.each(cases.parse.map((c) => [c.name, c] as const))('parse: %s', (_n, c) => {
       const req = wireRequest(c.request);
@@ -70,7 +90,7 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))(
 it('Comviva checks userid and password when they are configured', () => {
   const { adapter, good, bad } = comvivaCredentialCases;
   expect(isParseError(adapter.parseHop(wireRequest(good)))).toBe(false);
-  expect(adapter.parseHop(wireRequest(bad))).toEqual({ error: 'wrong userid or password' });
+  expect(adapter.parseHop(wireRequest(bad))).toEqual({ error: 'wrong userid or password', status: 401 });
 });
 
 describe('every adapter over HTTP', () => {
@@ -80,7 +100,6 @@ describe('every adapter over HTTP', () => {
   beforeAll(async () => {
     gateway = await startTestGateway({
       USSD_GENERIC_MAPPING: GENERIC_MAPPING,
-      USSD_SCREEN_LIMIT_HUBTEL: '160',
     });
     logs = captureLogs();
   });
@@ -120,9 +139,13 @@ describe('every adapter over HTTP', () => {
         session.hops += 1;
         return dialer.read(res.body, res.headers);
       };
-      const menu = await step(dialer.start(session));
+      const start = dialer.start(session);
+      const menu = await step(start);
       expect(menu).toMatchObject({ end: false });
       expect(menu.text).toMatch(/^Welcome!/);
+      // The start re-sent (Safaricom repeats it): the menu again.
+      session.hops -= 1;
+      expect(await step(start)).toEqual(menu);
       const product = dialer.next(session, '1');
       const prompt = await step(product, '1');
       expect(prompt.text).toMatch(/meter number/i);
@@ -131,13 +154,17 @@ describe('every adapter over HTTP', () => {
       session.inputs.pop();
       const again = await step(product, '1');
       expect(again).toEqual(prompt);
-      if (name === 'hubtel') expect(prompt.text.length).toBeLessThanOrEqual(160);
+      // Nothing moved: the next input is read on the meter prompt.
+      expect((await step(dialer.next(session, TEST_METERS.active), TEST_METERS.active)).text).toMatch(
+        /amount/i,
+      );
       const bad = await send(name, {
         ...dialer.start(session),
         body: {},
         path: dialer.start(session).path.replace(/\?.*/, ''),
       });
       expect(bad.status).toBe(400);
+      expect(bad.body).toMatch(/field \w+|missing field: \w+/);
       const digits = session.msisdn;
       // The hops were logged (masked), so the check below looks at real lines.
       expect(
@@ -147,4 +174,52 @@ describe('every adapter over HTTP', () => {
       expect(logs.lines.filter((l) => l.includes(digits))).toEqual([]);
     },
   );
+  it('infobip: the status ask says whether the dialogue waits; refusals in its own error shape', async () => {
+    const id = `ibs-${Date.now()}`;
+    const status = async () =>
+      JSON.parse((await send('infobip', { method: 'GET', path: `/session/${id}/status` })).body);
+    const body = { msisdn: newPhone(), text: '*384#' };
+    expect((await send('infobip', { method: 'POST', path: `/session/${id}/start`, body })).status).toBe(200);
+    expect(await status()).toEqual({ sessionActive: true, responseExitCode: 200, responseMessage: '' });
+    const end = {
+      method: 'PUT' as const,
+      path: `/session/${id}/end`,
+      body: { reason: 'user abort', exitCode: 200 },
+    };
+    expect((await send('infobip', end)).status).toBe(200);
+    expect(await status()).toEqual({ sessionActive: false, responseExitCode: 200, responseMessage: '' });
+    const bad = await send('infobip', {
+      method: 'POST',
+      path: `/session/${id}/response`,
+      body: { text: '1' },
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toEqual({ responseExitCode: 400, responseMessage: 'missing field: msisdn' });
+  });
+
+  it('hubtel: ClientState echoed, a number field for a menu, and a Timeout that no late hop undoes', async () => {
+    const base = { SessionId: `hto-${Date.now()}`, Mobile: newPhone(), ServiceCode: '384', Operator: 'mtn' };
+    const hop = async (body: Record<string, unknown>) =>
+      JSON.parse((await send('hubtel', { method: 'POST', path: '', body: { ...base, ...body } })).body);
+    expect(
+      await hop({ Type: 'Initiation', Message: '*384#', Sequence: 1, ClientState: 'c-1' }),
+    ).toMatchObject({
+      Type: 'Response',
+      ClientState: 'c-1',
+      DataType: 'input',
+      FieldType: 'number',
+    });
+    expect(await hop({ Type: 'Response', Message: '1', Sequence: 2, ClientState: 'c-2' })).toMatchObject({
+      Type: 'Response',
+      Message: expect.stringMatching(/meter number/i),
+      ClientState: 'c-2',
+      FieldType: 'text',
+    });
+    expect(await hop({ Type: 'timeout', Message: '', Sequence: 3 })).toMatchObject({ Type: 'Release' });
+    expect(await hop({ Type: 'Response', Message: TEST_METERS.active, Sequence: 4 })).toMatchObject({
+      Type: 'Release',
+      Message: 'This session has ended. Please dial again.',
+      DataType: 'display',
+    });
+  });
 });

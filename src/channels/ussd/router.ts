@@ -8,6 +8,7 @@ import {
   type UssdAdapter,
   type UssdHttpRequest,
   type UssdHttpResponse,
+  type UssdParseError,
   type UssdRoute,
   type UssdSessionEnd,
 } from './types';
@@ -91,6 +92,19 @@ export function ussdRouter(options: UssdRouterOptions): Router {
       allowedIps: own.allowedIps ?? options.allowedIps,
     });
 
+    /** A refused request: 400 (401 for wrong credentials) in the format's error shape; nothing changed. */
+    function refuse(res: Response, refused: UssdParseError): void {
+      const status = refused.status ?? 400;
+      send(
+        res,
+        adapter.formatError?.(status, refused.error) ?? {
+          status,
+          contentType: 'text/plain',
+          body: refused.error,
+        },
+      );
+    }
+
     async function end(res: Response, parsed: UssdSessionEnd): Promise<void> {
       try {
         await engine.endSession(parsed);
@@ -109,8 +123,7 @@ export function ussdRouter(options: UssdRouterOptions): Router {
         const parsed = adapter.parseHop(wireRequest(req, route));
         if (isParseError(parsed)) {
           log.warn('malformed USSD hop', { aggregator: adapter.name, reason: parsed.error });
-          res.status(400).type('text/plain').send(parsed.error);
-          return;
+          return refuse(res, parsed);
         }
         if (isSessionEnd(parsed)) return end(res, parsed);
         let wire: UssdHttpResponse;
@@ -127,17 +140,13 @@ export function ussdRouter(options: UssdRouterOptions): Router {
         const parsed = adapter.parseEnd?.(wireRequest(req, route)) ?? { error: 'no end notifications here' };
         if (isParseError(parsed)) {
           log.warn('malformed USSD end notification', { aggregator: adapter.name, reason: parsed.error });
-          res.status(400).type('text/plain').send(parsed.error);
-          return;
+          return refuse(res, parsed);
         }
         return end(res, parsed);
       },
       async status(req, res, route) {
         const asked = adapter.parseStatus?.(wireRequest(req, route)) ?? { error: 'no status here' };
-        if (isParseError(asked)) {
-          res.status(400).type('text/plain').send(asked.error);
-          return;
-        }
+        if (isParseError(asked)) return refuse(res, asked);
         const active = await engine.sessionActive({ aggregator: adapter.name, sessionId: asked.sessionId });
         send(
           res,

@@ -14,6 +14,7 @@ export const africasTalkingCases: AdapterCases = {
   parse: [
     {
       name: 'new session',
+      kind: 'new',
       request: { body: form },
       expect: {
         hop: {
@@ -26,26 +27,37 @@ export const africasTalkingCases: AdapterCases = {
     },
     {
       name: 'continuation (cumulative)',
+      kind: 'continuation',
       request: { body: { ...form, text: '1*01234567890' } },
       expect: { hop: { isNew: false, text: { kind: 'cumulative', value: '1*01234567890' } } },
     },
     {
       name: 'back',
+      kind: 'back',
       request: { body: { ...form, text: '1*0' } },
       expect: { hop: { text: { kind: 'cumulative', value: '1*0' } } },
     },
     {
       name: 'end notification (its own route)',
+      kind: 'end',
       request: { body: { ...form, status: 'Incomplete' }, route: '/events' },
       expect: { end: { sessionId: 'ATUid_1', msisdn: '26771234567', status: 'incomplete' } },
     },
     {
+      name: 're-delivery: the same text again (no sequence: the text is the key)',
+      kind: 'redelivery',
+      request: { body: { ...form, text: '1*01234567890' } },
+      expect: { hop: { text: { kind: 'cumulative', value: '1*01234567890' } } },
+    },
+    {
       name: 'malformed: no phoneNumber',
+      kind: 'malformed',
       request: { body: { ...form, phoneNumber: undefined } },
       expect: { error: 'missing field: phoneNumber' },
     },
     {
       name: 'malformed: session id with a brace',
+      kind: 'malformed',
       request: { body: { ...form, sessionId: 'a{b}' } },
       expect: { error: /sessionId/ },
     },

@@ -20,26 +20,37 @@ export const genericCases: AdapterCases = {
   parse: [
     {
       name: 'new session',
+      kind: 'new',
       request: { body: hop },
       expect: { hop: { sessionId: 'gen-1', msisdn: '26771234567', isNew: true, serviceCode: '*384#' } },
     },
     {
       name: 'continuation (latest input)',
+      kind: 'continuation',
       request: { body: { ...hop, type: 'continue', input: '1' } },
       expect: { hop: { isNew: false, text: { kind: 'latest', value: '1' } } },
     },
     {
       name: 'back',
+      kind: 'back',
       request: { body: { ...hop, type: 'continue', input: '0' } },
       expect: { hop: { text: { kind: 'latest', value: '0' } } },
     },
     {
       name: 'end signal',
+      kind: 'end',
       request: { body: { ...hop, type: 'abort' } },
       expect: { end: { sessionId: 'gen-1', status: 'incomplete' } },
     },
     {
+      name: 're-delivered begin is flagged new again',
+      kind: 'redelivery',
+      request: { body: hop },
+      expect: { hop: { sessionId: 'gen-1', isNew: true } },
+    },
+    {
       name: 'malformed: no session field',
+      kind: 'malformed',
       request: { body: { ...hop, session: undefined } },
       expect: { error: 'missing field: session' },
     },
