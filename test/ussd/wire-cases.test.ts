@@ -4,7 +4,7 @@ import { ALL_ADAPTER_CASES } from './adapter-cases';
 import { ussdAdapters } from '../../src/channels/ussd/adapters';
 import { comvivaCredentialCases } from '../../src/channels/ussd/comviva/cases';
 import { GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
-import { parseGenericMapping } from '../../src/channels/ussd/generic/adapter';
+import { genericAdapter, parseGenericMapping } from '../../src/channels/ussd/generic/adapter';
 import { isParseError, isSessionEnd, type UssdAdapter, type UssdHop } from '../../src/channels/ussd/types';
 import {
   CASE_KINDS,
@@ -91,6 +91,60 @@ it('Comviva checks userid and password when they are configured', () => {
   const { adapter, good, bad } = comvivaCredentialCases;
   expect(isParseError(adapter.parseHop(wireRequest(good)))).toBe(false);
   expect(adapter.parseHop(wireRequest(bad))).toEqual({ error: 'wrong userid or password', status: 401 });
+});
+
+it('generic: nested fields by dotted path, read and echoed back', () => {
+  const adapter = genericAdapter(
+    parseGenericMapping(
+      JSON.stringify({
+        sessionId: 'session.id',
+        msisdn: 'session.caller',
+        text: 'ussd.input',
+        input: 'cumulative',
+        end: { field: 'ussd.state', equals: 'END' },
+        reply: {
+          text: 'ussd.message',
+          end: 'ussd.state',
+          endValue: 'END',
+          continueValue: 'CON',
+          echo: ['session.id'],
+        },
+      }),
+    ),
+  );
+  const request = (ussd: Record<string, unknown>) =>
+    wireRequest({ body: { session: { id: 'n-1', caller: '26771234567' }, ussd } });
+  const hop = adapter.parseHop(request({ input: '1*2', state: 'CON' }));
+  expect(hop).toMatchObject({
+    sessionId: 'n-1',
+    msisdn: '26771234567',
+    isNew: false,
+    text: { kind: 'cumulative', value: '1*2' },
+  });
+  expect(isSessionEnd(hop as UssdHop)).toBe(false);
+  expect(adapter.parseHop(request({ input: '', state: 'CON' }))).toMatchObject({ isNew: true });
+  expect(adapter.parseHop(request({ state: 'END' }))).toMatchObject({
+    sessionId: 'n-1',
+    status: 'incomplete',
+  });
+  expect(adapter.parseHop(wireRequest({ body: { session: { id: 'n-1' }, ussd: { input: '' } } }))).toEqual({
+    error: 'missing field: session.caller',
+  });
+  expect(JSON.parse(adapter.formatReply({ text: 'Menu', end: false }, hop as UssdHop).body)).toEqual({
+    session: { id: 'n-1' },
+    ussd: { message: 'Menu', state: 'CON' },
+  });
+});
+
+it.each([
+  [{ text: 'screen', end: 'screen' }, 'reply.end: the text and the end flag need two fields'],
+  [
+    { text: 'screen', end: 'close', endValue: 1, continueValue: 1 },
+    'reply.endValue: endValue and continueValue must differ',
+  ],
+])('generic: a mapping that cannot work is refused in one line (%j)', (reply, message) => {
+  const mapping = { sessionId: 's', msisdn: 'm', text: 't', input: 'latest', reply };
+  expect(() => parseGenericMapping(JSON.stringify(mapping))).toThrow(message);
 });
 
 describe('every adapter over HTTP', () => {

@@ -10,7 +10,7 @@ export const GENERIC_MAPPING = JSON.stringify({
   input: 'latest',
   newSession: { field: 'type', equals: 'begin' },
   end: { field: 'type', equals: 'abort' },
-  reply: { text: 'screen', end: 'close', endValue: true, continueValue: false },
+  reply: { text: 'screen', end: 'close', endValue: true, continueValue: false, echo: ['session'] },
 });
 
 const hop = { session: 'gen-1', from: '26771234567', code: '*384#', input: '*384#', type: 'begin' };
@@ -59,9 +59,15 @@ export const genericCases: AdapterCases = {
     {
       name: 'continue',
       reply: { text: 'Menu', end: false },
-      expect: { body: { screen: 'Menu', close: false } },
+      hop: { body: { ...hop, type: 'continue', input: '1' } },
+      expect: { body: { session: 'gen-1', screen: 'Menu', close: false } },
     },
-    { name: 'end', reply: { text: 'Bye', end: true }, expect: { body: { screen: 'Bye', close: true } } },
+    {
+      name: 'end',
+      reply: { text: 'Bye', end: true },
+      hop: { body: hop },
+      expect: { body: { session: 'gen-1', screen: 'Bye', close: true } },
+    },
   ],
   dialer: {
     start: (s) => ({ method: 'POST', path: '', body: { ...hop, session: s.id, from: s.msisdn } }),
