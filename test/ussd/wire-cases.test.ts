@@ -228,7 +228,8 @@ describe('every adapter over HTTP', () => {
       expect(logs.lines.filter((l) => l.includes(digits))).toEqual([]);
     },
   );
-  it('infobip: the status ask says whether the dialogue waits; refusals in its own error shape', async () => {
+
+  it('infobip: the status ask says whether the dialogue waits, end by POST too, refusals in its own error shape', async () => {
     const id = `ibs-${Date.now()}`;
     const status = async () =>
       JSON.parse((await send('infobip', { method: 'GET', path: `/session/${id}/status` })).body);
@@ -236,7 +237,7 @@ describe('every adapter over HTTP', () => {
     expect((await send('infobip', { method: 'POST', path: `/session/${id}/start`, body })).status).toBe(200);
     expect(await status()).toEqual({ sessionActive: true, responseExitCode: 200, responseMessage: '' });
     const end = {
-      method: 'PUT' as const,
+      method: 'POST' as const, // the end-to-end table ends Infobip dialogues by PUT
       path: `/session/${id}/end`,
       body: { reason: 'user abort', exitCode: 200 },
     };
