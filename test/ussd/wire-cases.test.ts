@@ -59,7 +59,9 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))(
         routeKind(adapter, c.request.route) === 'end' ? adapter.parseEnd!(req) : adapter.parseHop(req);
       if ('error' in c.expect) {
         expect(isParseError(parsed)).toBe(true);
-        expect((parsed as { error: string }).error).toMatch(c.expect.error);
+        const error = (parsed as { error: string }).error;
+        if (typeof c.expect.error === 'string') expect(error).toBe(c.expect.error);
+        else expect(error).toMatch(c.expect.error);
         return;
       }
       expect(isParseError(parsed)).toBe(false);
@@ -80,6 +82,7 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))(
       );
       expect(wire.status).toBe(c.expect.status ?? 200);
       if (c.expect.headers) expect(wire.headers).toEqual(c.expect.headers);
+      if (c.expect.contentType) expect(wire.contentType).toBe(c.expect.contentType);
       expect(wire.contentType.startsWith('application/json') ? JSON.parse(wire.body) : wire.body).toEqual(
         c.expect.body,
       );

@@ -27,7 +27,7 @@ export interface ReplyCase {
   reply: UssdReply;
   /** The hop the reply answers, for formats that echo it. */
   hop?: WireRequest;
-  expect: { status?: number; headers?: Record<string, string>; body: unknown };
+  expect: { status?: number; contentType?: string; headers?: Record<string, string>; body: unknown };
 }
 
 /** One HTTP request of a dialogue, relative to the gateway. */
