@@ -185,7 +185,7 @@ describe('every adapter over HTTP', () => {
   }
 
   test.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))(
-    '%s: a dialogue, a re-delivered hop, a bad request, and no unmasked number in the logs',
+    '%s: a dialogue, a re-delivered hop, a bad request, a hang-up, and no unmasked number in the logs',
     async (name, cases) => {
       const { dialer } = cases;
       const session: DialSession = newDialSession(`${name}-${Date.now()}`, newPhone());
@@ -222,12 +222,20 @@ describe('every adapter over HTTP', () => {
       });
       expect(bad.status).toBe(400);
       expect(bad.body).toMatch(/field \w+|missing field: \w+/);
+      // The hang-up too (its end is logged with the number).
+      if (dialer.hangUp) expect((await send(name, dialer.hangUp(session))).status).toBe(200);
       const digits = session.msisdn;
       // The hops were logged (masked), so the check below looks at real lines.
       expect(
         logs.lines.filter((l) => l.includes('"message":"hop"') && l.includes(`"aggregator":"${name}"`))
           .length,
       ).toBeGreaterThan(0);
+      if (dialer.hangUp)
+        expect(
+          logs.lines.filter(
+            (l) => l.includes('"message":"session ended"') && l.includes(`"${name}-${session.id}-end"`),
+          ).length,
+        ).toBeGreaterThan(0);
       expect(logs.lines.filter((l) => l.includes(digits))).toEqual([]);
     },
   );
