@@ -233,7 +233,7 @@ describe('every adapter over HTTP', () => {
       if (dialer.hangUp)
         expect(
           logs.lines.filter(
-            (l) => l.includes('"message":"session ended"') && l.includes(`"${name}-${session.id}-end"`),
+            (l) => l.includes('"message":"session ended"') && l.includes(`"requestId":"${name}-`),
           ).length,
         ).toBeGreaterThan(0);
       expect(logs.lines.filter((l) => l.includes(digits))).toEqual([]);
