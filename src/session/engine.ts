@@ -439,7 +439,8 @@ class Engine {
       page,
     );
     const final = screen.final === true || body.snapshot === null;
-    const reply = { text: rendered.text, end: final };
+    const choice = !final && !screen.expectsText && rendered.optionIds.length > 0;
+    const reply: UssdReply = { text: rendered.text, end: final, ...(choice && { choice }) };
     const record: SessionRecord = {
       machineVersion: this.options.machineVersion,
       snapshot: body.snapshot,

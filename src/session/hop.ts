@@ -35,6 +35,8 @@ export interface UssdHop {
 export interface UssdReply {
   text: string;
   end: boolean;
+  /** The screen waits for an option number (not free text): formats that can say so show a number field. */
+  choice?: boolean;
 }
 
 /** End-of-session notification from an aggregator, normalised. */

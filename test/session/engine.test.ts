@@ -167,7 +167,8 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
 
   it('plays a dialogue to its end: menu, free text, END', async () => {
     const [menu, prompt, done] = await play('s1', ['2', 'Thabo']);
-    expect(menu).toEqual({ end: false, text: expect.stringContaining('1 Slow lookup') });
+    // A menu is marked as waiting for an option number; a free-text prompt is not.
+    expect(menu).toEqual({ end: false, choice: true, text: expect.stringContaining('1 Slow lookup') });
     expect(menu.text).toContain(locales.t('en', 'menu.title'));
     expect(prompt).toEqual({ end: false, text: expect.stringContaining('Enter your name:') });
     expect(done).toEqual({ end: true, text: 'Hello Thabo' });
@@ -253,7 +254,7 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
   it('turns a slow machine into its retry screen with TIMEOUT within the budget', async () => {
     engine = build({ hopBudgetMs: 600 });
     const [, retry] = await play('s6', ['1']);
-    expect(retry).toEqual({ end: false, text: expect.stringContaining('Try again') });
+    expect(retry).toEqual({ end: false, choice: true, text: expect.stringContaining('Try again') });
     lookup.resolve('9');
     expect((await engine.handleHop(hop('s6', '1*1'))).text).toContain('Result: 9');
   });
@@ -365,7 +366,7 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
     await play('s13', ['2']);
     const upgraded = build({ machineVersion: 'test-2' });
     const reply = await upgraded.handleHop(hop('s13', '2*Neo'));
-    expect(reply).toEqual({ end: false, text: expect.stringContaining('Slow lookup') });
+    expect(reply).toEqual({ end: false, choice: true, text: expect.stringContaining('Slow lookup') });
     expect(await upgraded.handleHop(hop('s13', '2*Neo*2'))).toEqual({
       end: false,
       text: expect.stringContaining('Enter your name:'),

@@ -1,16 +1,23 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
-import { startTestGateway } from '../e2e/harness';
+import { newPhone, startTestGateway } from '../e2e/harness';
 
-/** Per-aggregator secret, allow-list and screen limit, and the start refusing a bad setting. */
+/**
+ * Per-aggregator secret, allow-list and screen limit, Comviva's own credentials, and the start
+ * refusing a bad setting.
+ */
 
 let gateway: Gateway;
 const SECRET = 'hubtel-own-secret-0123456789';
+const COMVIVA_PASSWORD = 'flares-password-0123';
 
 beforeAll(async () => {
   gateway = await startTestGateway({
     USSD_CALLBACK_SECRET_HUBTEL: SECRET,
     USSD_ALLOWED_IPS_NALO: '10.0.0.0/8',
+    USSD_SCREEN_LIMIT_ARKESEL: '60',
+    USSD_COMVIVA_USERID: 'flares',
+    USSD_COMVIVA_PASSWORD: COMVIVA_PASSWORD,
   });
 });
 afterAll(() => gateway.close());
@@ -52,6 +59,55 @@ it("checks an aggregator's own secret and allow-list, and leaves the others as c
       })
     ).status,
   ).toBe(200);
+});
+
+it("cuts an aggregator's screens at its own limit and leaves the others at the default", async () => {
+  const dial = async (name: string, body: Record<string, unknown>) =>
+    (await axios.post(`${gateway.url}/ussd/${name}`, body, { responseType: 'text' })).data as string;
+  const arkesel = JSON.parse(
+    await dial('arkesel', {
+      sessionID: `lim-a-${Date.now()}`,
+      userID: 'u',
+      newSession: true,
+      msisdn: newPhone(),
+      userData: '*384#',
+    }),
+  ) as { message: string };
+  const cellulant = (
+    await dial('cellulant', {
+      MSISDN: newPhone(),
+      sessionID: `lim-c-${Date.now()}`,
+      opCode: 'BEG',
+      INPUT: '*384#',
+    })
+  ).split('|')[1];
+  // The same menu: paged at 60 characters for Arkesel, whole at 182 for Cellulant.
+  expect(cellulant.length).toBeGreaterThan(60);
+  expect(cellulant).not.toMatch(/^98 /m);
+  expect(arkesel.message.length).toBeLessThanOrEqual(60);
+  expect(arkesel.message).toMatch(/^98 /m);
+  expect(cellulant.startsWith(arkesel.message.split('\n')[0])).toBe(true);
+});
+
+it('checks Comviva userid and password on hops and on the end call when they are configured', async () => {
+  const get = (params: Record<string, string>) =>
+    axios.get(`${gateway.url}/ussd/comviva?${new URLSearchParams(params).toString()}`, {
+      validateStatus: () => true,
+      responseType: 'text',
+    });
+  const hop = { SessionID: `cv-${Date.now()}`, MSISDN: newPhone(), MSC: '384', input: '384' };
+  const wrong = await get({ ...hop, userid: 'flares', password: 'not-the-password' });
+  expect(wrong.status).toBe(401);
+  expect(wrong.data).toBe('wrong userid or password');
+  expect((await get(hop)).status).toBe(401);
+  const right = await get({ ...hop, userid: 'flares', password: COMVIVA_PASSWORD });
+  expect(right.status).toBe(200);
+  expect(right.headers.freeflow).toBe('FC');
+  const end = { SessionID: hop.SessionID, msisdn: hop.MSISDN, clean: 'clean-up', error: '0' };
+  expect((await get(end)).status).toBe(401);
+  const ended = await get({ ...end, userid: 'flares', password: COMVIVA_PASSWORD });
+  expect(ended.status).toBe(200);
+  expect(ended.data).toBe('');
 });
 
 it('refuses to start with an unknown aggregator name or a bad generic mapping, in one line', async () => {

@@ -1,5 +1,5 @@
 import axios from 'axios';
-import { ALL_ADAPTER_CASES } from '../../src/channels/ussd/cases';
+import { ALL_ADAPTER_CASES } from './adapter-cases';
 import { GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
 import {
   newDialSession,
@@ -23,7 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.close());
 
-async function play(cases: AdapterCases, session: DialSession, inputs: string[]) {
+/** Dials (or sends `first` instead of the format's start), then types `inputs`; the screens. */
+async function play(cases: AdapterCases, session: DialSession, inputs: string[], first?: DialRequest) {
   const { dialer } = cases;
   const send = async (r: DialRequest) => {
     const response = await axios.request({
@@ -37,7 +38,7 @@ async function play(cases: AdapterCases, session: DialSession, inputs: string[])
     session.hops += 1;
     return dialer.read(String(response.data), response.headers as Record<string, string>);
   };
-  const screens = [await send(dialer.start(session))];
+  const screens = [await send(first ?? dialer.start(session))];
   for (const input of inputs) {
     screens.push(await send(dialer.next(session, input)));
     session.inputs.push(input);
@@ -71,7 +72,7 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))('%s', 
   const hangUp = cases.dialer.hangUp;
   it(
     hangUp
-      ? 'a hang-up mid-way ends the dialogue, which the next dial offers to resume'
+      ? 'a hang-up mid-way ends the dialogue: a late hop cannot revive it, the next dial resumes it'
       : 'a dialogue abandoned mid-way (this aggregator sends no end signal) is offered for resume at the next dial',
     async () => {
       const phone = newPhone();
@@ -86,9 +87,14 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))('%s', 
           headers: r.form ? { 'content-type': 'application/x-www-form-urlencoded' } : undefined,
         });
         expect(ended.status).toBe(200);
+        // A late hop of the ended session never resurrects it (nor spoils the resume below).
+        const late = await play(cases, first, [], cases.dialer.next(first, '100'));
+        expect(late[0]).toEqual({ text: 'This session has ended. Please dial again.', end: true });
       }
-      const again = await play(cases, newDialSession(`back-${name}-${phone}`, phone), []);
+      const again = await play(cases, newDialSession(`back-${name}-${phone}`, phone), ['1']);
       expect(again[0].text).toMatch(/continue/i);
+      // Resumed where it was dropped: the amount prompt.
+      expect(again[1]).toMatchObject({ end: false, text: expect.stringMatching(/amount/i) });
     },
   );
 });

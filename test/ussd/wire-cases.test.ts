@@ -1,10 +1,13 @@
 import { captureLogs } from '../support/logs';
 import axios from 'axios';
-import { ALL_ADAPTER_CASES } from '../../src/channels/ussd/cases';
+import { ALL_ADAPTER_CASES } from './adapter-cases';
+import { ussdAdapters } from '../../src/channels/ussd/adapters';
 import { comvivaCredentialCases } from '../../src/channels/ussd/comviva/cases';
 import { GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
+import { genericAdapter, parseGenericMapping } from '../../src/channels/ussd/generic/adapter';
 import { isParseError, isSessionEnd, type UssdAdapter, type UssdHop } from '../../src/channels/ussd/types';
 import {
+  CASE_KINDS,
   newDialSession,
   wireRequest,
   type AdapterCases,
@@ -12,6 +15,7 @@ import {
   type DialSession,
 } from '../../src/channels/ussd/wire-cases';
 import type { Gateway } from '../../src/gateway/app';
+import { TEST_METERS } from '../../src/sandbox';
 import { newPhone, startTestGateway } from '../e2e/harness';
 
 /**
@@ -28,10 +32,26 @@ function routeKind(adapter: UssdAdapter, path: string | undefined): 'hop' | 'end
   return routes.find((r) => r.path === (path ?? ''))?.kind ?? 'hop';
 }
 
+it('has one table of wire cases per registered aggregator, in its folder', () => {
+  const registered = ussdAdapters({ genericMapping: parseGenericMapping(GENERIC_MAPPING) }).map(
+    (a) => a.name,
+  );
+  expect(ALL_ADAPTER_CASES.map((c) => c.adapter.name).sort()).toEqual([...registered].sort());
+});
+
 describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))(
   '%s wire cases',
   (_name, cases: AdapterCases) => {
     const { adapter } = cases;
+
+    it('covers a new session, a continuation, back, the end signal, a re-delivery and a malformed request', () => {
+      const covered = new Set(cases.parse.map((c) => c.kind));
+      const expected = CASE_KINDS.filter((k) => k !== 'end' || !cases.noEndSignal);
+      expect(expected.filter((k) => !covered.has(k))).toEqual([]);
+      // A format without an end signal says so, and its dialer cannot hang up either.
+      expect(cases.noEndSignal === undefined).toBe(covered.has('end'));
+      expect(cases.dialer.hangUp === undefined).toBe(cases.noEndSignal !== undefined);
+    });
 
     test.each(cases.parse.map((c) => [c.name, c] as const))('parse: %s', (_n, c) => {
       const req = wireRequest(c.request);
@@ -39,7 +59,9 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))(
         routeKind(adapter, c.request.route) === 'end' ? adapter.parseEnd!(req) : adapter.parseHop(req);
       if ('error' in c.expect) {
         expect(isParseError(parsed)).toBe(true);
-        expect((parsed as { error: string }).error).toMatch(c.expect.error);
+        const error = (parsed as { error: string }).error;
+        if (typeof c.expect.error === 'string') expect(error).toBe(c.expect.error);
+        else expect(error).toMatch(c.expect.error);
         return;
       }
       expect(isParseError(parsed)).toBe(false);
@@ -60,6 +82,7 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))(
       );
       expect(wire.status).toBe(c.expect.status ?? 200);
       if (c.expect.headers) expect(wire.headers).toEqual(c.expect.headers);
+      if (c.expect.contentType) expect(wire.contentType).toBe(c.expect.contentType);
       expect(wire.contentType.startsWith('application/json') ? JSON.parse(wire.body) : wire.body).toEqual(
         c.expect.body,
       );
@@ -70,7 +93,61 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))(
 it('Comviva checks userid and password when they are configured', () => {
   const { adapter, good, bad } = comvivaCredentialCases;
   expect(isParseError(adapter.parseHop(wireRequest(good)))).toBe(false);
-  expect(adapter.parseHop(wireRequest(bad))).toEqual({ error: 'wrong userid or password' });
+  expect(adapter.parseHop(wireRequest(bad))).toEqual({ error: 'wrong userid or password', status: 401 });
+});
+
+it('generic: nested fields by dotted path, read and echoed back', () => {
+  const adapter = genericAdapter(
+    parseGenericMapping(
+      JSON.stringify({
+        sessionId: 'session.id',
+        msisdn: 'session.caller',
+        text: 'ussd.input',
+        input: 'cumulative',
+        end: { field: 'ussd.state', equals: 'END' },
+        reply: {
+          text: 'ussd.message',
+          end: 'ussd.state',
+          endValue: 'END',
+          continueValue: 'CON',
+          echo: ['session.id'],
+        },
+      }),
+    ),
+  );
+  const request = (ussd: Record<string, unknown>) =>
+    wireRequest({ body: { session: { id: 'n-1', caller: '26771234567' }, ussd } });
+  const hop = adapter.parseHop(request({ input: '1*2', state: 'CON' }));
+  expect(hop).toMatchObject({
+    sessionId: 'n-1',
+    msisdn: '26771234567',
+    isNew: false,
+    text: { kind: 'cumulative', value: '1*2' },
+  });
+  expect(isSessionEnd(hop as UssdHop)).toBe(false);
+  expect(adapter.parseHop(request({ input: '', state: 'CON' }))).toMatchObject({ isNew: true });
+  expect(adapter.parseHop(request({ state: 'END' }))).toMatchObject({
+    sessionId: 'n-1',
+    status: 'incomplete',
+  });
+  expect(adapter.parseHop(wireRequest({ body: { session: { id: 'n-1' }, ussd: { input: '' } } }))).toEqual({
+    error: 'missing field: session.caller',
+  });
+  expect(JSON.parse(adapter.formatReply({ text: 'Menu', end: false }, hop as UssdHop).body)).toEqual({
+    session: { id: 'n-1' },
+    ussd: { message: 'Menu', state: 'CON' },
+  });
+});
+
+it.each([
+  [{ text: 'screen', end: 'screen' }, 'reply.end: the text and the end flag need two fields'],
+  [
+    { text: 'screen', end: 'close', endValue: 1, continueValue: 1 },
+    'reply.endValue: endValue and continueValue must differ',
+  ],
+])('generic: a mapping that cannot work is refused in one line (%j)', (reply, message) => {
+  const mapping = { sessionId: 's', msisdn: 'm', text: 't', input: 'latest', reply };
+  expect(() => parseGenericMapping(JSON.stringify(mapping))).toThrow(message);
 });
 
 describe('every adapter over HTTP', () => {
@@ -80,7 +157,6 @@ describe('every adapter over HTTP', () => {
   beforeAll(async () => {
     gateway = await startTestGateway({
       USSD_GENERIC_MAPPING: GENERIC_MAPPING,
-      USSD_SCREEN_LIMIT_HUBTEL: '160',
     });
     logs = captureLogs();
   });
@@ -109,7 +185,7 @@ describe('every adapter over HTTP', () => {
   }
 
   test.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))(
-    '%s: a dialogue, a re-delivered hop, a bad request, and no unmasked number in the logs',
+    '%s: a dialogue, a re-delivered hop, a bad request, a hang-up, and no unmasked number in the logs',
     async (name, cases) => {
       const { dialer } = cases;
       const session: DialSession = newDialSession(`${name}-${Date.now()}`, newPhone());
@@ -120,9 +196,13 @@ describe('every adapter over HTTP', () => {
         session.hops += 1;
         return dialer.read(res.body, res.headers);
       };
-      const menu = await step(dialer.start(session));
+      const start = dialer.start(session);
+      const menu = await step(start);
       expect(menu).toMatchObject({ end: false });
       expect(menu.text).toMatch(/^Welcome!/);
+      // The start re-sent (Safaricom repeats it): the menu again.
+      session.hops -= 1;
+      expect(await step(start)).toEqual(menu);
       const product = dialer.next(session, '1');
       const prompt = await step(product, '1');
       expect(prompt.text).toMatch(/meter number/i);
@@ -131,20 +211,81 @@ describe('every adapter over HTTP', () => {
       session.inputs.pop();
       const again = await step(product, '1');
       expect(again).toEqual(prompt);
-      if (name === 'hubtel') expect(prompt.text.length).toBeLessThanOrEqual(160);
+      // Nothing moved: the next input is read on the meter prompt.
+      expect((await step(dialer.next(session, TEST_METERS.active), TEST_METERS.active)).text).toMatch(
+        /amount/i,
+      );
       const bad = await send(name, {
         ...dialer.start(session),
         body: {},
         path: dialer.start(session).path.replace(/\?.*/, ''),
       });
       expect(bad.status).toBe(400);
+      expect(bad.body).toMatch(/field \w+|missing field: \w+/);
+      // The hang-up too (its end is logged with the number).
+      if (dialer.hangUp) expect((await send(name, dialer.hangUp(session))).status).toBe(200);
       const digits = session.msisdn;
       // The hops were logged (masked), so the check below looks at real lines.
       expect(
         logs.lines.filter((l) => l.includes('"message":"hop"') && l.includes(`"aggregator":"${name}"`))
           .length,
       ).toBeGreaterThan(0);
+      if (dialer.hangUp)
+        expect(
+          logs.lines.filter(
+            (l) => l.includes('"message":"session ended"') && l.includes(`"requestId":"${name}-`),
+          ).length,
+        ).toBeGreaterThan(0);
       expect(logs.lines.filter((l) => l.includes(digits))).toEqual([]);
     },
   );
+
+  it('infobip: the status ask says whether the dialogue waits, end by POST too, refusals in its own error shape', async () => {
+    const id = `ibs-${Date.now()}`;
+    const status = async () =>
+      JSON.parse((await send('infobip', { method: 'GET', path: `/session/${id}/status` })).body);
+    const body = { msisdn: newPhone(), text: '*384#' };
+    expect((await send('infobip', { method: 'POST', path: `/session/${id}/start`, body })).status).toBe(200);
+    expect(await status()).toEqual({ sessionActive: true, responseExitCode: 200, responseMessage: '' });
+    const end = {
+      method: 'POST' as const, // the end-to-end table ends Infobip dialogues by PUT
+      path: `/session/${id}/end`,
+      body: { reason: 'user abort', exitCode: 200 },
+    };
+    expect((await send('infobip', end)).status).toBe(200);
+    expect(await status()).toEqual({ sessionActive: false, responseExitCode: 200, responseMessage: '' });
+    const bad = await send('infobip', {
+      method: 'POST',
+      path: `/session/${id}/response`,
+      body: { text: '1' },
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toEqual({ responseExitCode: 400, responseMessage: 'missing field: msisdn' });
+  });
+
+  it('hubtel: ClientState echoed, a number field for a menu, and a Timeout that no late hop undoes', async () => {
+    const base = { SessionId: `hto-${Date.now()}`, Mobile: newPhone(), ServiceCode: '384', Operator: 'mtn' };
+    const hop = async (body: Record<string, unknown>) =>
+      JSON.parse((await send('hubtel', { method: 'POST', path: '', body: { ...base, ...body } })).body);
+    expect(
+      await hop({ Type: 'Initiation', Message: '*384#', Sequence: 1, ClientState: 'c-1' }),
+    ).toMatchObject({
+      Type: 'Response',
+      ClientState: 'c-1',
+      DataType: 'input',
+      FieldType: 'number',
+    });
+    expect(await hop({ Type: 'Response', Message: '1', Sequence: 2, ClientState: 'c-2' })).toMatchObject({
+      Type: 'Response',
+      Message: expect.stringMatching(/meter number/i),
+      ClientState: 'c-2',
+      FieldType: 'text',
+    });
+    expect(await hop({ Type: 'timeout', Message: '', Sequence: 3 })).toMatchObject({ Type: 'Release' });
+    expect(await hop({ Type: 'Response', Message: TEST_METERS.active, Sequence: 4 })).toMatchObject({
+      Type: 'Release',
+      Message: 'This session has ended. Please dial again.',
+      DataType: 'display',
+    });
+  });
 });

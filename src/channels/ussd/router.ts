@@ -9,6 +9,7 @@ import {
   type UssdAdapter,
   type UssdHttpRequest,
   type UssdHttpResponse,
+  type UssdParseError,
   type UssdRoute,
   type UssdSessionEnd,
 } from './types';
@@ -113,6 +114,19 @@ export function ussdCallbacks(options: UssdRouterOptions): UssdCallbackHandler {
       allowedIps: own.allowedIps ?? options.allowedIps,
     });
 
+    /** A refused request: 400 (401 for wrong credentials) in the format's error shape; nothing changed. */
+    function refuse(res: ServerResponse, refused: UssdParseError): void {
+      const status = refused.status ?? 400;
+      send(
+        res,
+        adapter.formatError?.(status, refused.error) ?? {
+          status,
+          contentType: 'text/plain',
+          body: refused.error,
+        },
+      );
+    }
+
     async function end(res: ServerResponse, parsed: UssdSessionEnd): Promise<void> {
       try {
         await engine.endSession(parsed);
@@ -129,8 +143,7 @@ export function ussdCallbacks(options: UssdRouterOptions): UssdCallbackHandler {
           const parsed = adapter.parseHop(wire);
           if (isParseError(parsed)) {
             log.warn('malformed USSD hop', { aggregator: adapter.name, reason: parsed.error });
-            sendText(res, 400, 'text/plain', parsed.error);
-            return;
+            return refuse(res, parsed);
           }
           if (isSessionEnd(parsed)) return end(res, parsed);
           let reply: UssdHttpResponse;
@@ -147,17 +160,13 @@ export function ussdCallbacks(options: UssdRouterOptions): UssdCallbackHandler {
           const parsed = adapter.parseEnd?.(wire) ?? { error: 'no end notifications here' };
           if (isParseError(parsed)) {
             log.warn('malformed USSD end notification', { aggregator: adapter.name, reason: parsed.error });
-            sendText(res, 400, 'text/plain', parsed.error);
-            return;
+            return refuse(res, parsed);
           }
           return end(res, parsed);
         },
         async status(wire, res) {
           const asked = adapter.parseStatus?.(wire) ?? { error: 'no status here' };
-          if (isParseError(asked)) {
-            sendText(res, 400, 'text/plain', asked.error);
-            return;
-          }
+          if (isParseError(asked)) return refuse(res, asked);
           const active = await engine.sessionActive({ aggregator: adapter.name, sessionId: asked.sessionId });
           send(
             res,

@@ -35,9 +35,11 @@ export interface UssdHttpResponse {
   headers?: Record<string, string>;
 }
 
-/** A parse failure: the router answers 400 with this message and changes nothing. */
+/** A parse failure: the router answers 400 (or `status`) with this message and changes nothing. */
 export interface UssdParseError {
   error: string;
+  /** 401 when the request's own credentials are wrong (Comviva `userid`/`password`). */
+  status?: 400 | 401;
 }
 
 /**
@@ -63,6 +65,8 @@ export interface UssdAdapter {
   /** A status ask (Infobip `GET session/{id}/status`) → the session it is about. */
   parseStatus?(req: UssdHttpRequest): { sessionId: string } | UssdParseError;
   formatStatus?(active: boolean): UssdHttpResponse;
+  /** A refused request in the format's own error shape (default: text/plain, the message). */
+  formatError?(status: number, message: string): UssdHttpResponse;
 }
 
 /** Whether a parsed hop request is in fact the end of the session. */

@@ -10,8 +10,13 @@ import type { UssdAdapter, UssdHop, UssdHttpRequest, UssdReply, UssdSessionEnd }
 /** A request as a case writes it; the runner fills in the defaults. */
 export type WireRequest = Partial<UssdHttpRequest> & { path?: string };
 
+/** What a parse case shows; every table covers each (`end` unless the format has no end signal). */
+export const CASE_KINDS = ['new', 'continuation', 'back', 'end', 'redelivery', 'malformed'] as const;
+export type CaseKind = (typeof CASE_KINDS)[number];
+
 export interface ParseCase {
   name: string;
+  kind: CaseKind;
   request: WireRequest;
   /** The hop (a subset), the session end, or the 400 message (a RegExp to match). */
   expect: { hop: Partial<UssdHop> } | { end: Partial<UssdSessionEnd> } | { error: string | RegExp };
@@ -22,7 +27,7 @@ export interface ReplyCase {
   reply: UssdReply;
   /** The hop the reply answers, for formats that echo it. */
   hop?: WireRequest;
-  expect: { status?: number; headers?: Record<string, string>; body: unknown };
+  expect: { status?: number; contentType?: string; headers?: Record<string, string>; body: unknown };
 }
 
 /** One HTTP request of a dialogue, relative to the gateway. */
@@ -57,6 +62,8 @@ export interface DialSession {
 
 export interface AdapterCases {
   adapter: UssdAdapter;
+  /** Why the table has no `end` case: the format sends no end signal (the dialer has no hangUp). */
+  noEndSignal?: string;
   parse: ParseCase[];
   reply: ReplyCase[];
   dialer: Dialer;

@@ -34,7 +34,7 @@ export interface SessionRecord {
   lastText: string;
   /** Key of the last processed hop: a repeat is a re-delivery and gets `lastReply`. */
   lastRequestKey: string;
-  lastReply: { text: string; end: boolean };
+  lastReply: { text: string; end: boolean; choice?: boolean };
   /** 1-based page of the rendered screen and the page count. */
   page: number;
   pages: number;

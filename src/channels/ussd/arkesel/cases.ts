@@ -12,9 +12,12 @@ const hop = {
 
 export const arkeselCases: AdapterCases = {
   adapter: arkeselAdapter,
+  noEndSignal:
+    'the format sends no end notification: a dropped dialogue is offered for resume at the next dial',
   parse: [
     {
       name: 'new session',
+      kind: 'new',
       request: { body: hop },
       expect: {
         hop: {
@@ -28,26 +31,31 @@ export const arkeselCases: AdapterCases = {
     },
     {
       name: 'continuation (latest input)',
+      kind: 'continuation',
       request: { body: { ...hop, newSession: false, userData: '1' } },
       expect: { hop: { isNew: false, text: { kind: 'latest', value: '1' } } },
     },
     {
       name: 'back',
+      kind: 'back',
       request: { body: { ...hop, newSession: 'false', userData: '0' } },
       expect: { hop: { text: { kind: 'latest', value: '0' } } },
     },
     {
       name: 're-delivered start is flagged new again',
+      kind: 'redelivery',
       request: { body: hop },
       expect: { hop: { isNew: true } },
     },
     {
       name: 'malformed: newSession not a boolean',
+      kind: 'malformed',
       request: { body: { ...hop, newSession: 'yes' } },
       expect: { error: 'field newSession must be true or false' },
     },
     {
       name: 'malformed: no sessionID',
+      kind: 'malformed',
       request: { body: { ...hop, sessionID: undefined } },
       expect: { error: 'missing field: sessionID' },
     },

@@ -8,26 +8,37 @@ export const cellulantCases: AdapterCases = {
   parse: [
     {
       name: 'new session (BEG: the service code)',
+      kind: 'new',
       request: { body: hop },
       expect: { hop: { sessionId: 'cel-1', msisdn: '254712345678', isNew: true, serviceCode: '*384#' } },
     },
     {
       name: 'continuation (latest input), also as GET',
+      kind: 'continuation',
       request: { method: 'GET', query: { ...hop, opCode: '', INPUT: '1' } },
       expect: { hop: { isNew: false, text: { kind: 'latest', value: '1' } } },
     },
     {
       name: 'back',
+      kind: 'back',
       request: { body: { ...hop, opCode: 'CON', INPUT: '0' } },
       expect: { hop: { text: { kind: 'latest', value: '0' } } },
     },
     {
       name: 'ABO ends the session on the hop URL',
+      kind: 'end',
       request: { body: { ...hop, opCode: 'ABO' } },
       expect: { end: { sessionId: 'cel-1', status: 'incomplete' } },
     },
     {
+      name: 're-delivered BEG is flagged new again',
+      kind: 'redelivery',
+      request: { body: hop },
+      expect: { hop: { sessionId: 'cel-1', isNew: true } },
+    },
+    {
       name: 'malformed: no sessionID',
+      kind: 'malformed',
       request: { body: { ...hop, sessionID: undefined } },
       expect: { error: 'missing field: sessionID' },
     },

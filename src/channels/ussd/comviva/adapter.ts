@@ -31,7 +31,7 @@ export function comvivaAdapter(credentials?: ComvivaCredentials): UssdAdapter {
     const password = optionalText(query, 'password') ?? '';
     return userid === credentials.userid && sameSecret(password, credentials.password)
       ? null
-      : { error: 'wrong userid or password' };
+      : { error: 'wrong userid or password', status: 401 };
   }
 
   return {

@@ -12,6 +12,7 @@ export const comvivaCases: AdapterCases = {
   parse: [
     {
       name: 'new session (GET; the short code as input)',
+      kind: 'new',
       request: { method: 'GET', query: q },
       expect: {
         hop: {
@@ -24,16 +25,19 @@ export const comvivaCases: AdapterCases = {
     },
     {
       name: 'continuation (latest input)',
+      kind: 'continuation',
       request: { method: 'GET', query: { ...q, input: '1' } },
       expect: { hop: { text: { kind: 'latest', value: '1' } } },
     },
     {
       name: 'back',
+      kind: 'back',
       request: { method: 'GET', query: { ...q, input: '0' } },
       expect: { hop: { text: { kind: 'latest', value: '0' } } },
     },
     {
       name: 'end: clean with a lower-case msisdn',
+      kind: 'end',
       request: {
         method: 'GET',
         query: { SessionID: 'cv-1', msisdn: '26771234567', clean: 'clean-up', error: '0' },
@@ -42,6 +46,7 @@ export const comvivaCases: AdapterCases = {
     },
     {
       name: 'end with an error',
+      kind: 'end',
       request: {
         method: 'GET',
         query: { SessionID: 'cv-1', msisdn: '26771234567', clean: 'x', error: '34' },
@@ -49,7 +54,14 @@ export const comvivaCases: AdapterCases = {
       expect: { end: { status: 'failed' } },
     },
     {
+      name: 're-delivery: the same input again (no sequence: the engine compares it with the last)',
+      kind: 'redelivery',
+      request: { method: 'GET', query: { ...q, input: '1' } },
+      expect: { hop: { isNew: false, text: { kind: 'latest', value: '1' } } },
+    },
+    {
       name: 'malformed: no SessionID',
+      kind: 'malformed',
       request: { method: 'GET', query: { ...q, SessionID: undefined as unknown as string } },
       expect: { error: 'missing field: SessionID' },
     },

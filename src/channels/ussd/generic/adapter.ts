@@ -11,33 +11,54 @@ import { bodyOf, isError, json, msisdnOf, optionalText, sessionIdOf, text } from
 
 /**
  * A configurable JSON aggregator (`USSD_GENERIC_MAPPING`), for the telco gateways and
- * aggregators without an adapter: where each field lives, whether the input is cumulative or
- * the latest only, how a new session and an end are signalled, and the reply's shape.
+ * aggregators without an adapter: where each field lives (`a.b` for nested ones), whether the
+ * input is cumulative or the latest only, how a new session and an end are signalled, and the
+ * reply's shape (its text and end fields, and request fields echoed back).
  */
 const NAME = 'generic';
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
-const signal = z.object({ field: z.string().min(1), equals: scalar }).strict();
+/** A field of the JSON body; `a.b` reaches into nested objects. */
+const field = z.string().min(1).max(100);
+const signal = z.object({ field, equals: scalar }).strict();
 
 export const GenericMappingSchema = z
   .object({
-    sessionId: z.string().min(1),
-    msisdn: z.string().min(1),
-    serviceCode: z.string().min(1).optional(),
-    text: z.string().min(1),
+    sessionId: field,
+    msisdn: field,
+    serviceCode: field.optional(),
+    text: field,
     input: z.enum(['cumulative', 'latest']),
     newSession: signal.optional(),
     end: signal.optional(),
     reply: z
       .object({
-        text: z.string().min(1),
-        end: z.string().min(1),
+        text: field,
+        end: field,
         endValue: scalar.default(true),
         continueValue: scalar.default(false),
+        /** Request fields copied into every reply at the same place (a session id the gateway wants back). */
+        echo: z.array(field).max(20).default([]),
       })
-      .strict(),
+      .strict()
+      .refine((r) => r.text !== r.end, {
+        message: 'the text and the end flag need two fields',
+        path: ['end'],
+      })
+      .refine((r) => r.endValue !== r.continueValue, {
+        message: 'endValue and continueValue must differ',
+        path: ['endValue'],
+      }),
   })
-  .strict();
+  .strict()
+  .refine(
+    (m) =>
+      !m.newSession ||
+      !m.end ||
+      m.newSession.field !== m.end.field ||
+      String(m.newSession.equals) !== String(m.end.equals),
+    { message: 'the new-session and end signals are the same', path: ['end'] },
+  );
 
 export type GenericMapping = z.infer<typeof GenericMappingSchema>;
 
@@ -57,16 +78,55 @@ export function parseGenericMapping(raw: string): GenericMapping {
   return parsed.data;
 }
 
-const matches = (body: Record<string, unknown>, s: { field: string; equals: unknown } | undefined): boolean =>
-  s !== undefined && body[s.field] !== undefined && String(body[s.field]) === String(s.equals);
+/** The value at `path` (`a.b` into nested objects; a key with a dot in it is read as is). */
+function valueAt(body: Record<string, unknown>, path: string): unknown {
+  if (path in body) return body[path];
+  let value: unknown = body;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** Sets `value` at `path` in `target`, making the nested objects on the way. */
+function setAt(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    node = (node[part] = next !== null && typeof next === 'object' ? next : {}) as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]] = value;
+}
+
+const matches = (
+  body: Record<string, unknown>,
+  s: { field: string; equals: unknown } | undefined,
+): boolean => {
+  const value = s === undefined ? undefined : valueAt(body, s.field);
+  return s !== undefined && value !== undefined && value !== null && String(value) === String(s.equals);
+};
 
 export function genericAdapter(mapping: GenericMapping): UssdAdapter {
+  const fieldNames = [
+    mapping.sessionId,
+    mapping.msisdn,
+    mapping.text,
+    ...(mapping.serviceCode ? [mapping.serviceCode] : []),
+    ...(mapping.newSession ? [mapping.newSession.field] : []),
+    ...(mapping.end ? [mapping.end.field] : []),
+    ...mapping.reply.echo,
+  ];
   return {
     name: NAME,
 
     parseHop(req: UssdHttpRequest): UssdHop | UssdSessionEnd | UssdParseError {
-      const body = bodyOf(req);
-      if (isError(body)) return body;
+      const whole = bodyOf(req);
+      if (isError(whole)) return whole;
+      // The mapped fields by their mapping names, so a 400 names the field as the mapping does.
+      const body: Record<string, unknown> = {};
+      for (const name of fieldNames) body[name] = valueAt(whole, name);
       const sessionId = sessionIdOf(body, mapping.sessionId);
       if (isError(sessionId)) return sessionId;
       const msisdn = msisdnOf(body, mapping.msisdn);
@@ -88,11 +148,13 @@ export function genericAdapter(mapping: GenericMapping): UssdAdapter {
       };
     },
 
-    formatReply(reply: UssdReply) {
-      return json({
-        [mapping.reply.text]: reply.text,
-        [mapping.reply.end]: reply.end ? mapping.reply.endValue : mapping.reply.continueValue,
-      });
+    formatReply(reply: UssdReply, hop?: UssdHop) {
+      const out: Record<string, unknown> = {};
+      const request = (hop?.raw ?? {}) as Record<string, unknown>;
+      for (const name of mapping.reply.echo) if (request[name] !== undefined) setAt(out, name, request[name]);
+      setAt(out, mapping.reply.text, reply.text);
+      setAt(out, mapping.reply.end, reply.end ? mapping.reply.endValue : mapping.reply.continueValue);
+      return json(out);
     },
   };
 }

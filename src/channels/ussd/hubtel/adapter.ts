@@ -12,7 +12,8 @@ import { bodyOf, isError, json, msisdnOf, optionalText, sessionIdOf, text } from
  * Hubtel (Ghana): one JSON hop URL. `Type` Initiation | Response | Release | Timeout (any
  * case); `Message` is the dialled string on Initiation, then the latest input only; `Sequence`
  * numbers the hops (the re-delivery key). Release and Timeout arrive on the same URL and end
- * the dialogue, keeping it resumable. Reply `{Type: Response | Release, Message, ClientState}`.
+ * the dialogue, keeping it resumable. Reply `{Type: Response | Release, Message, ClientState}`,
+ * `ClientState` echoed as received, with `DataType`/`FieldType` so a menu gets a number field.
  */
 const NAME = 'hubtel';
 
@@ -45,18 +46,18 @@ export const hubtelAdapter: UssdAdapter = {
       isNew: kind === 'initiation',
       network: optionalText(body, 'Operator'),
       ...(sequence !== undefined && { requestKey: `seq:${sequence}` }),
-      raw: body,
+      raw: { ClientState: optionalText(body, 'ClientState') ?? '' },
     };
   },
 
-  formatReply(reply: UssdReply) {
+  formatReply(reply: UssdReply, hop?: UssdHop) {
     return json({
       Type: reply.end ? 'Release' : 'Response',
       Message: reply.text,
-      ClientState: '',
-      // The phone shows an input field while the dialogue continues.
+      ClientState: (hop?.raw as { ClientState?: string } | undefined)?.ClientState ?? '',
+      // The phone shows an input field while the dialogue continues: a number field for a menu.
       DataType: reply.end ? 'display' : 'input',
-      FieldType: 'text',
+      FieldType: reply.choice ? 'number' : 'text',
     });
   },
 

@@ -18,6 +18,7 @@ export const hubtelCases: AdapterCases = {
   parse: [
     {
       name: 'new session (Initiation: the dialled string)',
+      kind: 'new',
       request: { body: hop },
       expect: {
         hop: {
@@ -32,53 +33,88 @@ export const hubtelCases: AdapterCases = {
     },
     {
       name: 'continuation (latest input; type in any case)',
+      kind: 'continuation',
       request: { body: { ...hop, Type: 'response', Message: '2', Sequence: 2 } },
       expect: { hop: { isNew: false, requestKey: 'seq:2', text: { kind: 'latest', value: '2' } } },
     },
     {
       name: 'back',
+      kind: 'back',
       request: { body: { ...hop, Type: 'Response', Message: '0', Sequence: 3 } },
       expect: { hop: { text: { kind: 'latest', value: '0' } } },
     },
     {
       name: 're-delivery keeps its sequence',
+      kind: 'redelivery',
       request: { body: { ...hop, Type: 'Response', Message: '2', Sequence: 2 } },
       expect: { hop: { requestKey: 'seq:2' } },
     },
     {
       name: 'Release ends the session on the hop URL (resumable)',
+      kind: 'end',
       request: { body: { ...hop, Type: 'Release', Message: '' } },
       expect: { end: { sessionId: 'hub-1', msisdn: '233241234567', status: 'incomplete' } },
     },
     {
       name: 'Timeout too',
+      kind: 'end',
       request: { body: { ...hop, Type: 'TIMEOUT' } },
       expect: { end: { status: 'incomplete' } },
     },
     {
       name: 'malformed: unknown Type',
+      kind: 'malformed',
       request: { body: { ...hop, Type: 'Start' } },
       expect: { error: /field Type must be/ },
     },
     {
       name: 'malformed: no Mobile',
+      kind: 'malformed',
       request: { body: { ...hop, Mobile: undefined } },
       expect: { error: 'missing field: Mobile' },
     },
   ],
   reply: [
     {
-      name: 'continue',
-      reply: { text: 'Menu', end: false },
+      name: 'a menu: a number field, ClientState echoed',
+      reply: { text: 'Menu', end: false, choice: true },
+      hop: { body: { ...hop, ClientState: 'st-7' } },
       expect: {
-        body: { Type: 'Response', Message: 'Menu', ClientState: '', DataType: 'input', FieldType: 'text' },
+        body: {
+          Type: 'Response',
+          Message: 'Menu',
+          ClientState: 'st-7',
+          DataType: 'input',
+          FieldType: 'number',
+        },
+      },
+    },
+    {
+      name: 'a free-text prompt: a text field',
+      reply: { text: 'Enter meter number', end: false },
+      hop: { body: hop },
+      expect: {
+        body: {
+          Type: 'Response',
+          Message: 'Enter meter number',
+          ClientState: '',
+          DataType: 'input',
+          FieldType: 'text',
+        },
       },
     },
     {
       name: 'end',
       reply: { text: 'Bye', end: true },
+      hop: { body: { ...hop, ClientState: 'st-7' } },
       expect: {
-        body: { Type: 'Release', Message: 'Bye', ClientState: '', DataType: 'display', FieldType: 'text' },
+        body: {
+          Type: 'Release',
+          Message: 'Bye',
+          ClientState: 'st-7',
+          DataType: 'display',
+          FieldType: 'text',
+        },
       },
     },
   ],

@@ -13,7 +13,8 @@ import { bodyOf, isError, json, msisdnOf, optionalText, SESSION_ID, text } from 
  * `/response` with JSON `{msisdn, text, shortCode?, imsi?, language?, ussdGwId?}` (latest input);
  * `PUT` or `POST .../end` with `{reason, exitCode}` (no number: the session id identifies it);
  * `GET .../status` → `{sessionActive, responseExitCode, responseMessage}`. Reply
- * `{ussdMenu, shouldClose, responseExitCode: 200, responseMessage: ""}`.
+ * `{ussdMenu, shouldClose, responseExitCode: 200, responseMessage: ""}`; a refused request
+ * `{responseExitCode: 400, responseMessage}`.
  */
 const NAME = 'infobip';
 
@@ -78,5 +79,9 @@ export const infobipAdapter: UssdAdapter = {
 
   formatStatus(active: boolean) {
     return json({ sessionActive: active, responseExitCode: 200, responseMessage: '' });
+  },
+
+  formatError(status: number, message: string) {
+    return json({ responseExitCode: status, responseMessage: message }, status);
   },
 };

@@ -15,11 +15,13 @@ export const infobipCases: AdapterCases = {
   parse: [
     {
       name: 'new session (start)',
+      kind: 'new',
       request: { body, params: { id: 'ib-1' }, route: '/session/:id/start' },
       expect: { hop: { sessionId: 'ib-1', msisdn: '26771234567', isNew: true, serviceCode: '*384#' } },
     },
     {
       name: 'continuation (response, latest input; no shortCode)',
+      kind: 'continuation',
       request: {
         body: { msisdn: '26771234567', text: '1' },
         params: { id: 'ib-1' },
@@ -29,11 +31,13 @@ export const infobipCases: AdapterCases = {
     },
     {
       name: 'back',
+      kind: 'back',
       request: { body: { ...body, text: '0' }, params: { id: 'ib-1' }, route: '/session/:id/response' },
       expect: { hop: { text: { kind: 'latest', value: '0' } } },
     },
     {
       name: 'end (PUT, no number)',
+      kind: 'end',
       request: {
         method: 'PUT',
         body: { reason: 'user abort', exitCode: 200 },
@@ -44,6 +48,7 @@ export const infobipCases: AdapterCases = {
     },
     {
       name: 'end with an error exit code',
+      kind: 'end',
       request: {
         method: 'PUT',
         body: { reason: 'network', exitCode: 500 },
@@ -53,12 +58,20 @@ export const infobipCases: AdapterCases = {
       expect: { end: { status: 'failed' } },
     },
     {
+      name: 're-delivered start is flagged new again',
+      kind: 'redelivery',
+      request: { body, params: { id: 'ib-1' }, route: '/session/:id/start' },
+      expect: { hop: { sessionId: 'ib-1', isNew: true } },
+    },
+    {
       name: 'malformed: no msisdn',
+      kind: 'malformed',
       request: { body: { text: '1' }, params: { id: 'ib-1' }, route: '/session/:id/response' },
       expect: { error: 'missing field: msisdn' },
     },
     {
       name: 'malformed: session id with a newline',
+      kind: 'malformed',
       request: { body, params: { id: 'a\nb' }, route: '/session/:id/start' },
       expect: { error: /session id/ },
     },

@@ -12,34 +12,42 @@ const hop = {
 
 export const naloCases: AdapterCases = {
   adapter: naloAdapter,
+  noEndSignal:
+    'the format sends no end notification: a dropped dialogue is offered for resume at the next dial',
   parse: [
     {
       name: 'new session (MSGTYPE true: the dialled code)',
+      kind: 'new',
       request: { body: hop },
       expect: { hop: { sessionId: 'nalo-1', isNew: true, serviceCode: '*920*55#' } },
     },
     {
       name: 'continuation (latest input)',
+      kind: 'continuation',
       request: { body: { ...hop, MSGTYPE: false, USERDATA: '1' } },
       expect: { hop: { isNew: false, text: { kind: 'latest', value: '1' } } },
     },
     {
       name: 'back',
+      kind: 'back',
       request: { body: { ...hop, MSGTYPE: false, USERDATA: '0' } },
       expect: { hop: { text: { kind: 'latest', value: '0' } } },
     },
     {
       name: 're-delivered start is flagged new again',
+      kind: 'redelivery',
       request: { body: hop },
       expect: { hop: { isNew: true } },
     },
     {
       name: 'malformed: no MSISDN',
+      kind: 'malformed',
       request: { body: { ...hop, MSISDN: undefined } },
       expect: { error: 'missing field: MSISDN' },
     },
     {
       name: 'malformed: a short MSISDN',
+      kind: 'malformed',
       request: { body: { ...hop, MSISDN: '1234' } },
       expect: { error: /MSISDN must be an international number/ },
     },

@@ -11,9 +11,12 @@ const hop = {
 
 export const safaricomCases: AdapterCases = {
   adapter: safaricomAdapter,
+  noEndSignal:
+    'the format sends no end notification: a dropped dialogue is offered for resume at the next dial',
   parse: [
     {
       name: 'new session',
+      kind: 'new',
       request: { body: hop },
       expect: {
         hop: {
@@ -26,21 +29,31 @@ export const safaricomCases: AdapterCases = {
     },
     {
       name: 'continuation (cumulative, ORIG/INPUT/SESSIONID spelling)',
+      kind: 'continuation',
       request: { body: { SESSIONID: 'saf-1', ORIG: '254712345678', USSDCODE: '*384#', INPUT: '1*2' } },
       expect: { hop: { isNew: false, serviceCode: '*384#', text: { kind: 'cumulative', value: '1*2' } } },
     },
     {
       name: 'back',
+      kind: 'back',
       request: { body: { ...hop, USSD_PARAMS: '1*0' } },
       expect: { hop: { text: { kind: 'cumulative', value: '1*0' } } },
     },
     {
       name: 'the dialled code in front of the inputs is dropped',
+      kind: 'continuation',
       request: { method: 'GET', query: { ...hop, USSD_PARAMS: '*384#*1' } },
       expect: { hop: { text: { kind: 'cumulative', value: '1' } } },
     },
     {
+      name: 're-delivered start (Safaricom repeats it): the empty text again',
+      kind: 'redelivery',
+      request: { body: hop },
+      expect: { hop: { isNew: true, text: { kind: 'cumulative', value: '' } } },
+    },
+    {
       name: 'malformed: no MSISDN or ORIG',
+      kind: 'malformed',
       request: { body: { ...hop, MSISDN: undefined } },
       expect: { error: 'missing field: MSISDN or ORIG' },
     },
