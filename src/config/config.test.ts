@@ -6,7 +6,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
     expect(config.embeddedSandbox).toBe(true);
-    expect(config.sandboxPort).toBe(4010);
+    expect(config.sandbox?.port).toBe(4010);
     expect(config.purchaseApi.clientId).toBe('sandbox-client');
     expect(config.purchaseApi.interface).toBe('v1');
     expect(config.redisUrl).toBeUndefined();

@@ -186,7 +186,9 @@ describe.each<Mode>(['in-process', 'bullmq'])('a confirming record whose worker 
     const done = await h.settled(r.id);
     await h.desk.lifecycle.handle({ kind: 'lost-check', purchaseId: r.id, attempt: 1 });
     const after = await h.store.get(r.id);
-    expect(after).toEqual(expect.objectContaining({ state: 'succeeded', version: done.version, lastError: null }));
+    expect(after).toEqual(
+      expect.objectContaining({ state: 'succeeded', version: done.version, lastError: null }),
+    );
     expect(h.notifier.for(r.id)).toHaveLength(1);
   });
 });
