@@ -126,6 +126,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SMS_RETRY_MAX_DELAY_MS: '1.5' })).toThrow(/SMS_RETRY_MAX_DELAY_MS/);
   });
 
+  it.each(['ADMIN_TOKEN', 'METRICS_TOKEN', 'USSD_CALLBACK_SECRET', 'SMS_CALLBACK_SECRET'])(
+    '%s shorter than 16 characters is refused, in every mode (#12 item 1)',
+    (name) => {
+      expect(() => loadConfig({ [name]: 'x'.repeat(15) })).toThrow(`${name} must be at least 16 characters`);
+      expect(() => loadConfig({ [name]: 'x'.repeat(16) })).not.toThrow();
+    },
+  );
+
   it('serves the SMS outbox (which holds tokens) by default only in the embedded mode', () => {
     const real = {
       PURCHASE_API_BASE_URL: 'https://vas.example.com',

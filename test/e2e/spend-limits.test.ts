@@ -34,7 +34,10 @@ const debits = async (meter: string) =>
 it('refuses an amount out of range on the amount screen, naming the limit, before any quote', async () => {
   const phone = newPhone();
   const replies = await dialogue(gateway, `sp-${phone}`, phone, ['1', TEST_METERS.active, '999999999999']);
+  // The amount screen names the range; the refusal keeps the caller there, with no quote.
+  expect(replies[2].screen).toMatch(/^Enter the amount \(BWP 10.00 to BWP 1000.00\):/);
   expect(replies[3].end).toBe(false);
+  expect(replies[3].screen).not.toMatch(/Total/);
   expect(replies[3].screen).toContain('The amount must be at most BWP 1000.00.');
   const other = newPhone();
   const low = await dialogue(gateway, `sp2-${other}`, other, ['1', TEST_METERS.active, '5']);
@@ -87,6 +90,16 @@ it('blocks a number and a meter through the admin API; unblocked, it buys again'
   await axios.delete(`${gateway.url}/admin/blocklist/msisdn/${phone}`, auth);
   const again = await dialogue(gateway, `b2-${phone}`, phone, ['1', TEST_METERS.active, '20']);
   expect(again[3].screen).toMatch(/Total/);
+  // A blocked meter: no quote for any caller.
+  const meter = TEST_METERS.active13;
+  await axios.post(`${gateway.url}/admin/blocklist`, { kind: 'identifier', value: meter }, auth);
+  const other = newPhone();
+  const blockedMeter = await dialogue(gateway, `b3-${other}`, other, ['1', meter, '20']);
+  expect(blockedMeter.at(-1)!.screen).toMatch(/not allowed here/);
+  expect(blockedMeter.some((reply) => /Total/.test(reply.screen))).toBe(false);
+  await axios.delete(`${gateway.url}/admin/blocklist/identifier/${meter}`, auth);
+  const unblocked = await dialogue(gateway, `b4-${other}`, other, ['1', meter, '20']);
+  expect(unblocked[3].screen).toMatch(/Total/);
 });
 
 describe.each([
