@@ -57,8 +57,11 @@ commands:
 flags:
   --product ELECTRICITY|AIRTIME|WATER (default ELECTRICITY)   --provider CODE
   --identifier METER_OR_NUMBER   --amount 100.00   --phone 2677XXXXXXX
-  --account ID   --ref EXTERNAL_REFERENCE   --language en-BW   --json
-  --yes                      confirm against a real service (it debits real money)`;
+  --account ID               default: DEBIT_ACCOUNT_ID, else the first CURRENT account (as the gateway)
+  --ref EXTERNAL_REFERENCE   confirm refuses one the service already knows (asked with retry first)
+  --language en-BW   --json
+  --yes                      confirm against a real service (it debits real money)
+no PURCHASE_API_BASE_URL: the sandbox of a running npm start / npm run sandbox (SANDBOX_PORT), else one of its own`;
 
 const PRODUCT_TYPES: readonly ProductType[] = ['ELECTRICITY', 'AIRTIME', 'WATER'];
 const SANDBOX_PHONE = '26771234567';
