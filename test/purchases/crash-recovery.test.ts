@@ -30,7 +30,7 @@ const CONFIRM_TIMEOUT_MS = Number(process.env.CRASH_CONFIRM_TIMEOUT_MS ?? 3000);
 /** The target: reconciled within the confirm timeout + 15 s of the crash. */
 const TARGET_MS = CONFIRM_TIMEOUT_MS + 15_000;
 /** Room for a worker process to start (transpiling on the fly) on a busy machine. */
-const START_MS = 30_000;
+const START_MS = 60_000;
 /** A measurement waits long enough for the slow path too (the sweep, BullMQ's stalled jobs). */
 const WAIT_MS = process.env.CRASH_CONFIRM_TIMEOUT_MS ? 180_000 : START_MS + TARGET_MS;
 

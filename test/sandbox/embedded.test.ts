@@ -81,7 +81,7 @@ describe('the embedded sandbox reads the SANDBOX_* settings of npm run sandbox',
       const url = await until(
         'the gateway started',
         () => /embedded sandbox at (http:\/\/[\d.:]+)/.exec(gateway.output())?.[1],
-        { timeoutMs: 30_000 },
+        { timeoutMs: 60_000 },
       );
       const service = createPurchaseService({
         baseUrl: url,
@@ -112,7 +112,7 @@ describe('the embedded sandbox reads the SANDBOX_* settings of npm run sandbox',
     } finally {
       await gateway.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 interface Sold {
@@ -156,7 +156,7 @@ it('two sandboxes in sequence (npm run sandbox, stopped, started again) never re
         'the sandbox listening',
         () => /"url":"(http:[^"]+)"/.exec(sandbox.output())?.[1],
         {
-          timeoutMs: 30_000,
+          timeoutMs: 60_000,
         },
       );
       sold.push(...(await sellThree(url, tag)));
@@ -171,7 +171,7 @@ it('two sandboxes in sequence (npm run sandbox, stopped, started again) never re
   }
   expect(new Set(sold.map((s) => s.reference)).size).toBe(6);
   expect(new Set(sold.map((s) => s.token)).size).toBe(6);
-}, 90_000);
+}, 180_000);
 
 describe('PURCHASE_API_INTERFACE=legacy (electricity only)', () => {
   let gateway: Gateway;
