@@ -14,6 +14,7 @@ import { record } from '../test/purchases/fixtures';
 const settings: LifecycleSettings = {
   confirmTimeoutMs: 30_000,
   inFlightMarginMs: 30_000,
+  lostConfirmMarginMs: 5_000,
   baseDelayMs: 5000,
   maxDelayMs: 300_000,
   deadlineMs: 1_800_000,

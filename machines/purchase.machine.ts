@@ -22,6 +22,13 @@ export interface LifecycleSettings {
   confirmTimeoutMs: number;
   /** Extra time after confirmTimeoutMs before `transaction_not_found` may mean "not charged". */
   inFlightMarginMs: number;
+  /**
+   * Extra time after a confirm's in-flight deadline before a `confirming` record nobody answers
+   * for (its worker died) is declared lost and reconciled. Shorter than inFlightMarginMs: losing
+   * it only asks `retry` (never confirms), and the verdicts that infer from silence still wait for
+   * the full margin.
+   */
+  lostConfirmMarginMs: number;
   /** First reconcile delay; doubles per attempt, plus up to 50% jitter. */
   baseDelayMs: number;
   /** Ceiling of one backoff delay. */

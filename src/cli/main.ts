@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import winston from 'winston';
 import { ConfigError, loadConfig, type Config } from '../config';
+import { debitAccountLookup } from '../gateway/dialogue-services';
 import { startMoneyPath } from '../gateway/money-path';
 import { logger, setLogLevel } from '../observability/logger';
 import { blocklistCli } from './blocklist';
@@ -15,6 +16,7 @@ import { parseLostPurchases, recoverPurchase, type LostPurchase, type Recovery }
 import {
   AuthenticationError,
   MalformedResponseError,
+  NotFoundError,
   PermissionError,
   PurchaseServiceError,
   TransportError,
@@ -55,8 +57,11 @@ commands:
 flags:
   --product ELECTRICITY|AIRTIME|WATER (default ELECTRICITY)   --provider CODE
   --identifier METER_OR_NUMBER   --amount 100.00   --phone 2677XXXXXXX
-  --account ID   --ref EXTERNAL_REFERENCE   --language en-BW   --json
-  --yes                      confirm against a real service (it debits real money)`;
+  --account ID               default: DEBIT_ACCOUNT_ID, else the first CURRENT account (as the gateway)
+  --ref EXTERNAL_REFERENCE   confirm refuses one the service already knows (asked with retry first)
+  --language en-BW   --json
+  --yes                      confirm against a real service (it debits real money)
+no PURCHASE_API_BASE_URL: the sandbox of a running npm start / npm run sandbox (SANDBOX_PORT), else one of its own`;
 
 const PRODUCT_TYPES: readonly ProductType[] = ['ELECTRICITY', 'AIRTIME', 'WATER'];
 const SANDBOX_PHONE = '26771234567';
@@ -125,10 +130,22 @@ async function openSession(io: CliIo): Promise<Session> {
       close: async () => undefined,
     };
   }
+  const running = await runningSandbox(config);
+  if (running) {
+    io.stderr(`no PURCHASE_API_BASE_URL: using the sandbox running at ${running} (test data, no real money)`);
+    return {
+      config,
+      baseUrl: running,
+      embedded: true,
+      service: createPurchaseService({ ...config.purchaseApi, baseUrl: running }),
+      close: async () => undefined,
+    };
+  }
   const { startSandbox } = await import('../sandbox');
-  const sandbox = await startSandbox({ port: 0, silent: true });
+  const sandbox = await startSandbox({ ...config.sandbox, port: 0, silent: true });
   io.stderr(
-    `no PURCHASE_API_BASE_URL: using an in-process sandbox at ${sandbox.url} (test data, no real money)`,
+    `no PURCHASE_API_BASE_URL: using an in-process sandbox at ${sandbox.url} (test data, no real money; ` +
+      'it stops with this command: run npm start or npm run sandbox to keep purchases for a later retry)',
   );
   return {
     config,
@@ -137,6 +154,24 @@ async function openSession(io: CliIo): Promise<Session> {
     service: createPurchaseService({ ...config.purchaseApi, baseUrl: sandbox.url }),
     close: () => sandbox.close(),
   };
+}
+
+/**
+ * The sandbox of a running `npm start` or `npm run sandbox` (at SANDBOX_HOST:SANDBOX_PORT), so
+ * that one command's purchase is there for the next (`confirm`, then `retry`); null when none
+ * answers like one. SANDBOX_PORT=0 never looks.
+ */
+async function runningSandbox(config: Config): Promise<string | null> {
+  const settings = config.sandbox;
+  if (!settings || settings.port === 0) return null;
+  const host = settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host;
+  const url = `http://${host}:${settings.port}`;
+  try {
+    const res = await fetch(`${url}/sandbox/scenarios`, { signal: AbortSignal.timeout(1000) });
+    return res.ok && Array.isArray(await res.json()) ? url : null;
+  } catch {
+    return null;
+  }
 }
 
 const ctx = () => ({ requestId: `cli-${randomBytes(6).toString('hex')}` });
@@ -171,24 +206,7 @@ async function buildPurchase(session: Session, flags: Flags, command: 'validate'
     providerCode = product.providers[0].code;
   }
 
-  const accounts = await session.service.listAccounts(ctx());
-  let account: Account | undefined;
-  const accountId =
-    flags.account ?? (session.config.debitAccountId ? String(session.config.debitAccountId) : undefined);
-  if (accountId !== undefined) {
-    account = accounts.find((a) => String(a.id) === accountId);
-    if (!account)
-      throw new UsageError(
-        `account ${accountId} is not one of yours: ${accounts.map((a) => a.id).join(', ')}`,
-      );
-  } else if (session.embedded) {
-    account = accounts.find((a) => a.category === 'CURRENT') ?? accounts[0];
-    io.stderr(`using sandbox account ${account.id} (${account.name}); pass --account to choose`);
-  } else {
-    throw new UsageError(
-      `--account is required (or DEBIT_ACCOUNT_ID): one of ${accounts.map((a) => a.id).join(', ')}`,
-    );
-  }
+  const account = await debitedAccount(session, flags, io);
 
   let phone = flags.phone ?? (type === 'AIRTIME' ? identifier : undefined);
   if (!phone && session.embedded) phone = SANDBOX_PHONE;
@@ -208,6 +226,64 @@ async function buildPurchase(session: Session, flags: Flags, command: 'validate'
     externalReference,
   };
   return request;
+}
+
+/**
+ * `--account`, else the account the gateway debits: DEBIT_ACCOUNT_ID, else the first CURRENT
+ * account the service lists (the gateway's own lookup).
+ */
+async function debitedAccount(session: Session, flags: Flags, io: CliIo): Promise<Account> {
+  if (flags.account !== undefined) {
+    const accounts = await session.service.listAccounts(ctx());
+    const account = accounts.find((a) => String(a.id) === flags.account);
+    if (!account)
+      throw new UsageError(
+        `account ${flags.account} is not one of yours: ${accounts.map((a) => a.id).join(', ')}`,
+      );
+    return account;
+  }
+  const account = await debitAccountLookup(session.service, session.config.debitAccountId)();
+  io.stderr(
+    `using account ${account.id} (${account.name}) as the gateway does` +
+      `${session.config.debitAccountId ? ' (DEBIT_ACCOUNT_ID)' : ' (its first CURRENT account)'}; pass --account to choose`,
+  );
+  return account;
+}
+
+/**
+ * Before a confirm with an operator's `--ref`: ask `retry` whether the service already knows
+ * it (for this identifier). Confirm is not idempotent, so a known reference would buy twice:
+ * the refusal (a line to print) unless the service answers `transaction_not_found`.
+ */
+async function knownReference(
+  session: Session,
+  request: PurchaseRequest,
+  flags: Flags,
+  io: CliIo,
+): Promise<string | null> {
+  const ref = request.externalReference as string;
+  const lookup = `npm run cli -- retry --product ${request.productType} --identifier ${request.subscriberIdentifier} --ref ${ref}`;
+  try {
+    const original = await session.service.retry(
+      {
+        sourceChannel: request.sourceChannel,
+        language: request.language,
+        productType: request.productType,
+        subscriberIdentifier: request.subscriberIdentifier,
+        externalReference: ref,
+      },
+      ctx(),
+    );
+    if (!flags.json) describeTransaction(original, 'already known', ref).forEach((line) => io.stdout(line));
+    return `--ref ${ref} was already used for ${request.subscriberIdentifier} (${original.status}): not confirming again; use a new --ref (or leave it out)`;
+  } catch (error) {
+    if (error instanceof NotFoundError && error.code === 'transaction_not_found') return null;
+    if (error instanceof PurchaseServiceError && error.code === 'retries_disabled')
+      return `cannot check whether --ref ${ref} was used (the account is in managed-retry mode): not confirming; use a new --ref (or leave it out)`;
+    if (error instanceof PurchaseServiceError && outcomeOf(error) === 'rejected')
+      return `--ref ${ref} was already used for ${request.subscriberIdentifier} (${error.code}: ${error.message}): not confirming again; see ${lookup}`;
+    return `cannot check whether --ref ${ref} was used (${explain(error, session.baseUrl)}): nothing was confirmed`;
+  }
 }
 
 function describeTransaction(t: Transaction, title: string, externalReference?: string): string[] {
@@ -276,6 +352,15 @@ async function purchaseCommand(
     if (flags.json) io.stdout(JSON.stringify(quote, null, 2));
     else describeTransaction(quote, 'quote').forEach((line) => io.stdout(line));
     return EXIT.ok;
+  }
+  if (flags.ref !== undefined) {
+    const refused = await knownReference(session, request, flags, io);
+    if (refused) {
+      if (flags.json)
+        io.stdout(JSON.stringify({ refused, externalReference: request.externalReference }, null, 2));
+      io.stderr(`error: ${refused}`);
+      return EXIT.failed;
+    }
   }
   try {
     const done = await session.service.confirm(request, ctx());

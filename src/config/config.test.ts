@@ -6,7 +6,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
     expect(config.embeddedSandbox).toBe(true);
-    expect(config.sandboxPort).toBe(4010);
+    expect(config.sandbox?.port).toBe(4010);
     expect(config.purchaseApi.clientId).toBe('sandbox-client');
     expect(config.purchaseApi.interface).toBe('v1');
     expect(config.redisUrl).toBeUndefined();
@@ -125,6 +125,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SMS_RETRY_ATTEMPTS: '0' })).toThrow(/SMS_RETRY_ATTEMPTS/);
     expect(() => loadConfig({ SMS_RETRY_MAX_DELAY_MS: '1.5' })).toThrow(/SMS_RETRY_MAX_DELAY_MS/);
   });
+
+  it.each(['ADMIN_TOKEN', 'METRICS_TOKEN', 'USSD_CALLBACK_SECRET', 'SMS_CALLBACK_SECRET'])(
+    '%s shorter than 16 characters is refused, in every mode (#12 item 1)',
+    (name) => {
+      expect(() => loadConfig({ [name]: 'x'.repeat(15) })).toThrow(`${name} must be at least 16 characters`);
+      expect(() => loadConfig({ [name]: 'x'.repeat(16) })).not.toThrow();
+    },
+  );
 
   it('serves the SMS outbox (which holds tokens) by default only in the embedded mode', () => {
     const real = {

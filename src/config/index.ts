@@ -5,6 +5,7 @@ import type { RedisDurability } from '../redis/durability';
 import { LOG_LEVELS, type LogLevel } from '../observability/logger';
 import { parseDecimalAmount } from '../vas/money';
 import { serviceCodeKey } from '../agents/service-codes';
+import { sandboxSettings, SandboxSettingsError, type SandboxSettings } from '../sandbox/settings';
 
 /**
  * The gateway's one typed configuration, read from the environment and validated at start.
@@ -59,7 +60,6 @@ const EnvSchema = z.object({
   PURCHASE_API_TIMEOUT_MS: int(6000, 100, 60000),
   PURCHASE_API_CONFIRM_TIMEOUT_MS: int(30000, 1000, 180000),
   DEBIT_ACCOUNT_ID: optionalString.pipe(digits(1, Number.MAX_SAFE_INTEGER).optional()),
-  SANDBOX_PORT: int(4010, 0, 65535),
 
   // Stores and jobs. Unset = in-memory sessions and an in-process queue.
   REDIS_URL: optionalString.pipe(
@@ -175,7 +175,8 @@ export interface Config {
   /** `LOG_LEVEL`; unset: the process's own default (`info`, the CLI `error`), `error` under NODE_ENV=test. */
   logLevel: LogLevel | undefined;
   embeddedSandbox: boolean;
-  sandboxPort: number;
+  /** The embedded sandbox's `SANDBOX_*` settings, parsed as `npm run sandbox` does; null with a real service. */
+  sandbox: SandboxSettings | null;
   purchaseApi: PurchaseApiConfig;
   debitAccountId: number | undefined;
   redisUrl: string | undefined;
@@ -401,6 +402,17 @@ function agentServiceCodes(value: string | undefined): string[] {
   });
 }
 
+/** The embedded sandbox reads the `SANDBOX_*` variables exactly as `npm run sandbox` does. */
+function embeddedSandboxSettings(source: NodeJS.ProcessEnv): SandboxSettings {
+  try {
+    return sandboxSettings(source);
+  } catch (error) {
+    if (error instanceof SandboxSettingsError)
+      throw new ConfigError(`invalid configuration: ${error.variable}: ${error.problem}`);
+    throw error;
+  }
+}
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(source);
   if (!parsed.success) {
@@ -490,7 +502,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     port: env.PORT,
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'error' : undefined),
     embeddedSandbox,
-    sandboxPort: env.SANDBOX_PORT,
+    sandbox: embeddedSandbox ? embeddedSandboxSettings(source) : null,
     purchaseApi: {
       baseUrl: env.PURCHASE_API_BASE_URL,
       interface: env.PURCHASE_API_INTERFACE,

@@ -128,7 +128,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     );
   const adapters = buildUssdAdapters(config);
   const sandbox = config.embeddedSandbox
-    ? await startSandbox({ port: config.sandboxPort, silent: true, ...options.sandbox })
+    ? await startSandbox({ ...config.sandbox, silent: true, ...options.sandbox })
     : undefined;
   const purchaseServiceUrl = sandbox?.url ?? config.purchaseApi.baseUrl!;
   const metrics = new Metrics();

@@ -67,6 +67,7 @@ export function settingsFromConfig(
   return {
     confirmTimeoutMs: config.purchaseApi.confirmTimeoutMs,
     inFlightMarginMs: 30_000,
+    lostConfirmMarginMs: 5_000,
     baseDelayMs: config.reconcile.baseDelayMs,
     maxDelayMs: 5 * 60_000,
     deadlineMs: config.reconcile.deadlineMs,
@@ -119,6 +120,7 @@ export class PurchaseLifecycle {
     if (job.kind === 'confirm') await this.runConfirm(job.purchaseId, job.attempt);
     else if (job.kind === 'probe') await this.runConfirm(job.purchaseId, undefined, job.attempt);
     else if (job.kind === 'recheck') await this.runRecheck(job.purchaseId, job.attempt);
+    else if (job.kind === 'lost-check') await this.runLostCheck(job.purchaseId, job.attempt);
     else await this.runReconcile(job.purchaseId);
   };
 
@@ -334,23 +336,20 @@ export class PurchaseLifecycle {
       counts.confirm += 1;
     }
     for await (const record of this.everyRecord((page) => this.store.listByState('confirming', page))) {
-      const inFlightUntil =
-        Date.parse(record.confirmSentAt ?? '') +
-        this.settings.confirmTimeoutMs +
-        this.settings.inFlightMarginMs;
-      const wait = inFlightUntil - this.clock().getTime();
+      const wait = this.lostAt(record) - this.clock().getTime();
       if (wait > 0) {
-        // Another gateway process sharing this Redis may be sending it right now: come back (as the
-        // job that sent it, so a live one is a no-op) once that confirm can no longer be in flight.
+        // Another gateway process sharing this Redis may be sending it right now: come back once
+        // that confirm can no longer be in flight (a job of its own, not the confirm job's id,
+        // which BullMQ still holds as active until its lock runs out).
         await this.queue.enqueue(
-          { kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts - 1 },
+          { kind: 'lost-check', purchaseId: record.id, attempt: record.confirmAttempts },
           wait,
           REVIVE,
         );
         counts.deferred += 1;
         continue;
       }
-      await this.markLost(record);
+      await this.markLost(record, 0);
       counts.lost += 1;
     }
     for (const state of ['unknown', 'reconciling'] as const) {
@@ -421,9 +420,45 @@ export class PurchaseLifecycle {
     await this.notifier.notify(record, 'resend', requestKey);
   }
 
-  private async markLost(record: PurchaseRecord): Promise<void> {
+  /**
+   * `confirming` with nobody answering for it → `unknown`, reconciled after `delayMs` (the base
+   * delay when its confirm may still be in flight; at once when it can no longer be).
+   */
+  private async markLost(record: PurchaseRecord, delayMs = this.settings.baseDelayMs): Promise<void> {
     const lost = await this.apply(record, { type: 'CONFIRM_LOST', at: this.now() });
-    if (lost) await this.followUp(lost, this.settings.baseDelayMs);
+    if (lost) await this.followUp(lost, delayMs);
+  }
+
+  /**
+   * When a `confirming` record's confirm can no longer be in flight: the deadline its sender
+   * stored (`confirmInFlightUntil`, its own client timeout), or the start + this process's confirm
+   * timeout for records written before it was stored, plus `lostConfirmMarginMs`.
+   */
+  private lostAt(record: PurchaseRecord): number {
+    const stored = Date.parse(record.confirmInFlightUntil ?? '');
+    const inFlightUntil = Number.isFinite(stored)
+      ? stored
+      : Date.parse(record.confirmSentAt ?? '') + this.settings.confirmTimeoutMs;
+    // No start time at all (never expected in `confirming`): nothing can be in flight any more.
+    return Number.isFinite(inFlightUntil) ? inFlightUntil + this.settings.lostConfirmMarginMs : 0;
+  }
+
+  /**
+   * The `lost-check` job: a `confirming` record found without a worker (at start, by the sweep)
+   * whose confirm `attempt` can no longer be in flight is lost; reconcile it now rather than at
+   * the next sweep. The job's delay was computed to land past that point (the margin covers the
+   * clocks of the process that scheduled it and this one). A record that moved on (its worker was
+   * alive after all) is left alone.
+   */
+  async runLostCheck(id: string, attempt: number): Promise<void> {
+    const record = await this.store.get(id);
+    if (!record || record.state !== 'confirming' || record.confirmAttempts !== attempt) return;
+    log.warn('confirm left by a dead worker: reconciling', {
+      purchaseId: record.id,
+      externalReference: record.externalReference,
+      confirmSentAt: record.confirmSentAt,
+    });
+    await this.markLost(record, 0);
   }
 
   private async scheduleReconcile(

@@ -110,7 +110,8 @@ export function parseLostPurchases(csv: string, defaultLanguage: string): LostPu
   const lost: LostPurchase[] = [];
   for (const [index, line] of csv.split(/\r?\n/).entries()) {
     const cells = line.split(',').map((cell) => cell.trim());
-    if (cells.every((cell) => cell === '') || /^external/i.test(cells[0])) continue;
+    // A header line: `ref,identifier,…` as the README writes it, or `external_reference,…`.
+    if (cells.every((cell) => cell === '') || /^(external|ref(erence)?$)/i.test(cells[0])) continue;
     const [externalReference, subscriberIdentifier, product, phone, language] = cells;
     const productType = product?.toUpperCase();
     if (

@@ -8,6 +8,27 @@ import { formatMoney } from './money';
 import type { ProviderQuote } from './pricing';
 import type { ProductType } from './scenarios';
 
+/** Ticks per second of the id clock: a month of them fits a reference's 8 digits (31 d × 86 400 s × 32 < 10⁸). */
+const TICKS_PER_SECOND = 32;
+/** The last id issued in this process: sandboxes started one after another here never repeat one. */
+let lastId = 0;
+
+/**
+ * A transaction id unique across sandbox restarts without keeping any state: `<yyyymm><8 digits>`,
+ * the digits counting 1/32 s ticks since the local month began (Gaborone, UTC+2), or one more than
+ * the last id when ids come faster than that. A restarted sandbox starts from its clock, past
+ * every id the previous one issued — unless that one ran ahead of its clock (over 32 ids a
+ * second, sustained) until moments before the restart. References and tokens derive from it.
+ */
+export function nextTransactionId(now: Date): number {
+  const local = new Date(now.getTime() + 2 * 3600_000);
+  const monthStart = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), 1);
+  const ticks = Math.floor(((local.getTime() - monthStart) * TICKS_PER_SECOND) / 1000);
+  const month = local.getUTCFullYear() * 100 + local.getUTCMonth() + 1;
+  lastId = Math.max(lastId + 1, month * 100_000_000 + ticks);
+  return lastId;
+}
+
 export interface Account extends AccountSeed {
   currency: string;
 }
@@ -47,15 +68,14 @@ export interface Transaction {
 export class Ledger {
   private readonly accounts = new Map<number, Account>();
   private readonly transactions: Transaction[] = [];
-  private nextId = 10_001;
 
   constructor() {
     for (const seed of ACCOUNT_SEEDS) this.accounts.set(seed.id, { ...seed, currency: CURRENCY });
   }
 
-  /** Next operation id (validate quotes take one too, without being stored). */
-  allocateId(): number {
-    return this.nextId++;
+  /** Next operation id (validate quotes take one too, without being stored): see {@link nextTransactionId}. */
+  allocateId(now: Date): number {
+    return nextTransactionId(now);
   }
 
   account(id: number): Account | undefined {

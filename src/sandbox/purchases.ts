@@ -33,9 +33,10 @@ export function formatDate(date: Date): string {
   return new Date(date.getTime() + 2 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-function reference(id: number, date: Date): string {
-  const local = formatDate(date);
-  return `TOP/${local.slice(0, 4)}/${local.slice(5, 7)}/${String(id).padStart(8, '0')}`;
+/** `TOP/<year>/<month>/<8 digits>` of an id `<yyyymm><8 digits>` (its local month). */
+function reference(id: number): string {
+  const digits = String(id);
+  return `TOP/${digits.slice(0, 4)}/${digits.slice(4, 6)}/${digits.slice(6)}`;
 }
 
 export class Purchases {
@@ -254,12 +255,12 @@ export class Purchases {
     account: Account,
     status: Transaction['status'],
   ): Transaction {
-    const id = this.ledger.allocateId();
     const now = new Date();
+    const id = this.ledger.allocateId(now);
     const serviceCharge = SERVICE_CHARGE_MINOR[input.productType];
     return {
       id,
-      reference: reference(id, now),
+      reference: reference(id),
       status,
       origin: input.origin,
       userId: user.id,

@@ -1,6 +1,13 @@
 import { UnsupportedProductError } from './errors';
 import { toRequestAmount } from './money';
-import type { CallContext, PurchaseRequest, PurchaseService, RetryRequest, Transaction } from './port';
+import type {
+  CallContext,
+  PurchaseRequest,
+  PurchaseService,
+  RetryRequest,
+  Transaction,
+  VasProduct,
+} from './port';
 import { V1Reads } from './v1-adapter';
 import { parseLegacyTransaction } from './wire';
 
@@ -57,6 +64,11 @@ export function legacyPurchaseBody(
 }
 
 export class LegacyPurchaseService extends V1Reads implements PurchaseService {
+  /** The catalogue (a v1 read) narrowed to what this interface can sell: menus offer nothing it would refuse. */
+  override async listProducts(ctx: CallContext): Promise<VasProduct[]> {
+    return (await super.listProducts(ctx)).filter((product) => product.productType === 'ELECTRICITY');
+  }
+
   async validate(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
     requireElectricity(request.productType);
     const answer = await this.caller.call(

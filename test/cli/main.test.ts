@@ -11,7 +11,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const code = await main(argv, {
     stdout: (l) => out.push(l),
     stderr: (l) => err.push(l),
-    env: { NODE_ENV: 'test', ...env },
+    // SANDBOX_PORT=0: never the sandbox of an `npm start` running on this machine.
+    env: { NODE_ENV: 'test', SANDBOX_PORT: '0', ...env },
   });
   return { code, out: out.join('\n'), err: err.join('\n'), errLines: err };
 }
@@ -207,5 +208,78 @@ describe('against a configured base URL', () => {
       other.closeAllConnections();
       await new Promise<void>((resolve) => other.close(() => resolve()));
     }
+  });
+});
+
+describe('the account and the reference, as the gateway has them (#12 item 6)', () => {
+  const buy = (ref: string, extra: string[] = []) => [
+    'confirm',
+    '--yes',
+    '--identifier',
+    TEST_METERS.active,
+    '--amount',
+    '20',
+    '--phone',
+    '26771234567',
+    '--ref',
+    ref,
+    ...extra,
+  ];
+  const debitsOf = async (ref: string) =>
+    (
+      (await (await fetch(`${sandbox.url}/sandbox/transactions`)).json()) as { external_reference: string }[]
+    ).filter((row) => row.external_reference === ref);
+
+  it('validate and confirm without --account debit what the gateway debits: DEBIT_ACCOUNT_ID, else the first CURRENT account', async () => {
+    const quote = await run(
+      ['validate', '--identifier', TEST_METERS.active, '--amount', '100', '--phone', '26771234567'],
+      remote(sandbox.url),
+    );
+    expect(quote.code).toBe(EXIT.ok);
+    expect(quote.err).toContain(
+      'using account 1001 (Main wallet) as the gateway does (its first CURRENT account)',
+    );
+    const ref = `cli-acct-${Date.now()}`;
+    const bought = await run(buy(ref), remote(sandbox.url, { DEBIT_ACCOUNT_ID: '1003' }));
+    expect(bought.code).toBe(EXIT.ok);
+    expect(bought.err).toContain('using account 1003 (Top-up wallet) as the gateway does (DEBIT_ACCOUNT_ID)');
+    expect(await debitsOf(ref)).toEqual([expect.objectContaining({ account_id: 1003 })]);
+  });
+
+  it('a confirm with a --ref the service already knows asks retry and refuses: one purchase, exit 1', async () => {
+    const ref = `cli-reused-${Date.now()}`;
+    expect((await run(buy(ref), remote(sandbox.url))).code).toBe(EXIT.ok);
+    const again = await run(buy(ref), remote(sandbox.url));
+    expect(again.code).toBe(EXIT.failed);
+    expect(again.out).toContain('already known: SUCCESSFUL');
+    expect(again.errLines.at(-1)).toEqual(
+      `error: --ref ${ref} was already used for ${TEST_METERS.active} (SUCCESSFUL): not confirming again; use a new --ref (or leave it out)`,
+    );
+    expect(await debitsOf(ref)).toHaveLength(1);
+    // A reference the service does not know is bought as usual.
+    expect((await run(buy(`${ref}-new`), remote(sandbox.url))).code).toBe(EXIT.ok);
+  });
+
+  it('a --ref whose original failed is refused too (the service knows it); nothing is sent', async () => {
+    const ref = `cli-failed-${Date.now()}`;
+    const blocked = [
+      'confirm',
+      '--yes',
+      '--identifier',
+      TEST_METERS.purchasesBlocked,
+      '--amount',
+      '20',
+      '--phone',
+      '26771234567',
+      '--ref',
+      ref,
+    ];
+    expect((await run(blocked, remote(sandbox.url))).code).toBe(EXIT.failed);
+    const again = await run(blocked, remote(sandbox.url));
+    expect(again.code).toBe(EXIT.failed);
+    expect(again.errLines.at(-1)).toMatch(
+      new RegExp(`^error: --ref ${ref} was already used .*not confirming again`),
+    );
+    expect(await debitsOf(ref)).toHaveLength(1);
   });
 });

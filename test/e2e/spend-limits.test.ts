@@ -34,7 +34,10 @@ const debits = async (meter: string) =>
 it('refuses an amount out of range on the amount screen, naming the limit, before any quote', async () => {
   const phone = newPhone();
   const replies = await dialogue(gateway, `sp-${phone}`, phone, ['1', TEST_METERS.active, '999999999999']);
+  // The amount screen names the range; the refusal keeps the caller there, with no quote.
+  expect(replies[2].screen).toMatch(/^Enter the amount \(BWP 10.00 to BWP 1000.00\):/);
   expect(replies[3].end).toBe(false);
+  expect(replies[3].screen).not.toMatch(/Total/);
   expect(replies[3].screen).toContain('The amount must be at most BWP 1000.00.');
   const other = newPhone();
   const low = await dialogue(gateway, `sp2-${other}`, other, ['1', TEST_METERS.active, '5']);
@@ -68,6 +71,41 @@ it("counts a number's day over USSD and SMS, and says when the limit resets", as
   expect(await debits(meter)).toBe(before + 1);
 });
 
+it("an agent's customer shares the customer's day: a sale past it is refused, the float keeps its money", async () => {
+  const auth = { headers: { authorization: `Bearer ${ADMIN}` } };
+  const agent = newPhone();
+  const customer = newPhone();
+  const meter = TEST_METERS.subAccountSplit;
+  const added = await axios.post(
+    `${gateway.url}/admin/agents`,
+    { msisdn: agent, name: 'Agent', float: true },
+    auth,
+  );
+  await axios.post(
+    `${gateway.url}/admin/agents/${agent}/credits`,
+    { amount: 'BWP 500.00', reference: `sp-${agent}` },
+    auth,
+  );
+  await axios.post(`${gateway.url}/sms/inbound`, {
+    id: `sp-pin-${agent}`,
+    from: agent,
+    to: '1',
+    text: `PIN ${added.data.oneTimePin} 5937`,
+    receivedAt: 'now',
+  });
+  await waitForSms(gateway, agent, 1);
+  // The customer buys 200 of the day's 250 on their own…
+  const own = await dialogue(gateway, `ac1-${customer}`, customer, ['1', meter, '200', '1']);
+  expect(own[4].end).toBe(true);
+  const before = await debits(meter);
+  // …so an agent's sale of 100 to that customer is over the customer's day.
+  const sale = await dialogue(gateway, `ac2-${agent}`, agent, ['5937', '1', meter, '100', customer, '1']);
+  expect(sale.some((reply) => /reached today's limit of BWP 250.00/.test(reply.screen))).toBe(true);
+  expect(await debits(meter)).toBe(before);
+  const statement = (await axios.get(`${gateway.url}/admin/agents/${agent}/statement`, auth)).data;
+  expect(JSON.stringify(statement)).toMatch(/"derivedMinor":50000/);
+});
+
 it('blocks a number and a meter through the admin API; unblocked, it buys again', async () => {
   const phone = newPhone();
   const auth = { headers: { authorization: `Bearer ${ADMIN}` } };
@@ -87,6 +125,16 @@ it('blocks a number and a meter through the admin API; unblocked, it buys again'
   await axios.delete(`${gateway.url}/admin/blocklist/msisdn/${phone}`, auth);
   const again = await dialogue(gateway, `b2-${phone}`, phone, ['1', TEST_METERS.active, '20']);
   expect(again[3].screen).toMatch(/Total/);
+  // A blocked meter: no quote for any caller.
+  const meter = TEST_METERS.active13;
+  await axios.post(`${gateway.url}/admin/blocklist`, { kind: 'identifier', value: meter }, auth);
+  const other = newPhone();
+  const blockedMeter = await dialogue(gateway, `b3-${other}`, other, ['1', meter, '20']);
+  expect(blockedMeter.at(-1)!.screen).toMatch(/not allowed here/);
+  expect(blockedMeter.some((reply) => /Total/.test(reply.screen))).toBe(false);
+  await axios.delete(`${gateway.url}/admin/blocklist/identifier/${meter}`, auth);
+  const unblocked = await dialogue(gateway, `b4-${other}`, other, ['1', meter, '20']);
+  expect(unblocked[3].screen).toMatch(/Total/);
 });
 
 describe.each([

@@ -130,6 +130,22 @@ describe('gateway entry (src/main.ts)', () => {
     );
   });
 
+  it('production with the outbox allowed prints no /dev/sms URL, and /dev/sms is not served (#12 item 1)', async () => {
+    const r = run('src/main.ts', { ...WORKER_ENV, ALLOW_IN_MEMORY: 'true', PORT: '0' });
+    await until(r, '"gateway started"');
+    const started = JSON.parse(
+      r
+        .stdout()
+        .split('\n')
+        .find((l) => l.includes('"gateway started"'))!,
+    );
+    expect(started.sms).toBe('outbox (not served: set DEV_ROUTES=true to read it)');
+    expect(r.stdout()).not.toContain('/dev/sms');
+    expect((await fetch(`${started.url}/dev/sms`)).status).toBe(404);
+    r.child.kill('SIGTERM');
+    expect(await r.exited).toBe(0);
+  });
+
   it('production refuses a Redis that may lose the write before a confirm, with one line', async () => {
     expect(await failsWithOneLine('src/main.ts', { REDIS_URL: volatileRedis.url })).toBe(
       'gateway: Redis may lose the write that precedes a confirm (appendonly=no, appendfsync=everysec): ' +

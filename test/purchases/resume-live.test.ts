@@ -130,3 +130,65 @@ describe.each<Mode>(['in-process', 'bullmq'])('resumeStuck beside a live confirm
     expect(await h.ledger(r.externalReference)).toHaveLength(0);
   });
 });
+
+describe.each<Mode>(['in-process', 'bullmq'])('a confirming record whose worker died (%s queue)', (mode) => {
+  let h: Harness;
+  let gated: ReturnType<typeof gatedConfirm>;
+
+  beforeAll(async () => {
+    // Verdicts from silence wait the wide margin; declaring the confirm lost waits the short one.
+    h = await startHarness(mode, (service) => (gated = gatedConfirm(service)), {
+      inFlightMarginMs: 10_000,
+      lostConfirmMarginMs: 300,
+    });
+  });
+  afterAll(() => h.close());
+
+  it('found by the sweep while in flight: reconciled by the check it schedules, not at the next sweep; one confirm', async () => {
+    const r = makeRecord({ intent: intent({ amount: { currency: 'BWP', minor: 5400 } }) });
+    await h.store.create(r);
+    // The confirm reached the sandbox (debited, token issued); its answer never comes back to a
+    // worker that is gone.
+    const gate = gated.arm('after');
+    const dead = h.desk.lifecycle.runConfirm(r.id, 0);
+    await gate.entered;
+
+    const swept = await h.desk.resumeStuck();
+    expect(swept).toEqual(expect.objectContaining({ deferred: 1, lost: 0 }));
+    expect((await h.store.get(r.id))?.state).toBe('confirming');
+
+    const done = await h.settled(r.id);
+    expect(done.state).toBe('succeeded');
+    expect(done.lastError?.code).toBe('confirm_lost');
+    // Not before its confirm could no longer be in flight: start + confirm timeout + lost margin.
+    expect(Date.parse(done.settledAt!)).toBeGreaterThanOrEqual(Date.parse(done.confirmInFlightUntil!) + 300);
+    const ledger = await h.ledger(r.externalReference);
+    expect(ledger).toHaveLength(1);
+    expect(done.result?.rawToken).toBe(ledger[0].token);
+    expect(done.confirmAttempts).toBe(1);
+
+    // The old answer arriving late changes nothing and tells nothing twice.
+    gate.release();
+    await dead;
+    expect((await h.store.get(r.id))?.version).toBe(done.version);
+    expect(h.notifier.for(r.id)).toHaveLength(1);
+  });
+
+  it('a check for a confirm that answered meanwhile does nothing', async () => {
+    const r = makeRecord({ intent: intent({ amount: { currency: 'BWP', minor: 5500 } }) });
+    await h.store.create(r);
+    const gate = gated.arm('after');
+    const live = h.desk.lifecycle.runConfirm(r.id, 0);
+    await gate.entered;
+    expect((await h.desk.resumeStuck()).deferred).toBe(1);
+    gate.release();
+    await live;
+    const done = await h.settled(r.id);
+    await h.desk.lifecycle.handle({ kind: 'lost-check', purchaseId: r.id, attempt: 1 });
+    const after = await h.store.get(r.id);
+    expect(after).toEqual(
+      expect.objectContaining({ state: 'succeeded', version: done.version, lastError: null }),
+    );
+    expect(h.notifier.for(r.id)).toHaveLength(1);
+  });
+});

@@ -2,11 +2,16 @@
 export interface PurchaseJob {
   /**
    * `confirm` and `reconcile` are the lifecycle's steps; `probe` asks `retry` again before a
-   * confirm (after a Redis data loss); `recheck` re-asks after a verdict that is not a fact.
+   * confirm (after a Redis data loss); `recheck` re-asks after a verdict that is not a fact;
+   * `lost-check` comes back to a `confirming` record left by a dead worker once its confirm can
+   * no longer be in flight.
    */
-  kind: 'confirm' | 'reconcile' | 'probe' | 'recheck';
+  kind: 'confirm' | 'reconcile' | 'probe' | 'recheck' | 'lost-check';
   purchaseId: string;
-  /** confirmAttempts (confirm), reconcileAttempts (reconcile), or the round (probe, recheck). */
+  /**
+   * confirmAttempts (confirm, and lost-check: the attempt it watches), reconcileAttempts
+   * (reconcile), or the round (probe, recheck).
+   */
   attempt: number;
 }
 

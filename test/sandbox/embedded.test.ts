@@ -1,0 +1,192 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import axios from 'axios';
+import { loadConfig } from '../../src/config';
+import type { Gateway } from '../../src/gateway/app';
+import { SANDBOX_CREDENTIALS, TEST_METERS } from '../../src/sandbox';
+import { sandboxSettings } from '../../src/sandbox/settings';
+import { createPurchaseService } from '../../src/vas';
+import { hop, newPhone, startTestGateway } from '../e2e/harness';
+import { until } from '../support/wait';
+import { loginBody } from './helpers';
+
+/**
+ * #12 item 4: the sandbox `npm start` embeds reads the same `SANDBOX_*` settings as
+ * `npm run sandbox` (one parse), a restarted sandbox never repeats a reference or a token, and
+ * the legacy interface's menu offers only what it can sell. The entry points run as operators
+ * start them, as child processes (transpiled on the fly, no build).
+ */
+
+const ROOT = path.resolve(__dirname, '../..');
+const HOOK = path.join(ROOT, 'test/entrypoints/ts-require-hook.js');
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+function run(entry: string, env: Record<string, string>): Run {
+  const child = spawn(process.execPath, ['-r', HOOK, path.join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    output: () => out,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const SETTINGS = {
+  SANDBOX_DELAY_MS: '300',
+  SANDBOX_METER_LOCK: 'false',
+  SANDBOX_ACCESS_IN: '120',
+  SANDBOX_RATE_LIMIT: '1000/60s',
+};
+
+describe('the embedded sandbox reads the SANDBOX_* settings of npm run sandbox', () => {
+  it('one parse: the gateway configuration holds exactly what npm run sandbox reads', () => {
+    const env = { ...SETTINGS, SANDBOX_PORT: '0', SANDBOX_HOST: '127.0.0.2' };
+    expect(loadConfig(env).sandbox).toEqual(sandboxSettings(env));
+    expect(loadConfig({}).sandbox).toEqual(sandboxSettings({}));
+    expect(() => loadConfig({ SANDBOX_DELAY_MS: 'soon' })).toThrow(
+      'invalid configuration: SANDBOX_DELAY_MS: must be a whole number',
+    );
+    // A real purchase service: no sandbox, and its settings are not read.
+    expect(
+      loadConfig({
+        SANDBOX_DELAY_MS: 'soon',
+        PURCHASE_API_BASE_URL: 'http://127.0.0.1:9',
+        PURCHASE_API_CLIENT_ID: 'c',
+        PURCHASE_API_CLIENT_SECRET: 's',
+        PURCHASE_API_USERNAME: 'u',
+        PURCHASE_API_PASSWORD: 'p',
+        PURCHASE_API_ORG_CODE: 'o',
+      }).sandbox,
+    ).toBeNull();
+  });
+
+  it('npm start with SANDBOX_DELAY_MS: the delayed meter answers after that delay, not 95 s; SANDBOX_METER_LOCK too', async () => {
+    const gateway = run('src/main.ts', { ...SETTINGS, PORT: '0', SANDBOX_PORT: '0' });
+    try {
+      const url = await until(
+        'the gateway started',
+        () => /embedded sandbox at (http:\/\/[\d.:]+)/.exec(gateway.output())?.[1],
+        { timeoutMs: 60_000 },
+      );
+      const service = createPurchaseService({
+        baseUrl: url,
+        interface: 'v1',
+        ...SANDBOX_CREDENTIALS,
+        timeoutMs: 5000,
+        // Far below the 95 s default delay: only SANDBOX_DELAY_MS=300 lets this confirm answer.
+        confirmTimeoutMs: 10_000,
+      });
+      const ctx = { requestId: 'embedded-settings' };
+      const request = {
+        sourceChannel: 'USSD' as const,
+        language: 'en-BW',
+        productType: 'ELECTRICITY' as const,
+        providerCode: 'BPC',
+        debitedAccountId: 1001,
+        beneficiaryPhoneNumber: '26771234567',
+        amount: { currency: 'BWP', minor: 2000 },
+      };
+      const delayed = await service.confirm(
+        { ...request, subscriberIdentifier: TEST_METERS.delayed, externalReference: `emb-${Date.now()}` },
+        ctx,
+      );
+      expect(delayed.status).toBe('SUCCESSFUL');
+      // The meter lock is off: a well-formed meter outside the staging list is sold.
+      const unlisted = await service.validate({ ...request, subscriberIdentifier: '09876543210' }, ctx);
+      expect(unlisted.status).toBe('ON_GOING');
+    } finally {
+      await gateway.stop();
+    }
+  }, 120_000);
+});
+
+interface Sold {
+  reference: string;
+  token: string;
+}
+
+/** Three electricity confirms on a running sandbox: their references and tokens. */
+async function sellThree(url: string, tag: string): Promise<Sold[]> {
+  const http = axios.create({ baseURL: url });
+  const token = (await http.post('/public/v1/auth/login', loginBody())).data.access_token as string;
+  const sold: Sold[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    const { data } = await http.post(
+      '/public/v1/purchases/confirm',
+      {
+        source_channel: 'USSD',
+        language: 'en-BW',
+        product_type: 'ELECTRICITY',
+        provider_code: 'BPC',
+        debited_account_id: 1001,
+        beneficiary_phone_number: '26771234567',
+        subscriber_identifier: TEST_METERS.active,
+        amount: 20,
+        currency: 'BWP',
+        external_reference: `${tag}-${i}`,
+      },
+      { headers: { authorization: `Bearer ${token}` } },
+    );
+    sold.push({ reference: data.reference, token: data.product?.token ?? data.token });
+  }
+  return sold;
+}
+
+it('two sandboxes in sequence (npm run sandbox, stopped, started again) never repeat a reference or a token', async () => {
+  const sold: Sold[] = [];
+  for (const tag of ['first', 'second']) {
+    const sandbox = run('src/sandbox/main.ts', { SANDBOX_PORT: '0' });
+    try {
+      const url = await until(
+        'the sandbox listening',
+        () => /"url":"(http:[^"]+)"/.exec(sandbox.output())?.[1],
+        {
+          timeoutMs: 60_000,
+        },
+      );
+      sold.push(...(await sellThree(url, tag)));
+    } finally {
+      await sandbox.stop();
+    }
+  }
+  expect(sold).toHaveLength(6);
+  for (const { reference, token } of sold) {
+    expect(reference).toMatch(/^TOP\/\d{4}\/\d{2}\/\d{8}$/);
+    expect(token).toMatch(/^\d{4}( \d{4}){4}$/);
+  }
+  expect(new Set(sold.map((s) => s.reference)).size).toBe(6);
+  expect(new Set(sold.map((s) => s.token)).size).toBe(6);
+}, 180_000);
+
+describe('PURCHASE_API_INTERFACE=legacy (electricity only)', () => {
+  let gateway: Gateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({ PURCHASE_API_INTERFACE: 'legacy' });
+  });
+  afterAll(() => gateway.close());
+
+  it('the menu offers only electricity, over HTTP; choosing it asks for the meter', async () => {
+    const phone = newPhone();
+    const menu = await hop(gateway, 'legacy-menu', phone, '');
+    expect(menu.end).toBe(false);
+    expect(menu.screen).toMatch(/1 Electricity/);
+    expect(menu.screen).not.toMatch(/Airtime|Water/);
+    const meter = await hop(gateway, 'legacy-menu', phone, '1');
+    expect(meter.screen).toMatch(/Meter number/i);
+  });
+});
