@@ -43,7 +43,9 @@ async function main(): Promise<void> {
         : config.devRoutes
           ? `outbox, read it at ${gateway.url}/dev/sms`
           : 'outbox (not served: set DEV_ROUTES=true to read it)',
-    admin: config.adminToken ? `${gateway.url}/admin/purchases` : 'disabled (set ADMIN_TOKEN)',
+    admin: config.care.adminCredentials.length
+      ? `${gateway.url}/admin/purchases`
+      : 'disabled (set ADMIN_TOKEN)',
   });
   const key = config.ussd.callbackSecret ? '?key=$USSD_CALLBACK_SECRET' : '';
   log.info(

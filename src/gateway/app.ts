@@ -30,6 +30,8 @@ import { blocklistRouter } from '../spend/admin';
 import { AgentDesk, accountCheckFor, createAgentAdminRouter } from '../agents';
 import { bearerMatches } from '../http/secrets';
 import { componentLogger } from '../observability/logger';
+import { adminResponses, CustomerCare } from '../purchases/care';
+import { startBalanceWatch, type BalanceWatch } from './balance-watch';
 
 const log = componentLogger('gateway');
 
@@ -53,6 +55,8 @@ export interface Gateway {
   outbox: OutboxStore;
   /** This gateway's metrics (its own registry), served at `GET /metrics`. */
   metrics: Metrics;
+  /** The debit account's balance poll (`check()` reads it now). */
+  balanceWatch: BalanceWatch;
   close(): Promise<void>;
 }
 
@@ -151,6 +155,13 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     defaultLanguage: locales.meta(config.defaultLanguage).tag,
   });
   const engine = instrumentHopEngine(hopEngine, metrics);
+  const balanceWatch = startBalanceWatch({
+    service: moneyPath.service,
+    accountId: config.debitAccountId,
+    metrics,
+    everyMs: config.care.balancePollMs,
+    alert: config.care.lowBalanceAlert,
+  });
   const smsChannel = await startSmsChannel(
     config,
     moneyPath,
@@ -201,6 +212,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       sms: config.sms.driver,
     });
   });
+  metrics.watchPurchaseStates(() => desk.store.countByState());
   app.use(metricsRouter(metrics, { token: config.metricsToken }));
   if (config.devRoutes) {
     // The outbox holds tokens: open only in the embedded mode (on loopback), else the admin bearer.
@@ -212,13 +224,25 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       });
     app.use(outboxRouter(moneyPath.outbox));
   }
-  if (config.adminToken) {
-    app.use(createAdminRouter({ desk, adminToken: config.adminToken, notifications: moneyPath.sms.store }));
-    app.use(blocklistRouter(moneyPath.spend.store, config.adminToken, config.defaultRegion));
+  const credentials = config.care.adminCredentials;
+  if (credentials.length > 0) {
+    const care = new CustomerCare({
+      store: desk.store,
+      lifecycle: desk.lifecycle,
+      audit: moneyPath.audit,
+      region: config.defaultRegion,
+    });
+    // Every admin answer masked, or its reveal audited first (src/purchases/care/masking.ts).
+    app.use(
+      '/admin',
+      adminResponses({ credentials, recordReveal: (actor, what) => care.recordReveal(actor, what) }),
+    );
+    app.use(createAdminRouter({ desk, adminToken: credentials, notifications: moneyPath.sms.store, care }));
+    app.use(blocklistRouter(moneyPath.spend.store, credentials, config.defaultRegion));
     app.use(
       createAgentAdminRouter({
         desk: new AgentDesk(moneyPath.agents, accountCheckFor(moneyPath.service)),
-        adminToken: config.adminToken,
+        adminToken: credentials,
       }),
     );
   }
@@ -238,6 +262,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     engine,
     outbox: moneyPath.outbox,
     metrics,
+    balanceWatch,
     async close() {
       // Stop accepting, let hops in flight answer (bounded), then cut what is left.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -250,6 +275,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         server.closeAllConnections();
         await closed;
       }
+      balanceWatch.stop();
       await smsChannel.close();
       await sessions.close();
       await moneyPath.close();

@@ -145,8 +145,9 @@ export class Metrics {
       labelNames: ['state'],
       registers: [this.registry],
       async collect() {
-        const counts = await count();
-        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+        // A store that does not answer (Redis down) leaves the last counts; the scrape still answers.
+        const counts = await count().catch(() => null);
+        for (const [state, n] of Object.entries(counts ?? {})) this.set({ state }, n);
       },
     });
   }
