@@ -1,5 +1,6 @@
 import axios from 'axios';
 import request from 'supertest';
+import { main } from '../../src/cli/main';
 import type { Gateway } from '../../src/gateway/app';
 import { purchaseKeys } from '../../src/purchases/store';
 import type { PurchaseRecord } from '../../src/purchases/types';
@@ -252,5 +253,72 @@ describe('metrics', () => {
     expect(
       logs.lines.some((l) => l.includes('DEBIT ACCOUNT BALANCE LOW') && l.includes('"level":"error"')),
     ).toBe(true);
+  });
+});
+
+describe('operator CLI (npm run cli -- purchases)', () => {
+  async function cli(...argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(['purchases', ...argv], {
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+      env: { NODE_ENV: 'test', REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, USER: 'thabo' },
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  it('finds masked, reveals audited, resolves with a note; the gateway sees it all', async () => {
+    const phone = newPhone();
+    const done = await succeeded(phone);
+    const stuck = await needsAttention(phone);
+
+    const found = await cli('find', '--msisdn', phone.slice(3));
+    expect(found.code).toBe(0);
+    expect(found.out.split('\n')).toHaveLength(2);
+    expect(found.out).toContain(stuck.id);
+    expect(found.out).not.toContain(phone);
+    const shown = await cli('show', done.id, '--json');
+    for (const form of [phone, ...tokenForms(done)]) expect(shown.out).not.toContain(form);
+    const revealed = await cli('show', done.id, '--reveal', '--json');
+    expect(JSON.parse(revealed.out).result.rawToken).toBe(done.result!.rawToken);
+
+    expect(await cli('resolve', stuck.id)).toMatchObject({ code: 2, err: expect.stringMatching(/--note/) });
+    expect(await cli('resolve', stuck.id, '--note', 'refund issued by the service desk')).toMatchObject({
+      code: 0,
+      out: `${stuck.id} resolved by cli:thabo`,
+    });
+    expect((await gateway.desk.get(stuck.id))?.state).toBe('resolved');
+    const trail = await api().get('/admin/purchases/audit?limit=5').set(as(ADMIN)).expect(200);
+    expect(trail.body.entries.slice(0, 2)).toEqual([
+      expect.objectContaining({ actor: 'cli:thabo', action: 'resolve', purchaseId: stuck.id }),
+      expect.objectContaining({
+        actor: 'cli:thabo',
+        action: 'reveal',
+        detail: `cli purchases show ${done.id} --json`,
+      }),
+    ]);
+    expect((await cli('audit', stuck.id)).out).toMatch(/cli:thabo {2}resolve {2}\S+ {2}refund issued/);
+  });
+
+  it("reconciles again through the gateway's worker and refuses what it cannot do", async () => {
+    const phone = newPhone();
+    const stuck = await needsAttention(phone);
+    const asked = await cli('reconcile', stuck.id, '--note', 'customer called');
+    expect(asked).toMatchObject({ code: 0 });
+    const done = await settledIn(stuck.id, ['succeeded']);
+    expect(done.result?.rawToken).toBeTruthy();
+    expect(await cli('reconcile', stuck.id)).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/is succeeded/),
+    });
+    expect(await cli('show', 'no-such-id')).toMatchObject({ code: 1 });
+    expect(await cli('find')).toMatchObject({ code: 2 });
+    const noRedis = await main(['purchases', 'find', '--msisdn', phone], {
+      stdout: () => undefined,
+      stderr: () => undefined,
+      env: { NODE_ENV: 'test' },
+    });
+    expect(noRedis).toBe(2);
   });
 });
