@@ -3,11 +3,11 @@ import request from 'supertest';
 import { main } from '../../src/cli/main';
 import type { Gateway } from '../../src/gateway/app';
 import { purchaseKeys } from '../../src/purchases/store';
-import type { PurchaseRecord } from '../../src/purchases/types';
 import { ledger, newPhone, startTestGateway, waitForSms } from '../e2e/harness';
 import { captureLogs } from '../support/logs';
 import { testRedis, type TestRedis } from '../support/redis';
 import { until } from '../support/wait';
+import { newPurchaseRecord, type PurchaseRecord } from '../../src/purchases/types';
 import { intent } from './fixtures';
 
 /**
@@ -320,5 +320,37 @@ describe('operator CLI (npm run cli -- purchases)', () => {
       env: { NODE_ENV: 'test' },
     });
     expect(noRedis).toBe(2);
+  });
+});
+
+describe('retention on a running gateway (memory store, the workers sweep)', () => {
+  let small: Gateway;
+  beforeAll(async () => {
+    small = await startTestGateway({ PURCHASE_RETENTION_DAYS: '1', PURCHASE_SWEEP_INTERVAL_MS: '100' });
+  });
+  afterAll(() => small.close());
+
+  it('deletes a succeeded purchase a day after it settled, keeps a needs_attention one however old', async () => {
+    const phone = newPhone();
+    const longAgo = new Date(Date.now() - 36 * 3600_000).toISOString();
+    const base = (state: 'succeeded' | 'needs_attention') => ({
+      ...newPurchaseRecord({
+        id: `retained-${state}-${process.pid}`,
+        idempotencyKey: `retained-${state}-${process.pid}`,
+        externalReference: `GW-OLD-${state}`,
+        intent: intent({ beneficiaryMsisdn: phone, requesterMsisdn: phone }),
+        createdAt: longAgo,
+      }),
+      state,
+      settledAt: longAgo,
+      notifiedAt: longAgo,
+    });
+    await small.desk.store.create(base('needs_attention'));
+    await small.desk.store.create(base('succeeded'));
+    await until(
+      'the old success purged',
+      async () => !(await small.desk.get(`retained-succeeded-${process.pid}`)),
+    );
+    expect((await small.desk.listByMsisdn(phone)).map((r) => r.state)).toEqual(['needs_attention']);
   });
 });
