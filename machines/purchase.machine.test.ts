@@ -232,12 +232,45 @@ describe('purchase machine: reconcile outcomes', () => {
 });
 
 describe('purchase machine: states', () => {
-  it('has exactly the lifecycle states; settled ones take nothing but a late-found success', () => {
+  it('has exactly the lifecycle states; settled ones take nothing but a late-found success (and an operator)', () => {
     const states = Object.values(purchaseMachine.root.states);
     expect(states.map((s) => s.key).sort()).toEqual([...PURCHASE_STATES].sort());
     expect(states.filter((s) => s.type === 'final').map((s) => s.key)).toEqual(['succeeded']);
-    for (const state of SETTLED_STATES.filter((s) => s !== 'succeeded'))
-      expect(Object.keys(purchaseMachine.root.states[state].on)).toEqual(['RECHECK_OK']);
+    expect(Object.keys(purchaseMachine.root.states.failed.on)).toEqual(['RECHECK_OK']);
+    expect(Object.keys(purchaseMachine.root.states.needs_attention.on)).toEqual([
+      'RECHECK_OK',
+      'RESOLVE',
+      'REOPEN',
+    ]);
+    expect(Object.keys(purchaseMachine.root.states.resolved.on)).toEqual(['RECHECK_OK']);
+    expect(SETTLED_STATES).not.toContain('resolved');
+  });
+
+  it('an operator resolves or reopens only a needs_attention purchase; reopening asks at once with a fresh deadline', () => {
+    const attention = record({ state: 'needs_attention', notFoundCount: 1, recheckUntil: SENT });
+    const at = '2025-06-01T00:00:00.000Z';
+    expect(decide(attention, { type: 'RESOLVE', at }, settings)?.to).toBe('resolved');
+    const reopened = decide(attention, { type: 'REOPEN', at }, settings);
+    expect(reopened).toMatchObject({
+      to: 'reconciling',
+      delayMs: 0,
+      patch: {
+        notFoundCount: 0,
+        recheckUntil: null,
+        reconcileDeadlineAt: new Date(Date.parse(at) + settings.deadlineMs).toISOString(),
+      },
+    });
+    for (const state of [
+      'created',
+      'confirming',
+      'reconciling',
+      'succeeded',
+      'failed',
+      'resolved',
+    ] as const) {
+      expect(decide(record({ state }), { type: 'RESOLVE', at }, settings)).toBeNull();
+      expect(decide(record({ state }), { type: 'REOPEN', at }, settings)).toBeNull();
+    }
   });
 });
 

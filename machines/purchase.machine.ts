@@ -14,6 +14,7 @@ import type { Transaction } from '../src/vas/port';
  *   created → succeeded | unknown      a probe found an earlier confirm (its write was lost)
  *   unknown → reconciling → succeeded | failed | needs_attention
  *   failed (no charge found) | needs_attention → succeeded   a later re-check found the success
+ *   needs_attention → resolved (an operator closed it) | reconciling (an operator asked again)
  */
 
 /** Tunables of the lifecycle, from config (see settingsFromConfig in src/purchases/lifecycle.ts). */
@@ -91,7 +92,11 @@ export type PurchaseEvent =
   /** …or answered for an earlier attempt without its transaction (its failure, `retries_disabled`). */
   | { type: 'PROBE_REFUSED'; error: ErrorInfo; at: string }
   /** A late re-check of a verdict that was not a fact found the purchase successful. */
-  | { type: 'RECHECK_OK'; tx: Transaction; at: string };
+  | { type: 'RECHECK_OK'; tx: Transaction; at: string }
+  /** An operator closed a `needs_attention` purchase (the note is kept by src/purchases/care). */
+  | { type: 'RESOLVE'; at: string }
+  /** An operator asked to reconcile a `needs_attention` purchase again: retry only, never confirm. */
+  | { type: 'REOPEN'; at: string };
 
 type TimedEvent = Extract<PurchaseEvent, { random: number }>;
 
@@ -305,6 +310,14 @@ export const purchaseMachine = setup({
       recheckUntil: ({ context, event }) => recheckUntil(context, (event as { at: string }).at),
       delayMs: null,
     }),
+    /** Reconcile again from now: a fresh deadline, not-found answers counted anew, asked at once. */
+    reopen: assign({
+      reconcileDeadlineAt: ({ context, event }) =>
+        new Date(ms((event as { at: string }).at) + context.settings.deadlineMs).toISOString(),
+      notFoundCount: 0,
+      recheckUntil: null,
+      delayMs: 0,
+    }),
     /** A success found after a verdict: the outcome is corrected and told again. */
     correct: assign({
       result: ({ event }) => resultFromTransaction((event as { tx: Transaction }).tx),
@@ -389,6 +402,14 @@ export const purchaseMachine = setup({
       on: { RECHECK_OK: { guard: 'noChargeFound', target: 'succeeded', actions: 'correct' } },
     },
     needs_attention: {
+      on: {
+        RECHECK_OK: { guard: 'isSuccessful', target: 'succeeded', actions: 'correct' },
+        RESOLVE: { target: 'resolved' },
+        REOPEN: { target: 'reconciling', actions: 'reopen' },
+      },
+    },
+    // Closed by an operator; a success the re-checks still find corrects it all the same.
+    resolved: {
       on: { RECHECK_OK: { guard: 'isSuccessful', target: 'succeeded', actions: 'correct' } },
     },
   },

@@ -43,7 +43,9 @@ async function main(): Promise<void> {
         : config.devRoutes
           ? `outbox, read it at ${gateway.url}/dev/sms`
           : 'outbox (not served: set DEV_ROUTES=true to read it)',
-    admin: config.adminToken ? `${gateway.url}/admin/purchases` : 'disabled (set ADMIN_TOKEN)',
+    admin: config.care.adminCredentials.length
+      ? `${gateway.url}/admin/purchases`
+      : 'disabled (set ADMIN_TOKEN)',
     simulator: config.devRoutes ? `${gateway.url}/simulator` : 'off (set DEV_ROUTES=true)',
   });
   if (config.devRoutes) log.info(`simulator: open ${gateway.url}/simulator in a browser to dial as a phone`);

@@ -54,6 +54,8 @@ commands:
                              a successful one is recorded and its token SMS queued; --dry-run writes nothing
   agent <command>            field agents: add, list, show, disable, enable, reset-pin, credit,
                              adjust, statement (npm run cli -- agent help)
+  purchases <command>        customer care: find, show, resolve, reconcile, audit (needs REDIS_URL;
+                             npm run cli -- purchases help)
 flags:
   --product ELECTRICITY|AIRTIME|WATER (default ELECTRICITY)   --provider CODE
   --identifier METER_OR_NUMBER   --amount 100.00   --phone 2677XXXXXXX
@@ -500,6 +502,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   // Operator commands with flags and usage of their own.
   if (argv[0] === 'blocklist') return blocklistCli(argv.slice(1), io);
   if (argv[0] === 'agent') return (await import('../agents/cli')).agentCli(argv.slice(1), io);
+  if (argv[0] === 'purchases') return (await import('../purchases/care/cli')).purchasesCli(argv.slice(1), io);
   let parsed: ReturnType<typeof parseFlags>;
   try {
     parsed = parseFlags(argv);

@@ -6,6 +6,7 @@ import { LOG_LEVELS, type LogLevel } from '../observability/logger';
 import { parseDecimalAmount } from '../vas/money';
 import { serviceCodeKey } from '../agents/service-codes';
 import { sandboxSettings, SandboxSettingsError, type SandboxSettings } from '../sandbox/settings';
+import { parseAdminCredentials, parseLowBalanceAlert, type CareSettings } from '../purchases/care/settings';
 
 /**
  * The gateway's one typed configuration, read from the environment and validated at start.
@@ -149,6 +150,11 @@ const EnvSchema = z.object({
 
   // Operator API.
   ADMIN_TOKEN: optionalString,
+  // Customer care (src/purchases/care): labelled admin tokens, retention, the balance watch.
+  ADMIN_TOKENS: optionalString,
+  PURCHASE_RETENTION_DAYS: int(90, 1, 3650),
+  BALANCE_POLL_INTERVAL_MS: int(60000, 0, 86_400_000),
+  LOW_BALANCE_ALERT: optionalString,
   METRICS_TOKEN: optionalString,
   DEV_ROUTES: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
 });
@@ -244,6 +250,8 @@ export interface Config {
     serviceCodes: string[];
   };
   adminToken: string | undefined;
+  /** Customer care: labelled admin tokens, retention of resolved purchases, the balance watch. */
+  care: CareSettings;
   /** Bearer token required on `GET /metrics`; undefined = open (scrape it on a private network). */
   metricsToken: string | undefined;
   devRoutes: boolean;
@@ -298,6 +306,20 @@ function parseTrustProxy(value: string | undefined): number | string | undefined
     }
   }
   return value;
+}
+
+/** Customer care's settings from the environment; a bad value is a ConfigError. */
+function careSettings(env: Env): CareSettings {
+  try {
+    return {
+      adminCredentials: parseAdminCredentials(env.ADMIN_TOKEN, env.ADMIN_TOKENS, MIN_SECRET_LENGTH),
+      retentionMs: env.PURCHASE_RETENTION_DAYS * 24 * 3600_000,
+      balancePollMs: env.BALANCE_POLL_INTERVAL_MS,
+      lowBalanceAlert: parseLowBalanceAlert(env.LOW_BALANCE_ALERT),
+    };
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 /** Shared secrets an attacker could guess are refused: at least this many characters. */
@@ -589,6 +611,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       serviceCodes: agentServiceCodes(env.AGENT_SERVICE_CODES),
     },
     adminToken: env.ADMIN_TOKEN,
+    care: careSettings(env),
     metricsToken: env.METRICS_TOKEN,
     // The outbox holds tokens: served by default only in the embedded (demo) mode.
     devRoutes,

@@ -33,6 +33,8 @@ import { bearerMatches } from '../http/secrets';
 import { componentLogger } from '../observability/logger';
 import { inboundSmsAdapters } from '../channels/sms/inbound/adapters';
 import { simulatorRouter } from '../simulator/router';
+import { adminResponses, CustomerCare } from '../purchases/care';
+import { startBalanceWatch, type BalanceWatch } from './balance-watch';
 
 const log = componentLogger('gateway');
 
@@ -56,6 +58,8 @@ export interface Gateway {
   outbox: OutboxStore;
   /** This gateway's metrics (its own registry), served at `GET /metrics`. */
   metrics: Metrics;
+  /** The debit account's balance poll (`check()` reads it now). */
+  balanceWatch: BalanceWatch;
   close(): Promise<void>;
 }
 
@@ -154,6 +158,13 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     defaultLanguage: locales.meta(config.defaultLanguage).tag,
   });
   const engine = instrumentHopEngine(hopEngine, metrics);
+  const balanceWatch = startBalanceWatch({
+    service: moneyPath.service,
+    accountId: config.debitAccountId,
+    metrics,
+    everyMs: config.care.balancePollMs,
+    alert: config.care.lowBalanceAlert,
+  });
   const smsChannel = await startSmsChannel(
     config,
     moneyPath,
@@ -202,6 +213,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       sms: config.sms.driver,
     });
   });
+  metrics.watchPurchaseStates(() => desk.store.countByState());
   app.use(metricsRouter(metrics, { token: config.metricsToken }));
   if (config.devRoutes) {
     // The outbox holds tokens: open only in the embedded mode (on loopback), else the admin bearer.
@@ -230,13 +242,25 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       }),
     );
   }
-  if (config.adminToken) {
-    app.use(createAdminRouter({ desk, adminToken: config.adminToken, notifications: moneyPath.sms.store }));
-    app.use(blocklistRouter(moneyPath.spend.store, config.adminToken, config.defaultRegion));
+  const credentials = config.care.adminCredentials;
+  if (credentials.length > 0) {
+    const care = new CustomerCare({
+      store: desk.store,
+      lifecycle: desk.lifecycle,
+      audit: moneyPath.audit,
+      region: config.defaultRegion,
+    });
+    // Every admin answer masked, or its reveal audited first (src/purchases/care/masking.ts).
+    app.use(
+      '/admin',
+      adminResponses({ credentials, recordReveal: (actor, what) => care.recordReveal(actor, what) }),
+    );
+    app.use(createAdminRouter({ desk, adminToken: credentials, notifications: moneyPath.sms.store, care }));
+    app.use(blocklistRouter(moneyPath.spend.store, credentials, config.defaultRegion));
     app.use(
       createAgentAdminRouter({
         desk: new AgentDesk(moneyPath.agents, accountCheckFor(moneyPath.service)),
-        adminToken: config.adminToken,
+        adminToken: credentials,
       }),
     );
   }
@@ -260,6 +284,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     engine,
     outbox: moneyPath.outbox,
     metrics,
+    balanceWatch,
     async close() {
       // Stop accepting, let hops in flight answer (bounded), then cut what is left.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -272,6 +297,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         server.closeAllConnections();
         await closed;
       }
+      balanceWatch.stop();
       await smsChannel.close();
       await sessions.close();
       await moneyPath.close();

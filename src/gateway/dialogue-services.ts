@@ -18,6 +18,23 @@ function callContext(): CallContext {
   return { requestId: currentRequestId() ?? `gw-${randomUUID()}` };
 }
 
+/** The debited account read now: DEBIT_ACCOUNT_ID, else the first CURRENT account the service lists. */
+export async function fetchDebitAccount(
+  service: PurchaseService,
+  configuredId: number | undefined,
+  ctx: CallContext,
+): Promise<Account> {
+  let account: Account | undefined;
+  if (configuredId !== undefined) account = await service.getAccount(configuredId, ctx);
+  else {
+    const accounts = await service.listAccounts(ctx);
+    account = [...accounts].sort((a, b) => a.rank - b.rank).find((a) => a.category === 'CURRENT');
+  }
+  if (!account)
+    throw new Error('the purchase service lists no CURRENT account to debit; set DEBIT_ACCOUNT_ID');
+  return account;
+}
+
 /** The debited account: DEBIT_ACCOUNT_ID, else the first CURRENT account the service lists. */
 export function debitAccountLookup(
   service: PurchaseService,
@@ -27,14 +44,7 @@ export function debitAccountLookup(
   // Single-flight: a burst of first hops (a cold start under load) asks the service once.
   let inFlight: Promise<Account> | null = null;
   const fetchAccount = async (): Promise<Account> => {
-    let account: Account | undefined;
-    if (configuredId !== undefined) account = await service.getAccount(configuredId, callContext());
-    else {
-      const accounts = await service.listAccounts(callContext());
-      account = [...accounts].sort((a, b) => a.rank - b.rank).find((a) => a.category === 'CURRENT');
-    }
-    if (!account)
-      throw new Error('the purchase service lists no CURRENT account to debit; set DEBIT_ACCOUNT_ID');
+    const account = await fetchDebitAccount(service, configuredId, callContext());
     cached = { account, at: Date.now() };
     return account;
   };

@@ -8,7 +8,7 @@ import type { OutboundSms, SendOutcome, SmsSender } from '../channels/sms/outbou
 import type { UssdHop, UssdReply } from '../channels/ussd/types';
 import type { Metrics } from '../observability/metrics';
 import type { PurchaseStore } from '../purchases/store/store';
-import type { PurchaseState } from '../purchases/types';
+import type { PurchaseRecord, PurchaseState } from '../purchases/types';
 import type { HopEngine } from '../session/engine';
 import { outcomeOf, PurchaseServiceError } from '../vas/errors';
 import type { CallContext, PurchaseService } from '../vas/port';
@@ -82,12 +82,16 @@ export function instrumentPurchaseStore(store: PurchaseStore, metrics: Metrics):
     async create(record) {
       const result = await store.create(record);
       if (result.created) metrics.purchasesCreated.inc({ product: result.record.intent.productType });
+      // A purchase recorded as already succeeded (recovered from the service) is sold money too.
+      if (result.created && result.record.state === 'succeeded') countSold(metrics, result.record);
       return result;
     },
     async transition(id, from, to, expectedVersion, patch) {
       const result = await store.transition(id, from, to, expectedVersion, patch);
-      if (result.ok && !(from.length === 1 && from[0] === to))
+      if (result.ok && !(from.length === 1 && from[0] === to)) {
         metrics.purchaseTransitions.inc({ from: fromLabel(from), to });
+        if (to === 'succeeded') countSold(metrics, result.record);
+      }
       return result;
     },
     get: (id) => store.get(id),
@@ -95,7 +99,17 @@ export function instrumentPurchaseStore(store: PurchaseStore, metrics: Metrics):
     listByMsisdn: (msisdn, options) => store.listByMsisdn(msisdn, options),
     listByState: (state, options) => store.listByState(state, options),
     listUnnotified: (options) => store.listUnnotified(options),
+    listByIdentifier: (identifier, options) => store.listByIdentifier(identifier, options),
+    listByReference: (reference, options) => store.listByReference(reference, options),
+    countByState: () => store.countByState(),
+    purgeExpired: (options) => store.purgeExpired(options),
   };
+}
+
+/** `purchase_amount_minor_total{product, currency}`: the amount of a purchase that reached `succeeded`. */
+function countSold(metrics: Metrics, record: PurchaseRecord): void {
+  const { productType, amount } = record.intent;
+  metrics.purchaseAmount.inc({ product: productType, currency: amount.currency }, amount.minor);
 }
 
 /** `sms_send_attempts_total{driver, status}`; `error` when a driver broke its promise not to throw. */

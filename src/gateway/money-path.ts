@@ -27,6 +27,7 @@ import { composeAgentReceipt } from '../purchases/notify/compose';
 import { notificationId } from '../purchases/notify/types';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
 import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from '../purchases/store';
+import { MemoryAuditTrail, RedisAuditTrail, type AuditTrail } from '../purchases/care/audit';
 import { createPurchaseService, type PurchaseService } from '../vas';
 import { instrumentPurchaseService, instrumentPurchaseStore, instrumentSmsSender } from './instrument';
 
@@ -61,6 +62,8 @@ export interface MoneyPath {
   bull: { connection: ConnectionOptions; prefix: string } | undefined;
   outbox: OutboxStore;
   sms: InProcessSmsQueue | BullmqSmsQueue;
+  /** Customer care's audit trail (who resolved, reconciled or revealed what). */
+  audit: AuditTrail;
   /** The operator's spending rules (amount ranges, blocklist, daily limits) for every channel. */
   spend: Spend;
   /** Field agents: the registry (PINs, lockout) and the float with its daily limits. */
@@ -77,6 +80,7 @@ export interface MoneyPath {
 interface Backing {
   redis: Redis | undefined;
   purchases: PurchaseStore;
+  audit: AuditTrail;
   jobs: JobQueue;
   outbox: OutboxStore;
   sms: InProcessSmsQueue | BullmqSmsQueue;
@@ -89,11 +93,16 @@ interface Backing {
   bull?: { connection: ConnectionOptions; prefix: string };
 }
 
-function inMemoryBacking(sender: (outbox: OutboxStore) => SmsSender, smsRetry: SmsRetryPolicy): Backing {
+function inMemoryBacking(
+  sender: (outbox: OutboxStore) => SmsSender,
+  smsRetry: SmsRetryPolicy,
+  retentionMs: number,
+): Backing {
   const outbox = new MemoryOutboxStore();
   return {
     redis: undefined,
-    purchases: new MemoryPurchaseStore(),
+    purchases: new MemoryPurchaseStore(undefined, { retentionMs }),
+    audit: new MemoryAuditTrail(),
     jobs: new InProcessJobQueue(),
     outbox,
     sms: new InProcessSmsQueue({ sender: sender(outbox), policy: smsRetry }),
@@ -108,6 +117,7 @@ function redisBacking(
   sender: (outbox: OutboxStore) => SmsSender,
   smsRetry: SmsRetryPolicy,
   durability: Config['redisDurability'],
+  retentionMs: number,
 ): Backing {
   const connection = bullConnectionOptions(redisUrl, { cluster });
   const bullKeyPrefix = bullPrefix(prefix, cluster);
@@ -119,7 +129,8 @@ function redisBacking(
   const dataLoss = new RedisDataLossWatch(redis, dataLossKey(prefix));
   return {
     redis,
-    purchases: new RedisPurchaseStore({ redis: purchaseRedis, prefix }),
+    purchases: new RedisPurchaseStore({ redis: purchaseRedis, prefix, retentionMs }),
+    audit: new RedisAuditTrail(redis, prefix),
     guards: {
       writesLostBefore: () => dataLoss.writesLostBefore(),
       confirmWriteDurable:
@@ -150,6 +161,12 @@ function redisBacking(
   };
 }
 
+/** Delete purchase records past their retention (`PURCHASE_RETENTION_DAYS`); part of the workers' sweep. */
+async function purgeExpired(desk: RunningPurchaseDesk): Promise<void> {
+  const purged = await desk.store.purgeExpired();
+  if (purged > 0) log.info('purchase records past their retention deleted', { purged });
+}
+
 /** Build the money path from config; with `runWorkers` (or without Redis) it also consumes jobs. */
 export async function startMoneyPath(config: Config, options: MoneyPathOptions): Promise<MoneyPath> {
   const { metrics } = options;
@@ -173,8 +190,9 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
         makeSender,
         config.sms.retry,
         config.redisDurability,
+        config.care.retentionMs,
       )
-    : inMemoryBacking(makeSender, config.sms.retry);
+    : inMemoryBacking(makeSender, config.sms.retry, config.care.retentionMs);
   await backing.checkDurability?.();
   // Before this process writes anything: see RedisDataLossWatch.
   await backing.guards?.writesLostBefore?.();
@@ -205,10 +223,14 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     // One timer sweeps both: purchases left without a job, then outcome SMS left without one.
     await desk.startWorker({
       sweepEveryMs: config.reconcile.sweepEveryMs,
-      alsoSweep: () => backing.sms.sweep(),
+      alsoSweep: async () => {
+        await backing.sms.sweep();
+        await purgeExpired(desk);
+      },
     });
     const resumed = await desk.resumeStuck();
     const smsRevived = await backing.sms.sweep();
+    await purgeExpired(desk);
     log.info('purchase workers started', { resumed, smsRevived });
   }
 
@@ -218,6 +240,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     desk,
     redis: backing.redis,
     bull: backing.bull,
+    audit: backing.audit,
     outbox: backing.outbox,
     sms: backing.sms,
     inbound,

@@ -21,10 +21,36 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return sameSecret(presented, token) && presented.length > 0;
 }
 
-/** Express guard of the operator routes: `Authorization: Bearer <token>`, else 401 (logged). */
-export function requireBearer(token: string): RequestHandler {
+/** A bearer token operators send, and the name the audit trail records for it (`ADMIN_TOKENS`). */
+export interface AdminCredential {
+  label: string;
+  token: string;
+}
+
+/**
+ * The label of the credential an `Authorization` header carries, or undefined. Every credential
+ * is compared (constant time each), so timing does not tell which one matched.
+ */
+export function credentialLabel(
+  header: string | undefined,
+  credentials: readonly AdminCredential[],
+): string | undefined {
+  let label: string | undefined;
+  for (const credential of credentials)
+    if (bearerMatches(header, credential.token) && label === undefined) label = credential.label;
+  return label;
+}
+
+/**
+ * Express guard of the operator routes: `Authorization: Bearer <token>`, else 401 (logged).
+ * With labelled credentials, the matching label is left in `res.locals.operator` for the audit trail.
+ */
+export function requireBearer(token: string | readonly AdminCredential[]): RequestHandler {
+  const credentials = typeof token === 'string' ? [{ label: 'admin', token }] : token;
   return (req, res, next) => {
-    if (bearerMatches(req.get('authorization'), token)) {
+    const label = credentialLabel(req.get('authorization'), credentials);
+    if (label !== undefined) {
+      res.locals.operator = label;
       next();
       return;
     }

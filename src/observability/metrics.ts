@@ -5,7 +5,7 @@
  * that delegates every call and records what it saw here.
  */
 import { Router } from 'express';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { bearerMatches } from '../http/secrets';
 
 /** A USSD hop must answer within the aggregator's timeout (seconds at most). */
@@ -47,6 +47,10 @@ export class Metrics {
   readonly smsSendAttempts: Counter<'driver' | 'status'>;
   readonly smsDeliveryReports: Counter<'state'>;
   readonly smsInbound: Counter<'provider' | 'outcome'>;
+  readonly purchaseAmount: Counter<'product' | 'currency'>;
+  readonly debitBalance: Gauge<'account' | 'currency'>;
+  readonly debitBalanceLow: Gauge<'account' | 'currency'>;
+  readonly balanceChecks: Counter<'outcome'>;
   private readonly errorCodes = new Set<string>();
   private readonly hopSeriesByAggregator = new Map<string, HopSeries>();
   private hopOverflow: HopSeries | undefined;
@@ -103,6 +107,48 @@ export class Metrics {
       help: 'Inbound SMS commands handled, by provider and outcome (quoted, bought, refused, rate-limited…)',
       labelNames: ['provider', 'outcome'],
       registers,
+    });
+    this.purchaseAmount = new Counter({
+      name: 'purchase_amount_minor_total',
+      help: 'Money sold: the amount (before charges, minor units) of purchases that succeeded, by product and currency',
+      labelNames: ['product', 'currency'],
+      registers,
+    });
+    this.debitBalance = new Gauge({
+      name: 'debit_account_balance_minor',
+      help: 'Balance of the debit account at the purchase service (minor units), polled',
+      labelNames: ['account', 'currency'],
+      registers,
+    });
+    this.debitBalanceLow = new Gauge({
+      name: 'debit_account_balance_low',
+      help: '1 while the debit account balance is under LOW_BALANCE_ALERT, else 0',
+      labelNames: ['account', 'currency'],
+      registers,
+    });
+    this.balanceChecks = new Counter({
+      name: 'debit_account_balance_checks_total',
+      help: 'Polls of the debit account balance, by outcome (ok, error)',
+      labelNames: ['outcome'],
+      registers,
+    });
+  }
+
+  /**
+   * `purchases_by_state{state}`, read from `count` at each scrape (the store's state indexes),
+   * so `needs_attention` and `reconciling` show what is waiting now, not what happened.
+   */
+  watchPurchaseStates(count: () => Promise<Record<string, number>>): void {
+    new Gauge({
+      name: 'purchases_by_state',
+      help: 'Purchase records in each state now (needs_attention: waiting for an operator; reconciling: outcome being established)',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        // A store that does not answer (Redis down) leaves the last counts; the scrape still answers.
+        const counts = await count().catch(() => null);
+        for (const [state, n] of Object.entries(counts ?? {})) this.set({ state }, n);
+      },
     });
   }
 

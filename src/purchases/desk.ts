@@ -61,6 +61,8 @@ export interface PurchaseDeskOptions {
  */
 export interface RunningPurchaseDesk extends PurchaseDesk {
   lifecycle: PurchaseLifecycle;
+  /** The records, for operator tools: care lookups, the retention purge, state gauges. */
+  store: PurchaseStore;
   /**
    * Start consuming lifecycle jobs. With `sweepEveryMs`, also re-run `resumeStuck` on that
    * period: a purchase whose job was never queued (Redis blip between record and job) or whose
@@ -145,6 +147,7 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
 
   return {
     lifecycle,
+    store,
     async startWorker({
       sweepEveryMs = 0,
       alsoSweep,

@@ -12,7 +12,13 @@ import { errorInfo } from '../vas/error-info';
 import type { PurchaseService, Transaction } from '../vas/port';
 import type { JobQueue, PurchaseJob } from './queue';
 import { confirmRequest, retryRequest } from './request';
-import { awaitsNotification, SETTLED_STATES, type PageOptions, type PurchaseStore } from './store';
+import {
+  awaitsNotification,
+  SETTLED_STATES,
+  type PageOptions,
+  type PurchasePatch,
+  type PurchaseStore,
+} from './store';
 import { resultFromTransaction, type PurchaseRecord, type PurchaseState } from './types';
 
 const log = componentLogger('purchases');
@@ -265,7 +271,7 @@ export class PurchaseLifecycle {
    */
   async runRecheck(id: string, round: number): Promise<void> {
     const record = await this.store.get(id);
-    if (!record || (record.state !== 'failed' && record.state !== 'needs_attention')) return;
+    if (!record || !['failed', 'needs_attention', 'resolved'].includes(record.state)) return;
     if (nextRecheckMs(record, this.now(), this.settings, 0) === null) return;
     try {
       const tx = await this.service.retry(retryRequest(record), {
@@ -536,6 +542,25 @@ export class PurchaseLifecycle {
     await this.notifier.notify(succeeded, 'settled', `late:${record.id}:${tx.id ?? tx.reference ?? 'tx'}`);
   }
 
+  /**
+   * An operator's decision (`RESOLVE`, `REOPEN` of src/purchases/care), written like every other
+   * one, with `patch` (the resolution) beside it, and followed up: a reopened purchase is
+   * reconciled at once, never confirmed. Null when its state does not take the event or another
+   * writer won: the caller re-reads and says why.
+   */
+  async operatorDecision(
+    record: PurchaseRecord,
+    event: Extract<PurchaseEvent, { type: 'RESOLVE' | 'REOPEN' }>,
+    patch?: PurchasePatch,
+  ): Promise<PurchaseRecord | null> {
+    const decision = decide(record, event, this.settings);
+    if (!decision) return null;
+    const result = await this.write(record, decision, patch);
+    if (!result.ok) return null;
+    await this.followUp(result.record, decision.delayMs);
+    return result.record;
+  }
+
   /** Decide and write one event; null when the state does not take it or another writer won. */
   private async apply(record: PurchaseRecord, event: PurchaseEvent): Promise<PurchaseRecord | null> {
     const decision = decide(record, event, this.settings);
@@ -547,14 +572,16 @@ export class PurchaseLifecycle {
   private async write(
     record: PurchaseRecord,
     decision: Decision,
+    extra?: PurchasePatch,
   ): Promise<{ ok: true; record: PurchaseRecord } | { ok: false; current: PurchaseRecord | null }> {
     const nextAttemptAt =
       decision.delayMs === null ? null : new Date(this.clock().getTime() + decision.delayMs).toISOString();
     const result = await this.store.transition(record.id, [record.state], decision.to, record.version, {
       ...decision.patch,
+      ...extra,
       nextAttemptAt,
-      // A corrected outcome (a settled record re-settling) is handed over again.
-      ...(SETTLED_STATES.includes(decision.from) ? { notifiedAt: null } : {}),
+      // A corrected outcome (a settled or operator-resolved record re-settling) is handed over again.
+      ...(SETTLED_STATES.includes(decision.from) || decision.from === 'resolved' ? { notifiedAt: null } : {}),
     });
     if (!result.ok) {
       log.info('purchase transition lost a race', {

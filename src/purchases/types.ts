@@ -13,6 +13,8 @@ export const PURCHASE_STATES = [
   'unknown',
   'reconciling',
   'needs_attention',
+  // An operator looked into a `needs_attention` purchase and closed it with a note (src/purchases/care).
+  'resolved',
 ] as const;
 
 export type PurchaseState = (typeof PURCHASE_STATES)[number];
@@ -112,7 +114,16 @@ export interface PurchaseRecord {
   settledAt: string | null;
   /** When the settled outcome was handed to the notifier (ISO); null = hand it over (again). */
   notifiedAt: string | null;
+  /** How an operator closed a `needs_attention` purchase (absent: never resolved). */
+  resolution?: { by: string; at: string; note: string } | null;
 }
+
+/**
+ * States whose records are kept only for the retention period (`PURCHASE_RETENTION_DAYS`):
+ * nothing more will happen to them unless a re-check finds a late success. Every other state is
+ * unresolved (on its way, or waiting for an operator) and is kept until it leaves that state.
+ */
+export const RETAINED_STATES: readonly PurchaseState[] = ['succeeded', 'failed', 'resolved'];
 
 /** A purchase as it is first written: `created`, nothing sent, nothing known yet. */
 export function newPurchaseRecord(fields: {

@@ -1,5 +1,5 @@
 import express, { Router } from 'express';
-import { requireBearer } from '../http/secrets';
+import { requireBearer, type AdminCredential } from '../http/secrets';
 import { componentLogger, maskMsisdn } from '../observability/logger';
 import { normaliseMsisdn, type CountryCode } from '../phone';
 import type { BlockKind } from './keys';
@@ -32,7 +32,11 @@ export function blockValue(
  * number (`msisdn`) or an identifier; `DELETE /<kind>/<value>` unblocks. Blocked numbers and
  * identifiers get no quote and no purchase on any channel.
  */
-export function blocklistRouter(store: SpendStore, adminToken: string, region: string): Router {
+export function blocklistRouter(
+  store: SpendStore,
+  adminToken: string | readonly AdminCredential[],
+  region: string,
+): Router {
   const router = Router();
   const admin = Router();
   admin.use(requireBearer(adminToken));

@@ -112,7 +112,7 @@ it('blocks a number and a meter through the admin API; unblocked, it buys again'
   expect(
     (await axios.post(`${gateway.url}/admin/blocklist`, { kind: 'msisdn', value: phone }, auth)).status,
   ).toBe(201);
-  expect((await axios.get(`${gateway.url}/admin/blocklist`, auth)).data.msisdn).toContain(phone);
+  expect((await axios.get(`${gateway.url}/admin/blocklist?reveal=true`, auth)).data.msisdn).toContain(phone);
   const replies = await dialogue(gateway, `b1-${phone}`, phone, ['1', TEST_METERS.active, '20']);
   expect(replies[3]).toMatchObject({ end: true });
   expect(replies[3].screen).toMatch(/not allowed here/);

@@ -5,7 +5,7 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
-import { requireBearer } from '../../http/secrets';
+import { requireBearer, type AdminCredential } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
 import { AgentConflictError, AgentExistsError, AgentInputError, AgentNotFoundError } from '../errors';
 import { AccountCheckError, type AgentDesk } from './desk';
@@ -16,7 +16,7 @@ const MAX_IDEMPOTENCY_KEY = 128;
 export interface AgentAdminRouterOptions {
   desk: AgentDesk;
   /** Bearer token operators send; undefined = no routes at all (404). */
-  adminToken: string | undefined;
+  adminToken: string | readonly AdminCredential[] | undefined;
 }
 
 /** The client's `Idempotency-Key`, checked; undefined when none was sent. */
@@ -52,7 +52,7 @@ const route =
 export function createAgentAdminRouter(options: AgentAdminRouterOptions): Router {
   const router = Router();
   const token = options.adminToken;
-  if (token === undefined || token === '') return router;
+  if (token === undefined || token.length === 0) return router;
   const { desk } = options;
 
   const admin = Router();

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler } from 'express';
-import { requireBearer } from '../../http/secrets';
+import { requireBearer, type AdminCredential } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
 import { PurchaseNotFoundError, PurchaseNotSettledError } from '../lifecycle';
 import type { NotificationRecord } from '../notify/types';
+import { careRoutes } from '../care/routes';
+import type { CustomerCare } from '../care/care';
 import { PURCHASE_STATES, SETTLED_STATES, type PurchaseDesk, type PurchaseState } from '../types';
 
 const log = componentLogger('admin');
@@ -15,9 +17,11 @@ const MAX_REQUEST_KEY = 128;
 export interface AdminRouterOptions {
   desk: PurchaseDesk;
   /** Bearer token operators send; undefined = no admin routes at all (404). */
-  adminToken: string | undefined;
+  adminToken: string | readonly AdminCredential[] | undefined;
   /** Where the SMS of a purchase can be looked up (shown with the purchase); optional. */
   notifications?: { listByPurchase(purchaseId: string): Promise<NotificationRecord[]> };
+  /** Customer care: search, resolve, reconcile again, the audit trail (src/purchases/care). */
+  care?: CustomerCare;
 }
 
 function parseLimit(raw: unknown): number | string {
@@ -41,18 +45,20 @@ function requestKeyOf(req: express.Request): string | { error: string } {
 
 /**
  * `/admin/purchases` for operators: list by state, show one (with its SMS), re-send its SMS.
- * Responses show full MSISDNs (operators are authenticated and need them); logs never do.
+ * The gateway masks numbers and tokens in every admin answer unless `?reveal=true` (audited):
+ * see ../care/masking.ts.
  * Without `adminToken` the router is empty, so every admin path is a plain 404.
  */
 export function createAdminRouter(options: AdminRouterOptions): Router {
   const router = Router();
   const token = options.adminToken;
-  if (token === undefined || token === '') return router;
+  if (token === undefined || token.length === 0) return router;
   const { desk, notifications } = options;
 
   const admin = Router();
   admin.use(requireBearer(token));
   admin.use(express.json({ limit: '16kb' }));
+  if (options.care) admin.use(careRoutes(options.care));
 
   admin.get('/', async (req, res) => {
     const state = req.query.state;
@@ -80,7 +86,8 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
       return;
     }
     const sms = notifications ? await notifications.listByPurchase(purchase.id) : undefined;
-    res.json({ purchase, ...(sms && { sms }) });
+    const audit = options.care ? await options.care.trail({ purchaseId: purchase.id }) : undefined;
+    res.json({ purchase, ...(sms && { sms }), ...(audit && { audit }) });
   });
 
   admin.post('/:id/resend-sms', async (req, res) => {

@@ -15,8 +15,14 @@ export interface PurchaseKeys {
   idempotency(key: string): string;
   byState(state: PurchaseState): string;
   byMsisdn(msisdn: string): string;
+  /** By subscriber identifier (meter, account or phone number as bought). */
+  byIdentifier(identifier: string): string;
+  /** By reference: the gateway's external reference and, once known, the provider's. */
+  byReference(reference: string): string;
   /** Settled records whose outcome has not been handed to the notifier yet. */
   unnotified(): string;
+  /** Records past their retention, scored by when they may be purged (ms). */
+  expiring(): string;
 }
 
 /** The hash tag shared by every purchase key. */
@@ -29,6 +35,9 @@ export function purchaseKeys(prefix: string): PurchaseKeys {
     idempotency: (key) => `${base}:idempotency:${key}`,
     byState: (state) => `${base}:state:${state}`,
     byMsisdn: (msisdn) => `${base}:msisdn:${msisdn}`,
+    byIdentifier: (identifier) => `${base}:identifier:${identifier}`,
+    byReference: (reference) => `${base}:reference:${reference}`,
     unnotified: () => `${base}:unnotified`,
+    expiring: () => `${base}:expiring`,
   };
 }

@@ -1,9 +1,13 @@
-import type { PurchaseRecord, PurchaseState } from '../types';
+import { PURCHASE_STATES, type PurchaseRecord, type PurchaseState } from '../types';
 import {
   applyTransition,
   awaitsNotification,
   checkTransition,
   DEFAULT_LIST_LIMIT,
+  DEFAULT_RETENTION_MS,
+  expiresAt,
+  referencesOf,
+  type RetentionOptions,
   type CreateResult,
   type ListOptions,
   type PageCursor,
@@ -27,7 +31,14 @@ export class MemoryPurchaseStore implements PurchaseStore {
   private readonly records = new Map<string, PurchaseRecord>();
   private readonly keys = new Map<string, string>();
 
-  constructor(private readonly clock: () => Date = () => new Date()) {}
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly clock: () => Date = () => new Date(),
+    options: RetentionOptions = {},
+  ) {
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
 
   async create(record: PurchaseRecord): Promise<CreateResult> {
     const existing = this.keys.get(record.idempotencyKey);
@@ -77,6 +88,43 @@ export class MemoryPurchaseStore implements PurchaseStore {
 
   async listUnnotified(options: PageOptions = {}): Promise<PurchaseRecord[]> {
     return this.list(awaitsNotification, options, order);
+  }
+
+  async listByIdentifier(identifier: string, options: ListOptions = {}): Promise<PurchaseRecord[]> {
+    return this.list(
+      (r) =>
+        r.intent.subscriberIdentifier === identifier &&
+        (options.state === undefined || r.state === options.state),
+      { limit: options.limit },
+    );
+  }
+
+  async listByReference(reference: string, options: ListOptions = {}): Promise<PurchaseRecord[]> {
+    return this.list(
+      (r) =>
+        referencesOf(r).includes(reference) && (options.state === undefined || r.state === options.state),
+      { limit: options.limit },
+    );
+  }
+
+  async countByState(): Promise<Record<PurchaseState, number>> {
+    const counts = Object.fromEntries(PURCHASE_STATES.map((s) => [s, 0])) as Record<PurchaseState, number>;
+    for (const record of this.records.values()) counts[record.state] += 1;
+    return counts;
+  }
+
+  async purgeExpired({ limit = 1000 }: { limit?: number } = {}): Promise<number> {
+    const now = this.clock().getTime();
+    let purged = 0;
+    for (const record of [...this.records.values()]) {
+      if (purged >= limit) break;
+      const until = expiresAt(record, this.retentionMs);
+      if (until === null || until > now) continue;
+      this.records.delete(record.id);
+      this.keys.delete(record.idempotencyKey);
+      purged += 1;
+    }
+    return purged;
   }
 
   private list(

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { ScriptReplyError, ScriptSet } from '../../redis/scripts';
-import type { PurchaseRecord, PurchaseState } from '../types';
+import { PURCHASE_STATES, type PurchaseRecord, type PurchaseState } from '../types';
 import { purchaseOutcome } from './codes';
 import { purchaseKeys, type PurchaseKeys } from './keys';
 import {
@@ -9,6 +9,10 @@ import {
   awaitsNotification,
   checkTransition,
   DEFAULT_LIST_LIMIT,
+  DEFAULT_RETENTION_MS,
+  expiresAt,
+  referencesOf,
+  type RetentionOptions,
   type CreateResult,
   type ListOptions,
   type PageOptions,
@@ -17,7 +21,7 @@ import {
   type TransitionResult,
 } from './store';
 
-export interface RedisPurchaseStoreOptions {
+export interface RedisPurchaseStoreOptions extends RetentionOptions {
   redis: Redis;
   /** Key prefix (e.g. `gw`); tests use a random one each. */
   prefix: string;
@@ -25,10 +29,17 @@ export interface RedisPurchaseStoreOptions {
 }
 
 /** The store's scripts, beside this module in `commands/` (`npm run build` copies them into dist/ too). */
-export const PURCHASE_SCRIPTS = new ScriptSet('purchase', 2, path.join(__dirname, 'commands'), [
-  'createPurchase-5',
-  'transitionPurchase-4',
+export const PURCHASE_SCRIPTS = new ScriptSet('purchase', 3, path.join(__dirname, 'commands'), [
+  'createPurchase-9',
+  'transitionPurchase-7',
+  'purgePurchase-10',
 ] as const);
+
+/**
+ * Redis drops a record by itself this long after its purge is due: the purge normally comes
+ * first and removes its index entries too; the expiry is the backstop if no worker purges.
+ */
+const EXPIRY_GRACE_MS = 24 * 3600_000;
 
 /** How many index entries a filtered MSISDN listing scans before giving up on more matches. */
 const MSISDN_SCAN_LIMIT = 500;
@@ -41,26 +52,50 @@ export class RedisPurchaseStore implements PurchaseStore {
   private readonly redis: Redis;
   private readonly keys: PurchaseKeys;
   private readonly clock: () => Date;
+  private readonly retentionMs: number;
 
   constructor(options: RedisPurchaseStoreOptions) {
     this.redis = options.redis;
     this.keys = purchaseKeys(options.prefix);
     this.clock = options.clock ?? (() => new Date());
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     PURCHASE_SCRIPTS.define(this.redis);
+  }
+
+  /** ARGV of a record's purge time and of the expiry Redis applies by itself ('' = keep). */
+  private expiryArgs(record: PurchaseRecord): [string, string] {
+    const due = expiresAt(record, this.retentionMs);
+    return due === null ? ['', ''] : [String(due), String(due + EXPIRY_GRACE_MS)];
+  }
+
+  /** The external reference's index key and the provider reference's (the same key when none is known). */
+  private referenceKeys(record: PurchaseRecord): [string, string] {
+    const [external, provider = external] = referencesOf(record);
+    return [this.keys.byReference(external), this.keys.byReference(provider)];
   }
 
   async create(record: PurchaseRecord): Promise<CreateResult> {
     const [code, id] = (await PURCHASE_SCRIPTS.run(
       this.redis,
-      'createPurchase-5',
+      'createPurchase-9',
       [
         this.keys.idempotency(record.idempotencyKey),
         this.keys.record(record.id),
         this.keys.byState(record.state),
         this.keys.byMsisdn(record.intent.beneficiaryMsisdn),
         this.keys.byMsisdn(record.intent.requesterMsisdn),
+        this.keys.byIdentifier(record.intent.subscriberIdentifier),
+        ...this.referenceKeys(record),
+        this.keys.expiring(),
       ],
-      [record.id, JSON.stringify(record), record.state, record.version, Date.parse(record.createdAt)],
+      [
+        record.id,
+        JSON.stringify(record),
+        record.state,
+        record.version,
+        Date.parse(record.createdAt),
+        ...this.expiryArgs(record),
+      ],
     )) as [number, string];
     const outcome = purchaseOutcome('createPurchase', code);
     if (outcome === 'written') return { created: true, record };
@@ -94,12 +129,15 @@ export class RedisPurchaseStore implements PurchaseStore {
     // The script re-checks version and state atomically: another writer may have won since the read.
     const code = await PURCHASE_SCRIPTS.run(
       this.redis,
-      'transitionPurchase-4',
+      'transitionPurchase-7',
       [
         this.keys.record(id),
         this.keys.byState(current!.state),
         this.keys.byState(to),
         this.keys.unnotified(),
+        this.keys.idempotency(next.idempotencyKey),
+        this.referenceKeys(next)[1],
+        this.keys.expiring(),
       ],
       [
         current!.version,
@@ -110,6 +148,7 @@ export class RedisPurchaseStore implements PurchaseStore {
         id,
         Date.parse(next.createdAt),
         awaitsNotification(next) ? '1' : '0',
+        ...this.expiryArgs(next),
       ],
     );
     const outcome = purchaseOutcome('transitionPurchase', code);
@@ -123,12 +162,100 @@ export class RedisPurchaseStore implements PurchaseStore {
     };
   }
 
-  async listByMsisdn(msisdn: string, options: ListOptions = {}): Promise<PurchaseRecord[]> {
+  listByMsisdn(msisdn: string, options: ListOptions = {}): Promise<PurchaseRecord[]> {
+    return this.lookup(
+      this.keys.byMsisdn(msisdn),
+      (r) => r.intent.beneficiaryMsisdn === msisdn || r.intent.requesterMsisdn === msisdn,
+      options,
+    );
+  }
+
+  listByIdentifier(identifier: string, options: ListOptions = {}): Promise<PurchaseRecord[]> {
+    return this.lookup(
+      this.keys.byIdentifier(identifier),
+      (r) => r.intent.subscriberIdentifier === identifier,
+      options,
+    );
+  }
+
+  listByReference(reference: string, options: ListOptions = {}): Promise<PurchaseRecord[]> {
+    return this.lookup(this.keys.byReference(reference), (r) => referencesOf(r).includes(reference), options);
+  }
+
+  async countByState(): Promise<Record<PurchaseState, number>> {
+    const pipeline = this.redis.pipeline();
+    for (const state of PURCHASE_STATES) pipeline.zcard(this.keys.byState(state));
+    const replies = (await pipeline.exec()) ?? [];
+    return Object.fromEntries(
+      PURCHASE_STATES.map((state, i) => {
+        const [error, count] = replies[i] ?? [new Error('no reply'), 0];
+        if (error) throw error;
+        return [state, Number(count)];
+      }),
+    ) as Record<PurchaseState, number>;
+  }
+
+  async purgeExpired({ limit = 1000 }: { limit?: number } = {}): Promise<number> {
+    const now = this.clock().getTime();
+    const due = await this.redis.zrangebyscore(this.keys.expiring(), '-inf', now, 'LIMIT', 0, limit);
+    let purged = 0;
+    for (const id of due) {
+      const record = await this.get(id);
+      if (!record) {
+        // Redis expired it first (no worker purged for a day): its lookups drop the ids they meet.
+        await this.redis.zrem(this.keys.expiring(), id);
+        continue;
+      }
+      const until = expiresAt(record, this.retentionMs);
+      if (until === null || until > now) continue; // moved on; its transition re-scored it
+      const [external, provider] = this.referenceKeys(record);
+      const code = await PURCHASE_SCRIPTS.run(
+        this.redis,
+        'purgePurchase-10',
+        [
+          this.keys.record(id),
+          this.keys.idempotency(record.idempotencyKey),
+          this.keys.byState(record.state),
+          this.keys.byMsisdn(record.intent.beneficiaryMsisdn),
+          this.keys.byMsisdn(record.intent.requesterMsisdn),
+          this.keys.byIdentifier(record.intent.subscriberIdentifier),
+          external,
+          provider,
+          this.keys.unnotified(),
+          this.keys.expiring(),
+        ],
+        [id, record.version],
+      );
+      if (code === 1) purged += 1;
+      else if (code !== -2) throw new ScriptReplyError('purgePurchase', code);
+    }
+    return purged;
+  }
+
+  /**
+   * Newest records of a lookup index that still match it. An id whose record is gone (Redis
+   * expired it before a purge could) is removed from the index as it is met.
+   */
+  private async lookup(
+    key: string,
+    matches: (record: PurchaseRecord) => boolean,
+    options: ListOptions,
+  ): Promise<PurchaseRecord[]> {
     const limit = options.limit ?? DEFAULT_LIST_LIMIT;
     const scan = options.state === undefined ? limit : MSISDN_SCAN_LIMIT;
-    const ids = await this.redis.zrevrange(this.keys.byMsisdn(msisdn), 0, String(scan - 1));
+    const ids = await this.redis.zrevrange(key, 0, String(scan - 1));
+    const found = await this.loadById(ids);
+    const gone = ids.filter((id) => !found.has(id));
+    if (gone.length > 0) await this.redis.zrem(key, ...gone);
+    return [...found.values()]
+      .filter((r) => matches(r) && (options.state === undefined || r.state === options.state))
+      .slice(0, limit);
+  }
+
+  /** Records by id, in the order of `ids`, missing ones left out. */
+  private async loadById(ids: string[]): Promise<Map<string, PurchaseRecord>> {
     const records = await this.load(ids);
-    return records.filter((r) => options.state === undefined || r.state === options.state).slice(0, limit);
+    return new Map(records.map((r) => [r.id, r]));
   }
 
   listByState(state: PurchaseState, options: PageOptions = {}): Promise<PurchaseRecord[]> {

@@ -1,4 +1,4 @@
-import { SETTLED_STATES, type PurchaseRecord, type PurchaseState } from '../types';
+import { RETAINED_STATES, SETTLED_STATES, type PurchaseRecord, type PurchaseState } from '../types';
 
 /** The settled states, listed once in ../types; re-exported for the store's callers. */
 export { SETTLED_STATES };
@@ -48,6 +48,35 @@ export interface ListOptions {
   state?: PurchaseState;
 }
 
+/** How long records holding tokens and numbers are kept once resolved (`PURCHASE_RETENTION_DAYS`). */
+export interface RetentionOptions {
+  /** From settling (or an operator's resolution) to purge; default 90 days. */
+  retentionMs?: number;
+}
+
+export const DEFAULT_RETENTION_MS = 90 * 24 * 3600_000;
+
+/**
+ * When a record may be purged (ms since the epoch), or null while it must be kept: only records
+ * in RETAINED_STATES expire, counted from when they settled (or were resolved), and never before
+ * their late-success re-checks end.
+ */
+export function expiresAt(record: PurchaseRecord, retentionMs: number): number | null {
+  // An outcome not yet handed to the notifier is kept until it is (the sweep hands it over).
+  if (!RETAINED_STATES.includes(record.state) || awaitsNotification(record)) return null;
+  const from = Date.parse(record.resolution?.at ?? record.settledAt ?? record.updatedAt);
+  const recheck = record.recheckUntil ? Date.parse(record.recheckUntil) : -Infinity;
+  return Math.max(from + retentionMs, recheck);
+}
+
+/** The references a record is found by: the gateway's, and the provider's once known. */
+export function referencesOf(record: PurchaseRecord): string[] {
+  const provider = record.result?.reference;
+  return provider && provider !== record.externalReference
+    ? [record.externalReference, provider]
+    : [record.externalReference];
+}
+
 /**
  * Durable purchase records. Redis in production, memory in the embedded mode; both pass
  * test/purchases/store.contract.ts.
@@ -74,6 +103,17 @@ export interface PurchaseStore {
   listByState(state: PurchaseState, options?: PageOptions): Promise<PurchaseRecord[]>;
   /** Settled records not yet handed to the notifier (oldest first). */
   listUnnotified(options?: PageOptions): Promise<PurchaseRecord[]>;
+  /** Newest first; by subscriber identifier exactly as bought (meter, account or phone number). */
+  listByIdentifier(identifier: string, options?: ListOptions): Promise<PurchaseRecord[]>;
+  /** Newest first; by the gateway's external reference or the provider's reference. */
+  listByReference(reference: string, options?: ListOptions): Promise<PurchaseRecord[]>;
+  /** How many records are in each state now. */
+  countByState(): Promise<Record<PurchaseState, number>>;
+  /**
+   * Delete records past their retention (see `expiresAt`) with every index entry naming them;
+   * at most `limit` per call. Returns how many were deleted.
+   */
+  purgeExpired(options?: { limit?: number }): Promise<number>;
 }
 
 export const DEFAULT_LIST_LIMIT = 20;
