@@ -122,7 +122,10 @@ export function ussdRouter(options: UssdRouterOptions): Router {
       async hop(req, res, route) {
         const parsed = adapter.parseHop(wireRequest(req, route));
         if (isParseError(parsed)) {
-          log.warn('malformed USSD hop', { aggregator: adapter.name, reason: parsed.error });
+          log.warn(parsed.status === 401 ? 'USSD hop refused: wrong credentials' : 'malformed USSD hop', {
+            aggregator: adapter.name,
+            reason: parsed.error,
+          });
           return refuse(res, parsed);
         }
         if (isSessionEnd(parsed)) return end(res, parsed);
