@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ALL_ADAPTER_CASES } from '../../src/channels/ussd/cases';
+import { ALL_ADAPTER_CASES } from '../ussd/adapter-cases';
 import { newDialSession, type DialRequest } from '../../src/channels/ussd/wire-cases';
 import { mayBuy, mutation, oddText, phone, sessionId, typed } from './generators';
 import { assertAnswered, BUDGET_MS, RUNS, startFuzzGateway, type FuzzGateway } from './harness';

@@ -36,6 +36,7 @@ const settings: LifecycleSettings = {
   maxConfirmAttempts: 3,
   recheckForMs: 86_400_000,
   recheckEveryMs: 300_000,
+  lostConfirmMarginMs: 5_000,
 };
 const T0 = Date.parse('2026-11-25T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();

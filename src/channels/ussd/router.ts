@@ -68,6 +68,8 @@ interface Endpoint {
   /** The aggregator's guard (allow-list, secret): null lets the call through. */
   check: ReturnType<typeof callbackCheck>;
   handler: (wire: UssdHttpRequest, res: ServerResponse) => Promise<void>;
+  /** A body that cannot be read, answered in the aggregator's own error shape. */
+  refuseBody: (res: ServerResponse, error: BodyError) => void;
 }
 
 function escapeRegExp(text: string): string {
@@ -115,14 +117,15 @@ export function ussdCallbacks(options: UssdRouterOptions): UssdCallbackHandler {
     });
 
     /** A refused request: 400 (401 for wrong credentials) in the format's error shape; nothing changed. */
-    function refuse(res: ServerResponse, refused: UssdParseError): void {
-      const status = refused.status ?? 400;
+    function refuse(res: ServerResponse, refused: UssdParseError | BodyError): void {
+      const status = (refused instanceof BodyError ? refused.status : refused.status) ?? 400;
+      const message = refused instanceof BodyError ? refused.message : refused.error;
       send(
         res,
-        adapter.formatError?.(status, refused.error) ?? {
+        adapter.formatError?.(status, message) ?? {
           status,
           contentType: 'text/plain',
-          body: refused.error,
+          body: message,
         },
       );
     }
@@ -142,7 +145,10 @@ export function ussdCallbacks(options: UssdRouterOptions): UssdCallbackHandler {
         async hop(wire, res) {
           const parsed = adapter.parseHop(wire);
           if (isParseError(parsed)) {
-            log.warn('malformed USSD hop', { aggregator: adapter.name, reason: parsed.error });
+            log.warn(parsed.status === 401 ? 'USSD hop refused: wrong credentials' : 'malformed USSD hop', {
+              aggregator: adapter.name,
+              reason: parsed.error,
+            });
             return refuse(res, parsed);
           }
           if (isSessionEnd(parsed)) return end(res, parsed);
@@ -182,8 +188,16 @@ export function ussdCallbacks(options: UssdRouterOptions): UssdCallbackHandler {
     for (const route of routesOf(adapter)) {
       const path = `/ussd/${adapter.name}${route.path}`;
       const handler = handlers[route.kind];
-      if (path.includes('/:')) patterned.push({ route, ...compilePath(path), check, handler });
-      else fixed.set(`${route.method} ${path.toLowerCase()}`, { route, params: [], check, handler });
+      if (path.includes('/:'))
+        patterned.push({ route, ...compilePath(path), check, handler, refuseBody: refuse });
+      else
+        fixed.set(`${route.method} ${path.toLowerCase()}`, {
+          route,
+          params: [],
+          check,
+          handler,
+          refuseBody: refuse,
+        });
     }
   }
 
@@ -248,7 +262,7 @@ export function ussdCallbacks(options: UssdRouterOptions): UssdCallbackHandler {
     if (!found) return false;
     serve(req, res, found.endpoint, found.params, path).catch((error: unknown) => {
       if (res.headersSent) return;
-      if (error instanceof BodyError) return sendText(res, error.status, 'text/plain', error.message);
+      if (error instanceof BodyError) return found.endpoint.refuseBody(res, error);
       log.error('USSD callback failed', { error });
       sendText(res, 500, 'text/plain', 'internal error');
     });
