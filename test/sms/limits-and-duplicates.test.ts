@@ -1,6 +1,7 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
 import { newPhone, outbox, startTestGateway, waitForSms } from '../e2e/harness';
+import { testRedis, type TestRedis } from '../support/redis';
 import { until } from '../support/wait';
 
 /**
@@ -42,50 +43,63 @@ const insideAWindow = () =>
     timeoutMs: 20_000,
   });
 
-describe('inbound rate limit', () => {
-  let gateway: Gateway;
-  beforeAll(async () => {
-    // The reply cap below the inbound limit (as an operator may set it): the notice still goes.
-    gateway = await startTestGateway({ SMS_RATE_PER_MIN: '3', SMS_REPLIES_PER_MIN: '2' });
+describe.each([['in memory'], ['on Redis']])('%s', (mode) => {
+  let redis: TestRedis | undefined;
+  beforeAll(() => {
+    redis = mode === 'on Redis' ? testRedis('smslimits') : undefined;
   });
-  afterAll(() => gateway.close());
-
-  it('answers the limit once with "too many messages", then stays silent', async () => {
-    await insideAWindow();
-    const phone = newPhone();
-    for (let i = 0; i < 6; i += 1) await send(gateway, phone, 'HELP');
-    await handled(gateway, 'rate-limited', 3);
-    await handled(gateway, 'answered', 3);
-    const texts = (await outbox(gateway, phone)).map((m) => m.message);
-    // Two answers (the third is past the reply cap), then the notice once, then nothing.
-    expect(texts.filter((t) => t.startsWith('Buy by SMS'))).toHaveLength(2);
-    expect(texts.filter((t) => t.startsWith('Too many messages'))).toHaveLength(1);
-    expect(texts).toHaveLength(3);
+  afterAll(async () => {
+    await redis?.cleanup();
   });
-});
+  /** The counters, markers and queue in Redis, or all in memory. */
+  const env = (): Record<string, string> =>
+    redis ? { REDIS_URL: redis.url, REDIS_PREFIX: `${redis.prefix}-${++seq}` } : {};
 
-describe('reply limit and duplicates without an id', () => {
-  let gateway: Gateway;
-  beforeAll(async () => {
-    gateway = await startTestGateway({ SMS_RATE_PER_MIN: '50', SMS_REPLIES_PER_MIN: '2' });
-  });
-  afterAll(() => gateway.close());
+  describe('inbound rate limit', () => {
+    let gateway: Gateway;
+    beforeAll(async () => {
+      // The reply cap below the inbound limit (as an operator may set it): the notice still goes.
+      gateway = await startTestGateway({ ...env(), SMS_RATE_PER_MIN: '3', SMS_REPLIES_PER_MIN: '2' });
+    });
+    afterAll(() => gateway.close());
 
-  it('stops replying past the reply limit (an auto-responder loop dies out)', async () => {
-    await insideAWindow();
-    const phone = newPhone();
-    for (let i = 0; i < 4; i += 1) await send(gateway, phone, `hello ${i}`);
-    await handled(gateway, 'refused', 4);
-    expect(await outbox(gateway, phone)).toHaveLength(2);
+    it('answers the limit once with "too many messages", then stays silent', async () => {
+      await insideAWindow();
+      const phone = newPhone();
+      for (let i = 0; i < 6; i += 1) await send(gateway, phone, 'HELP');
+      await handled(gateway, 'rate-limited', 3);
+      await handled(gateway, 'answered', 3);
+      const texts = (await outbox(gateway, phone)).map((m) => m.message);
+      // Two answers (the third is past the reply cap), then the notice once, then nothing.
+      expect(texts.filter((t) => t.startsWith('Buy by SMS'))).toHaveLength(2);
+      expect(texts.filter((t) => t.startsWith('Too many messages'))).toHaveLength(1);
+      expect(texts).toHaveLength(3);
+    });
   });
 
-  it('answers the same text without an id again once the first was answered', async () => {
-    const phone = newPhone();
-    expect(await send(gateway, phone, 'HELP', null)).toBe('OK');
-    await waitForSms(gateway, phone, 1);
-    await until('the same text is taken again', async () =>
-      (await send(gateway, phone, 'HELP', null)) === 'OK' ? true : null,
-    );
-    await waitForSms(gateway, phone, 2);
+  describe('reply limit and duplicates without an id', () => {
+    let gateway: Gateway;
+    beforeAll(async () => {
+      gateway = await startTestGateway({ ...env(), SMS_RATE_PER_MIN: '50', SMS_REPLIES_PER_MIN: '2' });
+    });
+    afterAll(() => gateway.close());
+
+    it('stops replying past the reply limit (an auto-responder loop dies out)', async () => {
+      await insideAWindow();
+      const phone = newPhone();
+      for (let i = 0; i < 4; i += 1) await send(gateway, phone, `hello ${i}`);
+      await handled(gateway, 'refused', 4);
+      expect(await outbox(gateway, phone)).toHaveLength(2);
+    });
+
+    it('answers the same text without an id again once the first was answered', async () => {
+      const phone = newPhone();
+      expect(await send(gateway, phone, 'HELP', null)).toBe('OK');
+      await waitForSms(gateway, phone, 1);
+      await until('the same text is taken again', async () =>
+        (await send(gateway, phone, 'HELP', null)) === 'OK' ? true : null,
+      );
+      await waitForSms(gateway, phone, 2);
+    });
   });
 });
