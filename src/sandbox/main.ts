@@ -15,6 +15,18 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const sandbox = await startSandbox(settings);
+  // Handlers first: whoever reads "sandbox listening" may stop the process at once.
+  const stop = (): void => {
+    sandbox.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`sandbox: unclean stop: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   process.stdout.write(
     `${JSON.stringify({
       level: 'info',
@@ -29,17 +41,6 @@ async function main(): Promise<void> {
       scenarios: `${sandbox.url}/sandbox/scenarios`,
     })}\n`,
   );
-  const stop = (): void => {
-    sandbox.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        process.stderr.write(`sandbox: unclean stop: ${err instanceof Error ? err.message : String(err)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 main().catch((err: unknown) => {

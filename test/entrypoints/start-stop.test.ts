@@ -128,7 +128,7 @@ describe('gateway entry (src/main.ts)', () => {
     expect(await failsWithOneLine('src/main.ts', { ADMIN_TOKEN: 'short' })).toBe(
       'gateway: ADMIN_TOKEN must be at least 16 characters',
     );
-  });
+  }, 120_000);
 
   it('production with the outbox allowed prints no /dev/sms URL, and /dev/sms is not served (#12 item 1)', async () => {
     const r = run('src/main.ts', { ...WORKER_ENV, ALLOW_IN_MEMORY: 'true', PORT: '0' });
@@ -144,7 +144,7 @@ describe('gateway entry (src/main.ts)', () => {
     expect((await fetch(`${started.url}/dev/sms`)).status).toBe(404);
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);
-  });
+  }, 120_000);
 
   it('production refuses a Redis that may lose the write before a confirm, with one line', async () => {
     expect(await failsWithOneLine('src/main.ts', { REDIS_URL: volatileRedis.url })).toBe(

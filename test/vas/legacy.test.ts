@@ -135,8 +135,9 @@ describe('legacy parity with v1 for electricity', () => {
         ),
       ).rejects.toBeInstanceOf(UnsupportedProductError);
       expect(proxy.count('/public/v1/auth/login')).toBe(0);
-      // catalogue and accounts still work (through v1)
-      expect((await service.listProducts(ctx())).length).toBe(3);
+      // The catalogue (read through v1) offers only what this interface sells; accounts as v1.
+      expect((await service.listProducts(ctx())).map((p) => p.productType)).toEqual(['ELECTRICITY']);
+      expect((await service.listAccounts(ctx())).length).toBeGreaterThan(0);
     } finally {
       await proxy.close();
     }
