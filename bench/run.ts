@@ -339,7 +339,13 @@ async function main(): Promise<void> {
     const split = TOPOLOGY !== 'single';
     const gateway = startProcess(
       'src/main.js',
-      { ...gatewayEnv, PORT: String(gatewayPort), GATEWAY_WORKERS: split ? 'false' : 'true' },
+      // Info, as production logs (a line per hop); the other parties log errors only.
+      {
+        ...gatewayEnv,
+        PORT: String(gatewayPort),
+        GATEWAY_WORKERS: split ? 'false' : 'true',
+        LOG_LEVEL: 'info',
+      },
       profileArgs,
     );
     children.push(gateway);
