@@ -317,7 +317,12 @@ export const ussdMachine = setup({
     customer: {
       ...waiting('customer'),
       on: {
-        TEXT: typedAnswer('customer', 'customerOk', 'takeCustomer', 'quoting', 'identifier'),
+        // A wrong number counts as a wrong identifier, and says it is the phone number.
+        TEXT: [
+          { guard: 'customerOk', target: 'quoting', actions: 'takeCustomer' },
+          { guard: 'identifierTriesLeft', target: 'customer', reenter: true, actions: 'customerTry' },
+          { target: 'tooManyTries', actions: 'customerTry' },
+        ],
         CHOOSE: {
           target: 'customer',
           reenter: true,

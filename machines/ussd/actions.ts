@@ -64,9 +64,12 @@ export type PromptName = keyof typeof PROMPTS;
 
 /** Named actions for `setup`. */
 export const actions = {
-  /** A prompt, with the pending notice above it (shown once). */
+  /**
+   * A prompt, with the pending notice above it (shown once). An agent's dialogue is never
+   * resumed by a new session: that one asks for the PIN again.
+   */
   show: update(({ context }, params: { prompt: PromptName }) => ({
-    screen: PROMPTS[params.prompt](context),
+    screen: { ...PROMPTS[params.prompt](context), ...(context.agent && { noResume: true }) },
     notice: null,
   })),
   showDone: update(({ context }) => ({ screen: screens.doneScreen(context) })),
@@ -114,6 +117,11 @@ export const actions = {
     const refusal = (event as unknown as { output: SpendRefusal | null }).output;
     return { notice: refusal ? refusalText(refusal) : null };
   }),
+  /** A customer's number that is no mobile number: one try fewer, said as such. */
+  customerTry: update(({ context }) => ({
+    identifierTries: context.identifierTries + 1,
+    notice: { key: 'identifier.invalid.invalidPhone' },
+  })),
   takeCustomer: update(({ context, event }) => ({ customer: customerNumber(context, typed(event)) })),
   /** A closing screen that says why (the notice set by the refusal). */
   showNoticeFinal: update(({ context }) => ({

@@ -45,8 +45,8 @@ export const quoteRoute = (route: QuoteErrorRoute) =>
  */
 export const typedAnswer = (
   state: string,
-  ok: 'phoneOk' | 'identifierOk' | 'amountOk' | 'customerOk',
-  take: 'takePhone' | 'takeIdentifier' | 'takeAmount' | 'takeCustomer',
+  ok: 'phoneOk' | 'identifierOk' | 'amountOk',
+  take: 'takePhone' | 'takeIdentifier' | 'takeAmount',
   next: string,
   tries: 'identifier' | 'amount',
 ) =>

@@ -346,7 +346,7 @@ function describeCredit(outcome: CreditOutcome, money: (minor: number) => string
 
 function entryLine(e: FloatEntry, money: (minor: number) => string): string {
   const what = e.purchaseKey ?? e.reference ?? '';
-  const delta = e.deltaMinor === 0 ? '' : `${e.deltaMinor > 0 ? '+' : ''}${money(e.deltaMinor)}`;
+  const delta = e.deltaMinor === 0 ? '' : `${e.deltaMinor > 0 ? '+' : '-'}${money(Math.abs(e.deltaMinor))}`;
   return `${String(e.seq).padStart(5)}  ${e.at}  ${e.kind.padEnd(10)}  ${money(e.amountMinor).padStart(14)}  ${delta.padStart(15)}  ${money(e.balanceMinor).padStart(14)}  ${what}${e.note ? `  (${e.note})` : ''}`;
 }
 

@@ -37,6 +37,11 @@ export interface Screen {
    * it — the session keeps the aggregator's text with it masked, and the machine must not keep it.
    */
   secret?: boolean;
+  /**
+   * A dialogue dropped on this screen is never offered to resume, whatever its state's tags: a
+   * field agent's (a new session must ask for the PIN again, or the phone alone would sell).
+   */
+  noResume?: boolean;
   /** END the dialogue after this screen. */
   final?: boolean;
   /** Show `0 Back` / `00 Home` lines (the engine handles those inputs on every non-final screen). */

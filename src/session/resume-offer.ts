@@ -43,8 +43,12 @@ export function resumeChoice(
   return choice === YES ? 'resume' : choice === NO ? 'fresh' : 'invalid';
 }
 
-/** A dropped dialogue is worth resuming only part-way into a purchase (see RESUMABLE_TAG). */
+/**
+ * A dropped dialogue is worth resuming only part-way into a purchase (see RESUMABLE_TAG), and
+ * never from a screen that says `noResume`.
+ */
 export function isResumable(machine: AnyStateMachine, snapshot: unknown): boolean {
+  if (screenOf(snapshot)?.noResume === true) return false;
   try {
     return createActor(machine, { snapshot: snapshot as Snapshot<unknown> })
       .getSnapshot()

@@ -115,6 +115,12 @@ it('an amount over the float is refused on the amount screen, the float named; a
     newPhone(),
   ]);
   expect(total[4].screen).toMatch(/^Customer's phone number/);
+  // Dropped on the amount prompt, then a new dial: the PIN again, never a resume offer
+  // (the phone alone must not sell); then a customer's number that is no mobile number.
+  const w = await dialogue(gateway, `fw-${agent}`, agent, [pin, '1', TEST_METERS.active, '19', '1']);
+  expect(w[0].screen).toBe('Agent: enter your PIN:');
+  const wrong = w[5];
+  expect(wrong.screen).toMatch(/^That is not a valid mobile number\.\nCustomer's phone number/);
   expect(total[5].screen).toMatch(/^Float too low: BWP 20.00 available\.\nEnter the amount/);
   const statement = (await axios.get(`${gateway.url}/admin/agents/${agent}/statement`, auth)).data;
   expect(statement.entries.map((e: { kind: string }) => e.kind)).toEqual(['credit']);

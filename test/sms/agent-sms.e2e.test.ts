@@ -120,6 +120,9 @@ it('sells electricity by SMS with the PIN: token to the customer, receipt to the
   // A refused PIN change: the error names the problem, never the PIN.
   await sms(agent, `PIN ${pin} 1111`);
   expect((await waitForSms(gateway, agent, 9))[0].message).toMatch(/^New PIN refused: /);
+  // The PIN where the code belongs (`YES <PIN>`): dropped at the intake, never queued.
+  await sms(agent, `YES ${pin}`);
+  expect((await waitForSms(gateway, agent, 10))[0].message).toMatch(/^Already bought/);
 
   // Never a PIN in Redis (sessions, SMS jobs, the agent), logs, metrics, SMS replies or admin responses.
   const metrics = String((await axios.get(`${gateway.url}/metrics`, { responseType: 'text' })).data);

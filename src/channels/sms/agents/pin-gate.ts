@@ -13,7 +13,7 @@ import type { InboundSms, PinVerdict } from '../inbound/types';
  */
 export class PinGate {
   constructor(
-    private readonly registry: Pick<AgentRegistry, 'verifyPin' | 'changePin'>,
+    private readonly registry: Pick<AgentRegistry, 'get' | 'verifyPin' | 'changePin'>,
     private readonly keywords: Keywords,
     private readonly region: string,
   ) {}
@@ -28,6 +28,11 @@ export class PinGate {
     switch (command.kind) {
       case 'yes': {
         const pin = command.rest[0];
+        // From an agent, a lone number may be the PIN with the code forgotten: it is dropped
+        // (one quote is pending per number, so the code is not needed) and the agent is asked
+        // for `YES <code> <PIN>`.
+        if (pin === undefined && command.code !== null && msisdn && (await this.registry.get(msisdn)))
+          return { ...sms, text: keyword };
         if (pin === undefined || command.code === null) return sms;
         return {
           ...sms,

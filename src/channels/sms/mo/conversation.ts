@@ -373,6 +373,9 @@ export class SmsConversation {
       held = { agent, key };
     }
     const claim = await this.store.claimQuote(turn.msisdn, code, this.clock(), QUOTES_KEPT_MS);
+    // The quote expired or was replaced between the peek and the claim: nothing is sold, the hold goes back.
+    if (held && claim.kind !== 'claimed' && claim.kind !== 'bought')
+      await this.services.agents!.float.release(held.agent.msisdn, held.key);
     if (claim.kind === 'none') {
       const example = `${Keywords.first(this.locales, this.locales.resolve(turn.lang), 'ELEC')} 01234567890 100`;
       await turn.say('sms.mo.noQuote', { example });
