@@ -110,6 +110,8 @@ async function runEveryScript(): Promise<void> {
     notifiedAt: now,
   });
   if ((await purging.purgeExpired()) !== 1) throw new Error('expected the purge');
+  await purchases.create(record());
+  await purchases.reindex();
 
   const notifications = new RedisNotificationStore(redis, { prefix });
   const id = notificationId(created.id, 'settled', '26771234567');
