@@ -314,6 +314,10 @@ describe('operator CLI (npm run cli -- purchases)', () => {
     });
     expect(await cli('show', 'no-such-id')).toMatchObject({ code: 1 });
     expect(await cli('find')).toMatchObject({ code: 2 });
+    expect(await cli('reindex')).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^[1-9]\d* purchase records indexed$/),
+    });
     const noRedis = await main(['purchases', 'find', '--msisdn', phone], {
       stdout: () => undefined,
       stderr: () => undefined,

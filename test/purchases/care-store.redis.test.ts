@@ -64,3 +64,40 @@ describe('redis purchase store retention', () => {
     expect(await redis.zscore(keys.byIdentifier('EXPIRED-1'), r.id)).toBeNull();
   });
 });
+
+describe('redis purchase store reindex (records written before the care indexes)', () => {
+  it('indexes an older record for the lookups and the retention, once', async () => {
+    const { store, prefix, setNow } = clockedStore();
+    const keys = purchaseKeys(prefix);
+    // As the earlier create script left it: record, idempotency key, state and number indexes only.
+    const old = {
+      ...record({ intent: intent({ subscriberIdentifier: 'OLD-METER-1' }) }),
+      state: 'succeeded' as const,
+      settledAt: at(T0),
+      notifiedAt: at(T0),
+    };
+    await redis.hset(
+      keys.record(old.id),
+      'json',
+      JSON.stringify(old),
+      'state',
+      old.state,
+      'version',
+      old.version,
+    );
+    await redis.set(keys.idempotency(old.idempotencyKey), old.id);
+    await redis.zadd(keys.byState('succeeded'), Date.parse(old.createdAt), old.id);
+    expect(await store.listByIdentifier('OLD-METER-1')).toEqual([]);
+
+    expect(await store.reindex()).toBe(1);
+    expect((await store.listByIdentifier('OLD-METER-1')).map((r) => r.id)).toEqual([old.id]);
+    expect((await store.listByReference(old.externalReference)).map((r) => r.id)).toEqual([old.id]);
+    expect(await redis.pexpiretime(keys.record(old.id))).toBe(T0 + RETENTION_MS + 24 * 3600_000);
+    expect(await store.reindex()).toBe(1);
+    expect(await redis.zcard(keys.byIdentifier('OLD-METER-1'))).toBe(1);
+
+    setNow(new Date(T0 + RETENTION_MS + 1));
+    expect(await store.purgeExpired()).toBe(1);
+    expect(await indexesNaming(prefix, old.id)).toEqual([]);
+  });
+});

@@ -24,6 +24,21 @@ export async function runEveryScript(redis: Redis, prefix: string): Promise<void
   const created = record({ intent: { ...record().intent, requesterMsisdn: '26770000001' } });
   await purchases.create(created);
   await purchases.transition(created.id, ['created'], 'confirming', created.version);
+  // Settled now, purged by a clock past its (1 ms) retention.
+  const purging = new RedisPurchaseStore({
+    redis,
+    prefix,
+    retentionMs: 1,
+    clock: () => new Date(Date.now() + 60_000),
+  });
+  const now = new Date().toISOString();
+  await purging.transition(created.id, ['confirming'], 'succeeded', created.version + 1, {
+    settledAt: now,
+    notifiedAt: now,
+  });
+  if ((await purging.purgeExpired()) !== 1) throw new Error('expected the purge');
+  await purchases.create(record());
+  await purchases.reindex();
 
   const notifications = new RedisNotificationStore(redis, { prefix });
   const id = notificationId(created.id, 'settled', '26771234567');

@@ -65,7 +65,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
     if (typeof state !== 'string' || !(PURCHASE_STATES as readonly string[]).includes(state)) {
       res.status(400).json({
         error: 'invalid_state',
-        message: `state must be one of: ${PURCHASE_STATES.join(', ')}`,
+        message: `state must be one of: ${PURCHASE_STATES.join(', ')}${options.care ? '; or search by msisdn, identifier or reference' : ''}`,
         validStates: PURCHASE_STATES,
       });
       return;

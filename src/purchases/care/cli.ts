@@ -26,6 +26,7 @@ const USAGE = `usage: npm run cli -- purchases <command> [flags]   (needs REDIS_
   reconcile ID [--note TEXT]     ask the purchase service again (retry only, never a second confirm);
                                  a running worker does it, and sends the token if it succeeded
   audit [ID]                     the audit trail, newest first (--limit N)
+  reindex                        once after upgrading: index older records for find and retention
 flags: --reveal  show full numbers and tokens (written to the audit trail)   --json`;
 
 /** The CLI never calls the purchase service: an operator decision only writes and queues. */
@@ -60,9 +61,9 @@ export async function purchasesCli(argv: string[], io: CareCliIo): Promise<numbe
   const [command, id, ...extra] = positionals;
   const needsId = ['show', 'resolve', 'reconcile'].includes(command ?? '');
   if (
-    !['find', 'show', 'resolve', 'reconcile', 'audit'].includes(command ?? '') ||
+    !['find', 'show', 'resolve', 'reconcile', 'audit', 'reindex'].includes(command ?? '') ||
     (needsId && !id) ||
-    (command === 'find' && id) ||
+    (['find', 'reindex'].includes(command ?? '') && id) ||
     extra.length > 0
   ) {
     (command === 'help' ? io.stdout : io.stderr)(USAGE);
@@ -142,6 +143,10 @@ export async function purchasesCli(argv: string[], io: CareCliIo): Promise<numbe
       case 'reconcile': {
         const purchase = await care.reconcile(id, values.note, actor);
         io.stdout(`${purchase.id} ${purchase.state}: a worker asks the purchase service now`);
+        return 0;
+      }
+      case 'reindex': {
+        io.stdout(`${await store.reindex()} purchase records indexed`);
         return 0;
       }
       case 'audit': {

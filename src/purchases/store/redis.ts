@@ -33,6 +33,7 @@ export const PURCHASE_SCRIPTS = new ScriptSet('purchase', 3, path.join(__dirname
   'createPurchase-9',
   'transitionPurchase-7',
   'purgePurchase-10',
+  'indexPurchase-6',
 ] as const);
 
 /**
@@ -230,6 +231,52 @@ export class RedisPurchaseStore implements PurchaseStore {
       else if (code !== -2) throw new ScriptReplyError('purgePurchase', code);
     }
     return purged;
+  }
+
+  /**
+   * Index every record written before the care lookups and the retention existed (identifier,
+   * references, expiry): run once after upgrading (`npm run cli -- purchases reindex`). Safe to
+   * run again and beside running workers (a record that changed meanwhile was indexed by its
+   * transition). Returns how many records it indexed.
+   */
+  async reindex(): Promise<number> {
+    let indexed = 0;
+    const match = `${this.keys.record('')}*`;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', 500);
+      cursor = next;
+      for (const key of keys) {
+        const json = await this.redis.hget(key, 'json');
+        if (json === null) continue;
+        const record = JSON.parse(json) as PurchaseRecord;
+        const code = await PURCHASE_SCRIPTS.run(
+          this.redis,
+          'indexPurchase-6',
+          [
+            key,
+            this.keys.idempotency(record.idempotencyKey),
+            this.keys.byIdentifier(record.intent.subscriberIdentifier),
+            ...this.referenceKeys(record),
+            this.keys.expiring(),
+          ],
+          [record.id, record.version, Date.parse(record.createdAt), ...this.reindexExpiry(record)],
+        );
+        if (code === 1) indexed += 1;
+        else if (code !== -2) throw new ScriptReplyError('indexPurchase', code);
+      }
+    } while (cursor !== '0');
+    return indexed;
+  }
+
+  /**
+   * A record long past its retention gets its Redis expiry no sooner than a grace period from
+   * now: the purge deletes it first, with its index entries, rather than Redis alone.
+   */
+  private reindexExpiry(record: PurchaseRecord): [string, string] {
+    const [due, drop] = this.expiryArgs(record);
+    if (due === '') return [due, drop];
+    return [due, String(Math.max(Number(drop), this.clock().getTime() + EXPIRY_GRACE_MS))];
   }
 
   /**

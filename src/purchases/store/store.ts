@@ -64,7 +64,11 @@ export const DEFAULT_RETENTION_MS = 90 * 24 * 3600_000;
 export function expiresAt(record: PurchaseRecord, retentionMs: number): number | null {
   // An outcome not yet handed to the notifier is kept until it is (the sweep hands it over).
   if (!RETAINED_STATES.includes(record.state) || awaitsNotification(record)) return null;
-  const from = Date.parse(record.resolution?.at ?? record.settledAt ?? record.updatedAt);
+  // The later of settling and resolving: a success found after a resolution starts it again.
+  const from = Math.max(
+    Date.parse(record.settledAt ?? record.updatedAt),
+    record.resolution ? Date.parse(record.resolution.at) : -Infinity,
+  );
   const recheck = record.recheckUntil ? Date.parse(record.recheckUntil) : -Infinity;
   return Math.max(from + retentionMs, recheck);
 }
