@@ -251,7 +251,7 @@
 
   // --- Page state -----------------------------------------------------------------------------
   const el = (id) => document.getElementById(id);
-  const state = { config: null, phones: [], selected: null, sandboxUp: false };
+  const state = { config: null, phones: [], selected: null };
   const DEFAULT_PHONES = [
     { msisdn: '26771234567', label: 'Subscriber A' },
     { msisdn: '26772345678', label: 'Subscriber B' },
