@@ -1,4 +1,9 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import axios from 'axios';
+import { ussdAdapters } from '../../src/channels/ussd/adapters';
+import { inboundSmsAdapters } from '../../src/channels/sms/inbound/adapters';
+import { SIMULATOR_PUBLIC } from '../../src/simulator/router';
 import type { Gateway } from '../../src/gateway/app';
 import { SANDBOX_CREDENTIALS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { startTestGateway } from '../e2e/harness';
@@ -150,5 +155,22 @@ describe('simulator routes without dev routes, and with a real purchase service'
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe('the page knows every format the gateway serves', () => {
+  const page = readFileSync(path.join(SIMULATOR_PUBLIC, 'simulator.js'), 'utf8');
+  /** The page's table `name`, from its opening to its closing brace (two-space indent). */
+  const table = (name: string): string => {
+    const start = page.indexOf(`const ${name} = {`);
+    return page.slice(start, page.indexOf('\n  };\n', start));
+  };
+
+  it.each(ussdAdapters().map((a) => a.name))('USSD: %s', (name) => {
+    expect(table('FORMATS')).toMatch(new RegExp(`\\n    ${name}: \\{`));
+  });
+
+  it.each(inboundSmsAdapters.map((a) => a.path))('inbound SMS: /sms/%s', (route) => {
+    expect(table('INBOUND')).toMatch(new RegExp(`\\n    ${route}: \\{`));
   });
 });

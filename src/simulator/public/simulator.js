@@ -251,7 +251,7 @@
 
   // --- Page state -----------------------------------------------------------------------------
   const el = (id) => document.getElementById(id);
-  const state = { config: null, phones: [], selected: null, sandboxUp: false };
+  const state = { config: null, phones: [], selected: null };
   const DEFAULT_PHONES = [
     { msisdn: '26771234567', label: 'Subscriber A' },
     { msisdn: '26772345678', label: 'Subscriber B' },
@@ -741,10 +741,15 @@
     state.config = config;
     fillSelect(
       el('aggregator'),
-      config.aggregators
-        .filter((a) => formatOf(a.name))
-        .map((a) => [a.name, `${formatOf(a.name).label} · ${a.screenLimit} per screen`]),
+      config.aggregators.map((a) => [
+        a.name,
+        formatOf(a.name)
+          ? `${formatOf(a.name).label} · ${a.screenLimit} per screen`
+          : `${a.name} (no simulator format yet)`,
+      ]),
     );
+    // An aggregator the gateway serves but this page cannot speak yet is listed, not offered.
+    for (const option of el('aggregator').options) option.disabled = !formatOf(option.value);
     fillSelect(
       el('inbound'),
       config.inbound.filter((i) => INBOUND[i.path]).map((i) => [i.path, INBOUND[i.path].label]),
