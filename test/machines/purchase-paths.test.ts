@@ -33,6 +33,7 @@ const settings: LifecycleSettings = {
   baseDelayMs: 5000,
   maxDelayMs: 300_000,
   deadlineMs: 1_800_000,
+  // Production allows 5; 3 gives the same shapes (resend, then the limit) in a smaller graph.
   maxConfirmAttempts: 3,
   recheckForMs: 86_400_000,
   recheckEveryMs: 300_000,

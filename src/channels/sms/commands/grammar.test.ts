@@ -232,6 +232,7 @@ describe('SMS command grammar', () => {
   });
 
   it('never throws and always answers, for any text', () => {
+    const runs = Number(process.env.FUZZ_RUNS ?? 2000);
     fc.assert(
       fc.property(
         fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.stringMatching(/^[A-Za-z0-9*#+., ]{0,40}$/)),
@@ -240,7 +241,8 @@ describe('SMS command grammar', () => {
           expect(typeof result.ok).toBe('boolean');
         },
       ),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 2000) },
+      { numRuns: runs },
     );
+    process.stdout.write(`SMS grammar property: ${runs} texts parsed, 0 throws\n`);
   });
 });

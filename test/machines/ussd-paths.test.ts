@@ -1,0 +1,258 @@
+import { getAdjacencyMap, getShortestPaths } from '@xstate/graph';
+import { createActor, toPromise, transition, type AnyActorLogic } from 'xstate';
+import { dialogueActors, ussdMachine, type UssdContext } from '../../machines/ussd-session.machine';
+import { INPUT, services } from '../../machines/ussd/test-kit';
+import { dialogueKey } from '../../machines/ussd/purchase';
+import { SETTLED_TAG, type DialogueEvent } from '../../src/session/dialogue';
+import { SpendRefusedError } from '../../src/spend/rules';
+import { PurchaseServiceError, TransportError } from '../../src/vas/errors';
+
+/**
+ * Every path of the USSD dialogue machine, generated with @xstate/graph over every option of
+ * every screen, typed answers (one the screen accepts, two it refuses), Back, Home, the engine's
+ * TIMEOUT, and every way each invoked service can end (its real answer, computed by the real
+ * actors over the test kit's services; a transport error; a bug; for the quote every kind of
+ * refusal; for the order a spending-rule refusal). States are told apart by what the
+ * invariants care about (the state, the product, what was gathered, the tries, the stall, the
+ * quote and the order), which keeps the graph finite: a few thousand states.
+ *
+ * Simple paths of that graph are too many to run (they grow exponentially with its cycles:
+ * Back, Home, retries), so every state is reached by its shortest path and every transition
+ * (each event in each state) is taken once. Both run on the machine the way the engine runs
+ * it: restored from its JSON snapshot before every event. Invariants on every step: no order
+ * without a quote, the order is the quoted intent under the dialogue's one key (a retry finds
+ * the same purchase); a closing screen is final and nothing moves it; a waiting screen can be
+ * answered (options or typed text).
+ */
+
+type Snap = ReturnType<typeof ussdMachine.resolveState>;
+type AnyEvent = DialogueEvent | { type: string; output?: unknown; error?: unknown; actorId?: string };
+
+const { services: svc } = services();
+const actors = dialogueActors(svc, () => {});
+const machine = ussdMachine.provide({ actors });
+
+const serviceError = (
+  code: string,
+  fields: Partial<ConstructorParameters<typeof PurchaseServiceError>[0]> = {},
+) =>
+  new PurchaseServiceError({
+    type: 'validation_error',
+    code,
+    message: `refused: ${code}`,
+    param: null,
+    retryable: false,
+    requestId: 'r-1',
+    status: 400,
+    ...fields,
+  });
+
+/** How an invoked service can fail, besides answering. */
+const FAILURES: Record<string, unknown[]> = {
+  any: [new TransportError('unknown', 'socket hang up', 'r-1'), new Error('a bug')],
+  quote: [
+    serviceError('meter_not_found'),
+    serviceError('amount_below_minimum'),
+    serviceError('provider_error'),
+    serviceError('provider_unavailable', { status: 502, retryable: true, type: 'provider_error' }),
+    new SpendRefusedError({ code: 'spend_blocked' }),
+  ],
+  order: [new SpendRefusedError({ code: 'spend_blocked' })],
+};
+
+/** Typed answers: one the screen accepts (by what it asks for), and ones it refuses. */
+function texts(c: UssdContext, state: string): string[] {
+  const valid: Record<string, string> = {
+    phone: '26771234567',
+    customer: '26771234568',
+    amount: '100',
+    identifier:
+      c.productType === 'WATER' ? '1234567890' : c.productType === 'AIRTIME' ? '26771234567' : '04123456789',
+  };
+  return [...(valid[state] ? [valid[state]] : []), 'abc', '99999999'];
+}
+
+/** The real actors' answers, by source and input, computed before the traversal that needs them. */
+const answers = new Map<string, unknown>();
+const missing = new Map<string, { src: string; input: unknown }>();
+
+function events(s: Snap): AnyEvent[] {
+  const out: AnyEvent[] = [];
+  for (const [id, child] of Object.entries(s.children)) {
+    const ref = child as unknown as { src: string; getSnapshot(): { input: unknown } };
+    const src = ref.src;
+    const input = ref.getSnapshot().input;
+    const key = `${src}:${JSON.stringify(input)}`;
+    if (answers.has(key))
+      out.push({ type: `xstate.done.actor.${id}`, output: answers.get(key), actorId: id });
+    else missing.set(key, { src, input });
+    for (const error of [...FAILURES.any, ...(FAILURES[src] ?? [])])
+      out.push({ type: `xstate.error.actor.${id}`, error, actorId: id });
+  }
+  if (Object.keys(s.children).length > 0) out.push({ type: 'TIMEOUT' });
+  if (s.hasTag(SETTLED_TAG) && s.status === 'active') {
+    for (const option of s.context.screen.options ?? []) out.push({ type: 'CHOOSE', optionId: option.id });
+    out.push({ type: 'CHOOSE', optionId: 'no-such-option' });
+    for (const text of texts(s.context, String(s.value))) out.push({ type: 'TEXT', text });
+    out.push({ type: 'BACK' }, { type: 'HOME' });
+  }
+  return out;
+}
+
+/** A dialogue state as far as the invariants care (the purchase gathered, tries, stall, outcome). */
+function serializeState(s: Snap): string {
+  const c = s.context;
+  return JSON.stringify([
+    s.value,
+    c.productType,
+    c.airtimeFor,
+    c.identifier !== null,
+    c.amountMinor !== null,
+    c.identifierTries,
+    c.amountTries,
+    c.backAsked,
+    c.quote !== null,
+    c.purchaseId !== null,
+    c.stalled,
+    c.language !== INPUT.language,
+  ]);
+}
+
+const serializeEvent = (e: unknown) => {
+  const { output: _output, error, ...rest } = e as AnyEvent & { output?: unknown; error?: unknown };
+  return JSON.stringify({ ...rest, error: error === undefined ? undefined : String(error) });
+};
+const traversal = {
+  input: INPUT,
+  events: (s: unknown) => events(s as Snap) as DialogueEvent[],
+  serializeState: (s: unknown) => serializeState(s as Snap),
+  serializeEvent,
+};
+
+type Node = { state: Snap; transitions: Record<string, { event: AnyEvent; state: Snap }> };
+
+/** The graph; whenever a service answer is missing, compute it with the real actor and traverse again. */
+async function graph(): Promise<Record<string, Node>> {
+  for (let round = 0; round < 10; round += 1) {
+    missing.clear();
+    const adjacency = getAdjacencyMap(machine, traversal) as unknown as Record<string, Node>;
+    if (missing.size === 0) return adjacency;
+    for (const [key, { src, input }] of missing) {
+      const logic = (actors as Record<string, AnyActorLogic>)[src];
+      answers.set(key, await toPromise(createActor(logic, { input }).start()));
+    }
+  }
+  throw new Error('service answers kept appearing');
+}
+
+type Step = { event: AnyEvent; state: Snap };
+const counts = {
+  states: 0,
+  paths: 0,
+  steps: 0,
+  transitions: 0,
+  orders: 0,
+  ends: {} as Record<string, number>,
+};
+
+afterAll(() => {
+  process.stdout.write(
+    `USSD dialogue machine: ${counts.states} states; ${counts.paths} shortest paths (${counts.steps} steps), ` +
+      `${counts.transitions} transitions each taken once, ${counts.orders} of them into an order; ` +
+      `closing states: ${JSON.stringify(counts.ends)}\n`,
+  );
+});
+
+/** The engine's restore: persisted snapshot → JSON → the machine's state again (settled snapshots only). */
+function restored(s: Snap): Snap {
+  if (!s.hasTag(SETTLED_TAG) || s.status !== 'active') return s;
+  const persisted = JSON.parse(JSON.stringify(machine.getPersistedSnapshot(s))) as Snap;
+  return machine.resolveState({ value: persisted.value, context: persisted.context as UssdContext });
+}
+
+/** The invariants of one step `before` → `after`. Returns whether it entered an order. */
+function checkStep(before: Snap, after: Snap): boolean {
+  const c = after.context;
+  let ordered = false;
+  // No order without a quote; the order is the quoted intent, under the dialogue's one key.
+  if (after.value === 'ordering' && before.value !== 'ordering') {
+    expect(c.quote).not.toBeNull();
+    const order = Object.values(after.children)[0] as unknown as { getSnapshot(): { input: unknown } };
+    const input = order.getSnapshot().input as { intent: unknown; key: string };
+    expect(input.intent).toEqual(c.quote!.intent);
+    expect(input.key).toBe(dialogueKey(c));
+    expect(input.key).toBe(`${INPUT.aggregator}:${INPUT.sessionId}:${INPUT.startedAt}`);
+    ordered = true;
+  }
+  // A closing screen ends the dialogue.
+  if (after.status === 'done') expect(c.screen.final).toBe(true);
+  if (c.screen.final && after.hasTag(SETTLED_TAG)) expect(after.status).toBe('done');
+  // A waiting screen can be answered: options or typed text.
+  if (after.hasTag(SETTLED_TAG) && after.status === 'active')
+    expect((c.screen.options?.length ?? 0) > 0 || c.screen.expectsText === true).toBe(true);
+  return ordered;
+}
+
+/** Every event a subscriber or the engine could send, for checking that a closing screen stays closed. */
+const ANY_INPUT: DialogueEvent[] = [
+  { type: 'CHOOSE', optionId: 'buy' },
+  { type: 'CHOOSE', optionId: '1' },
+  { type: 'TEXT', text: '1' },
+  { type: 'BACK' },
+  { type: 'HOME' },
+  { type: 'TIMEOUT' },
+];
+
+let adjacency: Record<string, Node>;
+beforeAll(async () => {
+  adjacency = await graph();
+  counts.states = Object.keys(adjacency).length;
+}, 120_000);
+
+it('every state, reached by its shortest path replayed as the engine runs it', () => {
+  const paths = getShortestPaths(machine, traversal);
+  expect(paths.length).toBe(counts.states);
+  for (const path of paths) {
+    // The first step is the machine's start (`xstate.init`): the replay begins from its snapshot.
+    const [start, ...steps] = path.steps as Step[];
+    expect(start.event.type).toBe('xstate.init');
+    let live = start.state;
+    for (const { event, state } of steps) {
+      const [next] = transition(machine, restored(live), event as DialogueEvent);
+      expect(serializeState(next as Snap)).toBe(serializeState(state));
+      checkStep(live, next as Snap);
+      live = next as Snap;
+      counts.steps += 1;
+    }
+    if (live.status === 'done') {
+      for (const e of ANY_INPUT)
+        expect(serializeState(transition(machine, live, e)[0] as Snap)).toBe(serializeState(live));
+      counts.ends[String(live.value)] = (counts.ends[String(live.value)] ?? 0) + 1;
+    }
+  }
+  counts.paths = paths.length;
+  // Every closing screen is reached, the purchase's among them.
+  expect(Object.keys(counts.ends)).toEqual(
+    expect.arrayContaining([
+      'done',
+      'cancelled',
+      'refused',
+      'tryLater',
+      'unavailable',
+      'tooManyTries',
+      'resent',
+    ]),
+  );
+}, 120_000);
+
+it('every transition (each event in each state), taken once from the restored snapshot', () => {
+  for (const node of Object.values(adjacency)) {
+    for (const { event, state } of Object.values(node.transitions)) {
+      const [next] = transition(machine, restored(node.state), event as DialogueEvent);
+      expect(serializeState(next as Snap)).toBe(serializeState(state));
+      if (checkStep(node.state, next as Snap)) counts.orders += 1;
+      counts.transitions += 1;
+    }
+  }
+  expect(counts.orders).toBeGreaterThan(0);
+}, 120_000);
