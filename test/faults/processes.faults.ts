@@ -12,7 +12,9 @@ import { buy, FaultTable, judge, phoneFor, World } from './harness';
  */
 
 const INTENTS = 3;
-const CONFIRM_SLOW_MS = 1500;
+/** The service answers confirms this late, and the client waits longer: the kill lands mid-confirm. */
+const CONFIRM_SLOW_MS = 3000;
+const PATIENT = { PURCHASE_API_CONFIRM_TIMEOUT_MS: '6000' };
 
 const world = new World();
 const table = new FaultTable(__filename);
@@ -31,6 +33,15 @@ function started(entry: 'src/main.ts' | 'src/worker.ts', env: Record<string, str
   return process;
 }
 
+/** Resolves once `count` more confirms have reached the service (in flight there: it sleeps on them). */
+async function confirmsAtTheService(count: number, since: number): Promise<void> {
+  await until(`${count} confirms at the service`, () => confirmsSent() - since >= count);
+}
+
+function confirmsSent(): number {
+  return world.proxy.forwarded.get('/public/v1/purchases/confirm') ?? 0;
+}
+
 async function allIn(phones: string[], state: string): Promise<boolean> {
   for (const phone of phones) {
     const [record] = await world.purchasesOf(phone);
@@ -40,12 +51,14 @@ async function allIn(phones: string[], state: string): Promise<boolean> {
 }
 
 it('the gateway (running the workers) killed mid-confirm, then restarted', async () => {
-  const gateway = started('src/main.ts');
+  const gateway = started('src/main.ts', PATIENT);
   await gateway.start();
   const phones = Array.from({ length: INTENTS }, () => phoneFor());
   await world.arm('confirm', 'slow', INTENTS, CONFIRM_SLOW_MS);
+  const sent = confirmsSent();
   await Promise.all(phones.map((phone) => buy(world, () => gateway, phone)));
   await until('every confirm in flight', () => allIn(phones, 'confirming'));
+  await confirmsAtTheService(INTENTS, sent);
   await gateway.kill();
   await gateway.start();
   const backAt = Date.now();
@@ -62,12 +75,14 @@ describe('a gateway and a separate purchase worker', () => {
   afterAll(() => gateway.stop());
 
   it('the worker killed mid-confirm, then restarted', async () => {
-    const worker = started('src/worker.ts');
+    const worker = started('src/worker.ts', PATIENT);
     await worker.start();
     const phones = Array.from({ length: INTENTS }, () => phoneFor());
     await world.arm('confirm', 'slow', INTENTS, CONFIRM_SLOW_MS);
+    const sent = confirmsSent();
     await Promise.all(phones.map((phone) => buy(world, () => gateway, phone)));
     await until('every confirm in flight', () => allIn(phones, 'confirming'));
+    await confirmsAtTheService(INTENTS, sent);
     await worker.kill();
     await worker.start();
     const backAt = Date.now();
