@@ -15,6 +15,8 @@ const INTENTS = 3;
 /** The service answers confirms this late, and the client waits longer: the kill lands mid-confirm. */
 const CONFIRM_SLOW_MS = 3000;
 const PATIENT = { PURCHASE_API_CONFIRM_TIMEOUT_MS: '6000' };
+/** BullMQ finds a dead worker's job after its 30 s lock, at its next 30 s stalled check: up to ~60 s. */
+const STALLED = { timeoutMs: 150_000 };
 
 const world = new World();
 const table = new FaultTable(__filename);
@@ -62,7 +64,7 @@ it('the gateway (running the workers) killed mid-confirm, then restarted', async
   await gateway.kill();
   await gateway.start();
   const backAt = Date.now();
-  table.add(await judge(world, 'gateway SIGKILL mid-confirm', phones, () => backAt));
+  table.add(await judge(world, 'gateway SIGKILL mid-confirm', phones, () => backAt, STALLED));
   await gateway.stop();
 });
 
@@ -86,8 +88,11 @@ describe('a gateway and a separate purchase worker', () => {
     await worker.kill();
     await worker.start();
     const backAt = Date.now();
-    table.add(await judge(world, 'worker SIGKILL mid-confirm', phones, () => backAt));
-    await worker.stop();
+    try {
+      table.add(await judge(world, 'worker SIGKILL mid-confirm', phones, () => backAt, STALLED));
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('the worker killed mid-SMS (the provider holding the request), then restarted', async () => {
@@ -102,8 +107,11 @@ describe('a gateway and a separate purchase worker', () => {
     world.sink.recover();
     await worker.start();
     const backAt = Date.now();
-    table.add(await judge(world, 'worker SIGKILL mid-SMS', phones, () => backAt));
-    await worker.stop();
+    try {
+      table.add(await judge(world, 'worker SIGKILL mid-SMS', phones, () => backAt, STALLED));
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('the worker killed inside the at-least-once window (SMS accepted, `sent` not written)', async () => {
@@ -115,6 +123,7 @@ describe('a gateway and a separate purchase worker', () => {
     let statusAtKill: string | undefined;
     let smsId = '';
     world.sink.onAccepted = (hit) => {
+      if (hit.to !== phone) return;
       world.sink.onAccepted = undefined;
       smsId = hit.id;
       killedAt = Date.now();
@@ -134,7 +143,7 @@ describe('a gateway and a separate purchase worker', () => {
         const copies = world.sink.hits.filter((hit) => hit.id === smsId && hit.accepted).length;
         return copies === 2 && (await notifications.get(smsId))?.status === 'sent';
       },
-      { timeoutMs: 90_000 },
+      STALLED,
     );
     const row = await judge(
       world,
@@ -142,6 +151,7 @@ describe('a gateway and a separate purchase worker', () => {
       [phone],
       () => killedAt,
       {
+        ...STALLED,
         allowDuplicateSms: true,
         note: 'sent again with the same id',
       },
