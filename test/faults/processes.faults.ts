@@ -122,18 +122,19 @@ describe('a gateway and a separate purchase worker', () => {
     const notifications = new RedisNotificationStore(world.redis, { prefix: world.prefix });
     let statusAtKill: string | undefined;
     let smsId = '';
-    world.sink.onAccepted = (hit) => {
+    // The provider takes the SMS, and the worker dies before it can write `sent` (before the
+    // answer reaches it: the same state as a crash between the answer and the write).
+    world.sink.beforeAnswer = async (hit) => {
       if (hit.to !== phone) return;
-      world.sink.onAccepted = undefined;
+      world.sink.beforeAnswer = undefined;
       smsId = hit.id;
       killedAt = Date.now();
-      void worker.kill().then(async () => {
-        statusAtKill = (await notifications.get(hit.id))?.status;
-      });
+      await worker.kill();
+      statusAtKill = (await notifications.get(hit.id))?.status;
     };
     await buy(world, () => gateway, phone);
-    await until('the worker killed right after the provider accepted', () => statusAtKill);
-    // The kill landed inside the window: the record still says `sending`.
+    await until('the worker killed with the SMS accepted', () => statusAtKill);
+    // Inside the window: the provider has it, the record still says `sending`.
     expect(statusAtKill).toBe('sending');
     await worker.start();
     // The restarted worker finds it `sending` (its job stalled) and sends it again.
