@@ -183,7 +183,7 @@ async function openDesk(config: Config, io: AgentCliIo): Promise<{ desk: Desk; c
       );
     return { desk: new HttpDesk(base, config.adminToken), close: async () => undefined };
   }
-  const redis = commandConnection(config.redisUrl);
+  const redis = commandConnection(config.redisUrl, { cluster: config.redisCluster });
   let closeSandbox = async () => undefined as void;
   const agents = createAgents(redis, config.redisPrefix, config);
   const desk = new AgentDesk(agents, async (id) => {

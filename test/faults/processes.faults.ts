@@ -12,7 +12,11 @@ import { buy, FaultTable, judge, phoneFor, World } from './harness';
  */
 
 const INTENTS = 3;
-const CONFIRM_SLOW_MS = 1500;
+/** The service answers confirms this late, and the client waits longer: the kill lands mid-confirm. */
+const CONFIRM_SLOW_MS = 3000;
+const PATIENT = { PURCHASE_API_CONFIRM_TIMEOUT_MS: '6000' };
+/** BullMQ finds a dead worker's job after its 30 s lock, at its next 30 s stalled check: up to ~60 s. */
+const STALLED = { timeoutMs: 150_000 };
 
 const world = new World();
 const table = new FaultTable(__filename);
@@ -31,6 +35,15 @@ function started(entry: 'src/main.ts' | 'src/worker.ts', env: Record<string, str
   return process;
 }
 
+/** Resolves once `count` more confirms have reached the service (in flight there: it sleeps on them). */
+async function confirmsAtTheService(count: number, since: number): Promise<void> {
+  await until(`${count} confirms at the service`, () => confirmsSent() - since >= count);
+}
+
+function confirmsSent(): number {
+  return world.proxy.forwarded.get('/public/v1/purchases/confirm') ?? 0;
+}
+
 async function allIn(phones: string[], state: string): Promise<boolean> {
   for (const phone of phones) {
     const [record] = await world.purchasesOf(phone);
@@ -40,16 +53,18 @@ async function allIn(phones: string[], state: string): Promise<boolean> {
 }
 
 it('the gateway (running the workers) killed mid-confirm, then restarted', async () => {
-  const gateway = started('src/main.ts');
+  const gateway = started('src/main.ts', PATIENT);
   await gateway.start();
   const phones = Array.from({ length: INTENTS }, () => phoneFor());
   await world.arm('confirm', 'slow', INTENTS, CONFIRM_SLOW_MS);
+  const sent = confirmsSent();
   await Promise.all(phones.map((phone) => buy(world, () => gateway, phone)));
   await until('every confirm in flight', () => allIn(phones, 'confirming'));
+  await confirmsAtTheService(INTENTS, sent);
   await gateway.kill();
   await gateway.start();
   const backAt = Date.now();
-  table.add(await judge(world, 'gateway SIGKILL mid-confirm', phones, () => backAt));
+  table.add(await judge(world, 'gateway SIGKILL mid-confirm', phones, () => backAt, STALLED));
   await gateway.stop();
 });
 
@@ -62,17 +77,22 @@ describe('a gateway and a separate purchase worker', () => {
   afterAll(() => gateway.stop());
 
   it('the worker killed mid-confirm, then restarted', async () => {
-    const worker = started('src/worker.ts');
+    const worker = started('src/worker.ts', PATIENT);
     await worker.start();
     const phones = Array.from({ length: INTENTS }, () => phoneFor());
     await world.arm('confirm', 'slow', INTENTS, CONFIRM_SLOW_MS);
+    const sent = confirmsSent();
     await Promise.all(phones.map((phone) => buy(world, () => gateway, phone)));
     await until('every confirm in flight', () => allIn(phones, 'confirming'));
+    await confirmsAtTheService(INTENTS, sent);
     await worker.kill();
     await worker.start();
     const backAt = Date.now();
-    table.add(await judge(world, 'worker SIGKILL mid-confirm', phones, () => backAt));
-    await worker.stop();
+    try {
+      table.add(await judge(world, 'worker SIGKILL mid-confirm', phones, () => backAt, STALLED));
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('the worker killed mid-SMS (the provider holding the request), then restarted', async () => {
@@ -87,8 +107,11 @@ describe('a gateway and a separate purchase worker', () => {
     world.sink.recover();
     await worker.start();
     const backAt = Date.now();
-    table.add(await judge(world, 'worker SIGKILL mid-SMS', phones, () => backAt));
-    await worker.stop();
+    try {
+      table.add(await judge(world, 'worker SIGKILL mid-SMS', phones, () => backAt, STALLED));
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('the worker killed inside the at-least-once window (SMS accepted, `sent` not written)', async () => {
@@ -99,17 +122,19 @@ describe('a gateway and a separate purchase worker', () => {
     const notifications = new RedisNotificationStore(world.redis, { prefix: world.prefix });
     let statusAtKill: string | undefined;
     let smsId = '';
-    world.sink.onAccepted = (hit) => {
-      world.sink.onAccepted = undefined;
+    // The provider takes the SMS, and the worker dies before it can write `sent` (before the
+    // answer reaches it: the same state as a crash between the answer and the write).
+    world.sink.beforeAnswer = async (hit) => {
+      if (hit.to !== phone) return;
+      world.sink.beforeAnswer = undefined;
       smsId = hit.id;
       killedAt = Date.now();
-      void worker.kill().then(async () => {
-        statusAtKill = (await notifications.get(hit.id))?.status;
-      });
+      await worker.kill();
+      statusAtKill = (await notifications.get(hit.id))?.status;
     };
     await buy(world, () => gateway, phone);
-    await until('the worker killed right after the provider accepted', () => statusAtKill);
-    // The kill landed inside the window: the record still says `sending`.
+    await until('the worker killed with the SMS accepted', () => statusAtKill);
+    // Inside the window: the provider has it, the record still says `sending`.
     expect(statusAtKill).toBe('sending');
     await worker.start();
     // The restarted worker finds it `sending` (its job stalled) and sends it again.
@@ -119,7 +144,7 @@ describe('a gateway and a separate purchase worker', () => {
         const copies = world.sink.hits.filter((hit) => hit.id === smsId && hit.accepted).length;
         return copies === 2 && (await notifications.get(smsId))?.status === 'sent';
       },
-      { timeoutMs: 90_000 },
+      STALLED,
     );
     const row = await judge(
       world,
@@ -127,6 +152,7 @@ describe('a gateway and a separate purchase worker', () => {
       [phone],
       () => killedAt,
       {
+        ...STALLED,
         allowDuplicateSms: true,
         note: 'sent again with the same id',
       },

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SandboxError, v1ErrorBody } from '../../src/sandbox/errors';
 
 /**
- * A real HTTP proxy in front of the sandbox that answers 429 with `Retry-After` for the next
+ * A real HTTP proxy in front of the sandbox that counts the calls it forwards and answers 429 with `Retry-After` for the next
  * calls of one endpoint, in the sandbox's own v1 envelope: the sandbox's fault injection has no
  * 429 of its own (its rate limit counts every call of a token, not one endpoint's).
  */
@@ -11,6 +11,8 @@ export class RateLimitProxy {
   url = '';
   /** When the last 429 was answered (0: never). */
   lastLimitedAt = 0;
+  /** Calls forwarded to the sandbox, by path (`/public/v1/purchases/confirm`: confirms that left). */
+  readonly forwarded = new Map<string, number>();
   private endpoint = '';
   private remaining = 0;
   private retryAfterS = 1;
@@ -54,6 +56,8 @@ export class RateLimitProxy {
         .end(JSON.stringify(v1ErrorBody(error, 'proxy-429', this.url)));
       return;
     }
+    const path = (req.url ?? '').split('?')[0];
+    this.forwarded.set(path, (this.forwarded.get(path) ?? 0) + 1);
     const upstream = new URL(this.target);
     const forward = http.request(
       {

@@ -28,8 +28,13 @@ export class SmsSink {
   readonly hits: SinkHit[] = [];
   /** When the provider last failed a request (0: never): the fault's end for the recovery time. */
   lastFailureAt = 0;
-  /** Called right after a copy was accepted and answered (the crash test kills the worker there). */
+  /** Called right after a copy was accepted and answered (the window is measured from there). */
   onAccepted: ((hit: SinkHit) => void) | undefined;
+  /**
+   * Awaited after a copy is accepted and before the answer is sent: the crash test kills the
+   * worker there, so it dies with the SMS accepted and `sent` never written.
+   */
+  beforeAnswer: ((hit: SinkHit) => Promise<void>) | undefined;
   private readonly hanging: http.ServerResponse[] = [];
   private readonly server = http.createServer((req, res) => {
     let body = '';
@@ -76,7 +81,10 @@ export class SmsSink {
       return;
     }
     hit.accepted = true;
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ messageId: `sink-${this.hits.length}` }), () => this.onAccepted?.(hit));
+    const messageId = `sink-${this.hits.length}`;
+    void (this.beforeAnswer?.(hit) ?? Promise.resolve()).then(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ messageId }), () => this.onAccepted?.(hit));
+    });
   }
 }
