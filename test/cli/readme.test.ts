@@ -33,24 +33,28 @@ function readmeCliExamples(readme: string): Example[] {
       for (const [, span] of block.matchAll(/`([^`\n]*npm run cli -- [^`\n]*)`/g)) found.push(span);
     }
   });
-  return found
-    .map((text) => text.trim())
-    .filter((text) => !/npm run cli -- agent\b/.test(text))
-    .map((text) => {
-      const [before, after] = text.split('npm run cli -- ');
-      const env = Object.fromEntries(
-        before
-          .trim()
-          .split(/\s+/)
-          .filter(Boolean)
-          .map((assignment) => assignment.split('=', 2) as [string, string]),
-      );
-      // Optional parts (`[--dry-run]`) are run too.
-      const argv = (after.replace(/[[\]]/g, '').match(/"[^"]*"|\S+/g) ?? []).map((word) =>
-        word.replace(/^"|"$/g, ''),
-      );
-      return { text, env, argv };
-    });
+  return (
+    found
+      .map((text) => text.trim())
+      .filter((text) => !/npm run cli -- agent\b/.test(text))
+      // A line with a placeholder (`<id>`) shows a command's shape, not a command to run.
+      .filter((text) => !/<[a-z-]+>/.test(text))
+      .map((text) => {
+        const [before, after] = text.split('npm run cli -- ');
+        const env = Object.fromEntries(
+          before
+            .trim()
+            .split(/\s+/)
+            .filter(Boolean)
+            .map((assignment) => assignment.split('=', 2) as [string, string]),
+        );
+        // Optional parts (`[--dry-run]`) are run too.
+        const argv = (after.replace(/[[\]]/g, '').match(/"[^"]*"|\S+/g) ?? []).map((word) =>
+          word.replace(/^"|"$/g, ''),
+        );
+        return { text, env, argv };
+      })
+  );
 }
 
 let sandbox: RunningSandbox;
@@ -80,7 +84,15 @@ afterAll(async () => {
 
 it('the README names the CLI commands it documents', () => {
   const commands = new Set(readmeCliExamples(README).map((e) => e.argv[0]));
-  expect([...commands].sort()).toEqual(['blocklist', 'check', 'confirm', 'recover', 'retry', 'validate']);
+  expect([...commands].sort()).toEqual([
+    'blocklist',
+    'check',
+    'confirm',
+    'purchases',
+    'recover',
+    'retry',
+    'validate',
+  ]);
 });
 
 it('every README CLI example works as written, in order (confirm, then retry finds that purchase)', async () => {
