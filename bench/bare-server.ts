@@ -13,6 +13,6 @@ app.post('/ussd/africastalking', (req, res) => {
   const text = String(req.body?.text ?? '');
   res
     .type('text/plain')
-    .send(text.split('*').length >= 5 ? 'END Thank you' : 'CON 1. Electricity\n2. Airtime\n3. Water');
+    .send(text.split('*').length >= 4 ? 'END Thank you' : 'CON 1. Electricity\n2. Airtime\n3. Water');
 });
 app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
