@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { setup } from 'xstate';
 import { africasTalkingAdapter } from '../../src/channels/ussd/africastalking/adapter';
+import { infobipAdapter } from '../../src/channels/ussd/infobip/adapter';
 import { FALLBACK_END, ussdCallbacks, type UssdRouterOptions } from '../../src/channels/ussd/router';
 import { loadLocales } from '../../src/i18n';
 import { createHopEngine, type HopEngine } from '../../src/session/engine';
@@ -138,6 +139,17 @@ describe('USSD router over HTTP', () => {
       .send('sessionId=ATUid_r9');
     expect(plain.status).toBe(400);
     expect(plain.text).toBe('expected an application/x-www-form-urlencoded body');
+  });
+
+  it("answers a body that cannot be read in the aggregator's own error shape (Infobip), storing nothing", async () => {
+    const infobip = appWith(engine, { adapters: [infobipAdapter] });
+    const res = await request(infobip)
+      .post(`/ussd/infobip/session/ib-1/start?key=${SECRET}`)
+      .set('content-type', 'application/json')
+      .send('{"msisdn": ');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ responseExitCode: 400, responseMessage: 'malformed request body' });
+    expect(await keysUnder(redis.redis, redis.prefix)).toEqual([]);
   });
 
   it('accepts the secret as ?key= or X-Callback-Key, refuses it missing or wrong', async () => {
