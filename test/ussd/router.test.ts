@@ -150,6 +150,12 @@ describe('USSD router over HTTP', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ responseExitCode: 400, responseMessage: 'malformed request body' });
     expect(await keysUnder(redis.redis, redis.prefix)).toEqual([]);
+    // A malformed escape in a path parameter is taken as sent, not a crash.
+    const odd = await request(infobip)
+      .post(`/ussd/infobip/session/%E0%A4%A/start?key=${SECRET}`)
+      .set('content-type', 'application/json')
+      .send('{"msisdn": ');
+    expect(odd.status).toBe(400);
   });
 
   it('accepts the secret as ?key= or X-Callback-Key, refuses it missing or wrong', async () => {

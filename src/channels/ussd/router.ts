@@ -76,6 +76,15 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** A path parameter as sent; a malformed escape (`%E0%A4%A`) is kept as it came, never thrown. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** `/ussd/infobip/session/:id/start` → a case-insensitive pattern and its parameter names. */
 function compilePath(path: string): { pattern: RegExp; params: string[] } {
   const params: string[] = [];
@@ -218,7 +227,7 @@ export function ussdCallbacks(options: UssdRouterOptions): UssdCallbackHandler {
       const found = candidate.pattern!.exec(path);
       if (!found) continue;
       const params: Record<string, string> = {};
-      candidate.params.forEach((name, i) => (params[name] = decodeURIComponent(found[i + 1])));
+      candidate.params.forEach((name, i) => (params[name] = decodePathSegment(found[i + 1])));
       return { endpoint: candidate, params };
     }
     return null;
