@@ -97,6 +97,8 @@ it("an agent's customer shares the customer's day: a sale past it is refused, th
   // The customer buys 200 of the day's 250 on their own…
   const own = await dialogue(gateway, `ac1-${customer}`, customer, ['1', meter, '200', '1']);
   expect(own[4].end).toBe(true);
+  // Its confirm runs in a job: count the debits once its token SMS says it has landed.
+  await waitForSms(gateway, customer, 1);
   const before = await debits(meter);
   // …so an agent's sale of 100 to that customer is over the customer's day.
   const sale = await dialogue(gateway, `ac2-${agent}`, agent, ['5937', '1', meter, '100', customer, '1']);
