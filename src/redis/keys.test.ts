@@ -1,4 +1,5 @@
-import { hashSlot, hashTagOf, keyPrefix } from './keys';
+import fc from 'fast-check';
+import { fromKeyPart, hashSlot, hashTagOf, keyPart, keyPrefix } from './keys';
 import { CrossSlotError, numKeysOf, ScriptSet } from './scripts';
 import type { Redis } from 'ioredis';
 
@@ -28,6 +29,30 @@ describe('keyPrefix', () => {
 
   it('refuses a prefix that would become every key’s hash tag', () => {
     expect(() => keyPrefix('{gw}')).toThrow(/must not contain/);
+  });
+});
+
+describe('keyPart (a caller\'s text inside a key)', () => {
+  it('percent-encodes, so the text cannot add a hash tag or a separator', () => {
+    expect(keyPart('ATXid_{x}:1')).toBe('ATXid_%7Bx%7D%3A1');
+    expect(keyPart('\u{1f600}')).toBe('%F0%9F%98%80');
+  });
+
+  it('writes a lone surrogate as %uXXXX instead of throwing, keeping distinct texts distinct', () => {
+    expect(keyPart('a\ud800b\udc00{')).toBe('a%uD800b%uDC00%7B');
+    const texts = ['\ud800', '\udc00', '\ufffd', '%uD800', '\ud800\udc00', '\udc00\ud800'];
+    expect(new Set(texts.map(keyPart)).size).toBe(texts.length);
+  });
+
+  it('is inverted by fromKeyPart for any UTF-16 text, lone surrogates included', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        const part = keyPart(text);
+        expect(part).not.toMatch(/[{}:]/);
+        expect(fromKeyPart(part)).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -9,6 +9,36 @@ export function keyPrefix(prefix: string): string {
 }
 
 /**
+ * A caller's text (a provider's message id, a recipient) as one part of a key: percent-encoded,
+ * so it cannot add `{`, `}` or `:` to the key. `encodeURIComponent` throws on a lone UTF-16
+ * surrogate, which any sender can put in a form field; those are written `%uXXXX` instead, a
+ * form `encodeURIComponent` never produces, so two distinct texts never share a key.
+ */
+export function keyPart(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return encodeWithLoneSurrogates(text);
+  }
+}
+
+function encodeWithLoneSurrogates(text: string): string {
+  return text.replace(/[\ud800-\udbff][\udc00-\udfff]|([\ud800-\udfff])|[^]/g, (unit, lone?: string) =>
+    lone ? `%u${lone.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(unit),
+  );
+}
+
+/** The text `keyPart` encoded (its exact inverse). */
+export function fromKeyPart(part: string): string {
+  return part
+    .split(/(%u[0-9A-F]{4})/)
+    .map((piece) =>
+      piece.startsWith('%u') ? String.fromCharCode(parseInt(piece.slice(2), 16)) : decodeURIComponent(piece),
+    )
+    .join('');
+}
+
+/**
  * The part of a key Redis Cluster hashes: the text inside the first `{...}` when it is not
  * empty, else the whole key (the hash-tag rule of the Cluster specification).
  */

@@ -15,7 +15,7 @@ export async function startTestGateway(
   const config = loadConfig({
     PORT: '0',
     SANDBOX_PORT: '0',
-    LOG_LEVEL: 'error',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     RECONCILE_BASE_DELAY_MS: '50',
     ...env,
   });

@@ -101,5 +101,17 @@ describe.each([['in memory'], ['on Redis']])('%s', (mode) => {
       );
       await waitForSms(gateway, phone, 2);
     });
+
+    it('answers a message whose id holds a lone surrogate once, and takes its re-delivery as a duplicate', async () => {
+      const phone = newPhone();
+      // JSON may escape a lone surrogate; encodeURIComponent throws on one (found by the fuzz suite).
+      const body = `{"id":"odd-${++seq}-\\ud800 &","from":"${phone}","to":"12345","text":"HELP","receivedAt":"now"}`;
+      const post = () =>
+        axios.post(`${gateway.url}/sms/inbound`, body, { headers: { 'content-type': 'application/json' } });
+      expect((await post()).data).toBe('OK');
+      await waitForSms(gateway, phone, 1);
+      expect((await post()).data).toBe('OK (duplicate)');
+      expect(await outbox(gateway, phone)).toHaveLength(1);
+    });
   });
 });

@@ -108,4 +108,15 @@ describe.each([
     expect(await store.hit('replies', msisdn, 60_000, now)).toBe(1);
     expect(await store.hit('inbound', '26770000000', 60_000, now)).toBe(1);
   });
+
+  it('tells apart message ids that differ only in a lone surrogate (a spoilt form field)', async () => {
+    const store = make();
+    const lone = { provider: 'africastalking', messageId: 'id-\ud800 &' };
+    const otherLone = { provider: 'africastalking', messageId: 'id-\udc00 &' };
+    const replaced = { provider: 'africastalking', messageId: 'id-\ufffd &' };
+    expect(await store.firstSight(lone, 60_000)).toBe(true);
+    expect(await store.firstSight(lone, 60_000)).toBe(false);
+    expect(await store.firstSight(otherLone, 60_000)).toBe(true);
+    expect(await store.firstSight(replaced, 60_000)).toBe(true);
+  });
 });

@@ -1,4 +1,4 @@
-import { keyPrefix } from '../../redis/keys';
+import { keyPart, keyPrefix } from '../../redis/keys';
 import { purchaseIdOf } from './types';
 
 /**
@@ -26,6 +26,6 @@ export function notificationKeys(prefix: string): NotificationKeys {
     record: (id) => `${base}{${purchaseIdOf(id)}}:notification:${id}`,
     byPurchase: (purchaseId) => `${base}{${purchaseId}}:notifications`,
     open: () => `${base}{notifications}:open`,
-    byProviderId: (providerMessageId) => `${base}dlr:{${encodeURIComponent(providerMessageId)}}`,
+    byProviderId: (providerMessageId) => `${base}dlr:{${keyPart(providerMessageId)}}`,
   };
 }

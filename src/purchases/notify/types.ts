@@ -1,3 +1,5 @@
+import { fromKeyPart, keyPart } from '../../redis/keys';
+
 /**
  * One outcome SMS to one recipient. Its `id` is the notification id
  * `<purchaseId>:<requestKey>:<recipient>` (components URI-encoded, so `:` only separates them):
@@ -55,10 +57,10 @@ export type DeliveryAction = 'retry' | 'giveup' | 'note';
 
 /** Build the deterministic notification id; see `SmsNotification.id`. */
 export function notificationId(purchaseId: string, requestKey: string, recipient: string): string {
-  return [purchaseId, requestKey, recipient].map(encodeURIComponent).join(':');
+  return [purchaseId, requestKey, recipient].map(keyPart).join(':');
 }
 
-/** The purchase a notification id belongs to. */
+/** The purchase a notification id belongs to (for a reply: the inbound message's key). */
 export function purchaseIdOf(notificationIdValue: string): string {
-  return decodeURIComponent(notificationIdValue.split(':')[0]);
+  return fromKeyPart(notificationIdValue.split(':')[0]);
 }

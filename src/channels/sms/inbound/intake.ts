@@ -24,6 +24,27 @@ export function messageKey(sms: InboundSms): { key: string; marker: SeenKey } {
   return { key: `${sms.provider}:anon-${randomUUID()}`, marker: textMarker(sms.from, sms.text) };
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The message with every lone UTF-16 surrogate (a JSON `\ud800` escape, a spoilt UCS-2 PDU)
+ * replaced by U+FFFD, as UTF-8 storage would: Redis's Lua JSON decoder refuses such an escape,
+ * so a reply or receipt naming the message could never be stored.
+ */
+function wellFormed(sms: InboundSms): InboundSms {
+  const fields = [sms.messageId, sms.from, sms.to, sms.text, sms.receivedAt];
+  if (!fields.some((field) => field !== null && field.search(LONE_SURROGATE) !== -1)) return sms;
+  const fix = (text: string) => text.replace(LONE_SURROGATE, '\ufffd');
+  return {
+    ...sms,
+    messageId: sms.messageId === null ? null : fix(sms.messageId),
+    from: fix(sms.from),
+    to: fix(sms.to),
+    text: fix(sms.text),
+    receivedAt: fix(sms.receivedAt),
+  };
+}
+
 /**
  * Where the inbound routes hand messages: de-duplicated, then queued for the conversation. A
  * re-delivered message is acknowledged and dropped: no second reply, no second purchase.
@@ -36,7 +57,8 @@ export class SmsIntake {
     private readonly pins?: { pass(sms: InboundSms): Promise<InboundSms> },
   ) {}
 
-  async accept(sms: InboundSms): Promise<'queued' | 'duplicate'> {
+  async accept(received: InboundSms): Promise<'queued' | 'duplicate'> {
+    const sms = wellFormed(received);
     const { key, marker } = messageKey(sms);
     const ttl = 'provider' in marker ? MESSAGE_ID_MEMORY_MS : SAME_TEXT_WINDOW_MS;
     if (!(await this.store.firstSight(marker, ttl))) {

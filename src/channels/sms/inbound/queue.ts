@@ -2,6 +2,7 @@ import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { componentLogger } from '../../../observability/logger';
 import { reportRedisError, workerErrorListener } from '../../../redis/errors';
 import { ReconnectWatch } from '../../../redis/reconnect-watch';
+import { keyPart } from '../../../redis/keys';
 import type { InboundSms } from './types';
 
 const log = componentLogger('sms-inbound-queue');
@@ -88,8 +89,11 @@ export interface BullmqInboundQueueOptions {
 
 const QUEUE_NAME = 'sms-inbound';
 
-/** BullMQ refuses `:` in custom job ids. */
-const jobIdOf = (key: string): string => key.replace(/:/g, '|');
+/**
+ * BullMQ refuses `:` in custom job ids, and an id that is not well-formed UTF-16 is stored under
+ * another key than the worker looks for; `keyPart` avoids both and keeps distinct messages apart.
+ */
+const jobIdOf = (key: string): string => keyPart(key);
 
 /** Inbound messages on BullMQ: processed by whichever process runs workers. */
 export class BullmqInboundQueue implements InboundSmsQueue {

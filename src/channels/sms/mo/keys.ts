@@ -1,4 +1,4 @@
-import { keyPrefix } from '../../../redis/keys';
+import { keyPart, keyPrefix } from '../../../redis/keys';
 
 /**
  * Every Redis key of the SMS-MO conversation, built here and nowhere else, all under `sms:mo:`.
@@ -21,7 +21,7 @@ export interface SmsMoKeys {
 export function smsMoKeys(prefix: string): SmsMoKeys {
   const base = `${keyPrefix(prefix)}sms:mo:`;
   return {
-    seen: (provider, messageId) => `${base}seen:{${provider}:${encodeURIComponent(messageId)}}`,
+    seen: (provider, messageId) => `${base}seen:{${provider}:${keyPart(messageId)}}`,
     recent: (msisdn, digest) => `${base}{${msisdn}}:recent:${digest}`,
     inbound: (msisdn, minute) => `${base}{${msisdn}}:in:${minute}`,
     replies: (msisdn, minute) => `${base}{${msisdn}}:out:${minute}`,
