@@ -18,7 +18,15 @@ const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 64);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 15000);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'split';
+/**
+ * Where the gateway's purchase jobs run: `hop-path` (default) — a worker process started after
+ * the measured rounds drains them, as the peer's Buy only pushes onto a list that nothing reads;
+ * `alongside` — a worker process runs them during the rounds (production's layout on one box);
+ * `single` — the HTTP process runs them too (`npm start`).
+ */
+const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'hop-path';
+if (!['hop-path', 'alongside', 'single'].includes(TOPOLOGY))
+  throw new Error(`BENCH_TOPOLOGY must be hop-path, alongside or single, not ${TOPOLOGY}`);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const METER = '01234567890';
 
@@ -145,6 +153,8 @@ function redisMeter(redis: Redis): CpuMeter {
 
 interface Result {
   hops: number;
+  /** Dialogues that ended on the Buy's answer, warm-up included: each is one purchase to fulfil. */
+  buys: number;
   /** CPU ms each meter used during the measured window (null when unknown); the server first. */
   cpu: { name: string; ms: number | null }[];
   /** Busy and total CPU ms of the whole machine during the measured window. */
@@ -158,6 +168,7 @@ interface Result {
 async function load(port: number, urlPath: string, runId: string, meters: CpuMeter[]): Promise<Result> {
   const latencies: number[] = [];
   let errors = 0;
+  let buys = 0;
   const start = Date.now();
   const measureFrom = start + WARMUP_MS;
   const stopAt = measureFrom + DURATION_MS;
@@ -188,6 +199,7 @@ async function load(port: number, urlPath: string, runId: string, meters: CpuMet
         // A dialogue that ends before its Buy (a refusal, a limit) is unfinished: counted as an error.
         const last = step === steps.length - 1;
         const ok = reply.status === 200 && (last ? /^END /.test(reply.body) : /^CON /.test(reply.body));
+        if (ok && last) buys += 1;
         const now = Date.now();
         if (now >= measureFrom && now < stopAt) {
           if (ok) latencies.push(tookMs);
@@ -208,7 +220,7 @@ async function load(port: number, urlPath: string, runId: string, meters: CpuMet
     from.machine && to.machine
       ? { busy: to.machine.busy - from.machine.busy, total: to.machine.total - from.machine.total }
       : null;
-  return { hops: latencies.length, cpu, machine, errors, elapsedMs: DURATION_MS, latencies };
+  return { hops: latencies.length, buys, cpu, machine, errors, elapsedMs: DURATION_MS, latencies };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -217,6 +229,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 function summary(result: Result): {
+  buys: number;
   hopsPerSec: number;
   p50: number;
   p99: number;
@@ -228,6 +241,7 @@ function summary(result: Result): {
 } {
   const sorted = [...result.latencies].sort((a, b) => a - b);
   return {
+    buys: result.buys,
     hopsPerSec: result.hops / (result.elapsedMs / 1000),
     cpuUsPerHop: result.cpu.map(({ name, ms }) => ({
       name,
@@ -279,6 +293,61 @@ async function liveDialogueBytes(redis: Redis, prefix: string): Promise<number |
   const sizes = await Promise.all(sample.slice(0, 500).map((key) => redis.memory('USAGE', key)));
   const known = sizes.filter((size): size is number => typeof size === 'number');
   return known.length ? Math.round(known.reduce((a, b) => a + b, 0) / known.length) : null;
+}
+
+/** `purchases_by_state` of the gateway's `/metrics` (read from the purchase store at each scrape). */
+async function purchaseStates(port: number): Promise<Record<string, number>> {
+  const text = await new Promise<string>((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: '/metrics' }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject);
+  });
+  const states: Record<string, number> = {};
+  for (const [, state, count] of text.matchAll(/^purchases_by_state\{state="(\w+)"\} (\d+)/gm))
+    states[state] = Number(count);
+  return states;
+}
+
+const IN_FLIGHT = ['created', 'confirming', 'unknown', 'reconciling'];
+
+/**
+ * Every Buy the gateway answered is a purchase to fulfil: waits until none is in flight, then
+ * checks that each one settled (a purchase left behind or failed fails the run) and prints the
+ * worker's CPU per purchase over the drain.
+ */
+async function fulfilment(
+  worker: ChildProcess,
+  gatewayTarget: { results: { buys: number }[] },
+  port: number,
+): Promise<void> {
+  const buys = gatewayTarget.results.reduce((sum, r) => sum + r.buys, 0);
+  const cpuBefore = cpuMs(worker.pid);
+  const from = Date.now();
+  let states = await purchaseStates(port);
+  const inFlight = () => IN_FLIGHT.reduce((sum, state) => sum + (states[state] ?? 0), 0);
+  while (inFlight() > 0) {
+    if (Date.now() - from > 600_000)
+      throw new Error(`purchases still in flight after 10 minutes: ${JSON.stringify(states)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    states = await purchaseStates(port);
+  }
+  const cpuAfter = cpuMs(worker.pid);
+  const settled = (states.succeeded ?? 0) + (states.failed ?? 0) + (states.needs_attention ?? 0);
+  const perPurchase =
+    TOPOLOGY === 'hop-path' && cpuBefore !== null && cpuAfter !== null
+      ? `, worker CPU ${(((cpuAfter - cpuBefore) * 1000) / Math.max(1, buys)).toFixed(0)} µs per purchase over the drain`
+      : '';
+  console.log(
+    `purchases: ${buys} Buys answered; ${states.succeeded ?? 0} succeeded, ${states.failed ?? 0} failed, ` +
+      `${states.needs_attention ?? 0} need attention, drained ${((Date.now() - from) / 1000).toFixed(1)} s after the rounds${perPurchase}`,
+  );
+  if (settled < buys || (states.failed ?? 0) > 0 || (states.needs_attention ?? 0) > 0)
+    throw new Error('not every Buy was fulfilled');
 }
 
 /** Median of a few numbers (the rounds of one target). */
@@ -339,8 +408,8 @@ async function main(): Promise<void> {
       SPEND_DAY_MAX_COUNT: '100000',
       SPEND_DAY_MAX_VALUE: '100000000',
     };
-    // Production's layout by default: the HTTP process answers hops, a worker process runs the
-    // purchase and SMS jobs (BENCH_TOPOLOGY=single: the jobs in the HTTP process, as `npm start`).
+    // Production's layout: the HTTP process answers hops, a worker process runs the purchase and
+    // SMS jobs (during the rounds, or after them for the hop path alone; see TOPOLOGY).
     const split = TOPOLOGY !== 'single';
     const gateway = startProcess(
       'src/main.js',
@@ -354,10 +423,16 @@ async function main(): Promise<void> {
       profileArgs,
     );
     children.push(gateway);
-    const worker = split
-      ? startProcess('src/worker.js', { ...gatewayEnv, WORKER_HEALTH_PORT: String(workerPort) })
-      : undefined;
-    if (worker) children.push(worker);
+    const startWorker = async (): Promise<ChildProcess> => {
+      const started = startProcess('src/worker.js', {
+        ...gatewayEnv,
+        WORKER_HEALTH_PORT: String(workerPort),
+      });
+      children.push(started);
+      await waitForHealth(workerPort, started, '/healthz');
+      return started;
+    };
+    const worker = TOPOLOGY === 'alongside' ? await startWorker() : undefined;
     const peer = startProcess('bench/peer-server.js', {
       PORT: String(peerPort),
       REDIS_URL,
@@ -371,12 +446,16 @@ async function main(): Promise<void> {
       waitForHealth(gatewayPort, gateway, '/healthz'),
       waitForHealth(peerPort, peer, '/healthz'),
       waitForHealth(barePort, bare, '/healthz'),
-      ...(worker ? [waitForHealth(workerPort, worker, '/healthz')] : []),
     ]);
+    const jobsRun = {
+      'hop-path': 'purchases fulfilled by a worker process after the rounds',
+      alongside: 'purchases fulfilled by a worker process during the rounds',
+      single: 'purchases fulfilled in the HTTP process',
+    }[TOPOLOGY];
 
     console.log(
       `playing electricity dialogues (5 hops) for ${SUBSCRIBERS} subscribers, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured, ` +
-        `gateway ${split ? 'with a worker process' : 'running its jobs in-process'} (node ${profileArgs.join(' ') || 'without flags'}), ` +
+        `gateway: ${jobsRun} (node ${profileArgs.join(' ') || 'without flags'}), ` +
         `targets interleaved over ${ROUNDS} rounds (medians reported)`,
     );
     const targets: Target[] = [
@@ -413,6 +492,7 @@ async function main(): Promise<void> {
 
     const med = (target: Target, pick: (s: Summary) => number) => median(target.results.map(pick));
     const medianOf = (target: Target): Summary => ({
+      buys: target.results.reduce((sum, s) => sum + s.buys, 0),
       hopsPerSec: med(target, (s) => s.hopsPerSec),
       p50: med(target, (s) => s.p50),
       p99: med(target, (s) => s.p99),
@@ -444,6 +524,7 @@ async function main(): Promise<void> {
       console.log(`CPU µs per hop, ${name.padEnd(8)} ${breakdown(s)}`);
     const redisBytes = await liveDialogueBytes(infoClient, `bench-${runId}`);
     if (redisBytes !== null) console.log(`Redis per live dialogue (gateway, sampled): ${redisBytes} bytes`);
+    await fulfilment(worker ?? (split ? await startWorker() : gateway), targets[0], gatewayPort);
   } finally {
     stopAll();
     await Promise.all(

@@ -32,7 +32,7 @@ describe('keyPrefix', () => {
   });
 });
 
-describe('keyPart (a caller\'s text inside a key)', () => {
+describe("keyPart (a caller's text inside a key)", () => {
   it('percent-encodes, so the text cannot add a hash tag or a separator', () => {
     expect(keyPart('ATXid_{x}:1')).toBe('ATXid_%7Bx%7D%3A1');
     expect(keyPart('\u{1f600}')).toBe('%F0%9F%98%80');
