@@ -278,21 +278,41 @@ const START_NODE_ARGS = (() => {
 })();
 
 /**
- * Mean Redis memory of one dialogue record (`MEMORY USAGE`, key and value with overhead) over a
- * sample of the run's records; null when there are none.
+ * Redis memory of a live dialogue (`MEMORY USAGE`, key and value with overhead): the mean over
+ * the run's records still waiting for a hop (those a round's end cut off), and the shared
+ * context parts they name (stored once for all of them); null when there are none.
  */
-async function liveDialogueBytes(redis: Redis, prefix: string): Promise<number | null> {
-  const sample: string[] = [];
+async function liveDialogueBytes(
+  redis: Redis,
+  prefix: string,
+): Promise<{ record: number; records: number; shared: number } | null> {
+  const live: string[] = [];
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:ussd:*:rec`, 'COUNT', 1000);
-    sample.push(...keys);
+    const values = keys.length ? await redis.mget(...keys) : [];
+    keys.forEach((key, i) => {
+      if (values[i]?.includes('"status":"active"')) live.push(key);
+    });
     cursor = next;
-  } while (cursor !== '0' && sample.length < 500);
-  if (sample.length === 0) return null;
-  const sizes = await Promise.all(sample.slice(0, 500).map((key) => redis.memory('USAGE', key)));
-  const known = sizes.filter((size): size is number => typeof size === 'number');
-  return known.length ? Math.round(known.reduce((a, b) => a + b, 0) / known.length) : null;
+  } while (cursor !== '0' && live.length < 500);
+  if (live.length === 0) return null;
+  const usage = async (keys: string[]) =>
+    (await Promise.all(keys.map((key) => redis.memory('USAGE', key)))).map((size) => Number(size ?? 0));
+  const sizes = await usage(live);
+  const sharedKeys: string[] = [];
+  cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:ussd:shared:*`, 'COUNT', 1000);
+    sharedKeys.push(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  const shared = (await usage(sharedKeys)).reduce((a, b) => a + b, 0);
+  return {
+    record: Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length),
+    records: live.length,
+    shared,
+  };
 }
 
 /** `purchases_by_state` of the gateway's `/metrics` (read from the purchase store at each scrape). */
@@ -523,7 +543,11 @@ async function main(): Promise<void> {
     ] as const)
       console.log(`CPU µs per hop, ${name.padEnd(8)} ${breakdown(s)}`);
     const redisBytes = await liveDialogueBytes(infoClient, `bench-${runId}`);
-    if (redisBytes !== null) console.log(`Redis per live dialogue (gateway, sampled): ${redisBytes} bytes`);
+    if (redisBytes !== null)
+      console.log(
+        `Redis per live dialogue (gateway): ${redisBytes.record} bytes (mean of ${redisBytes.records} records), ` +
+          `plus ${redisBytes.shared} bytes of shared context stored once for all`,
+      );
     await fulfilment(worker ?? (split ? await startWorker() : gateway), targets[0], gatewayPort);
   } finally {
     stopAll();

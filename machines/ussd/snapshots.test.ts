@@ -60,7 +60,7 @@ describe('the persisted shape belongs to a machine version', () => {
     const keys = Object.keys(d.seen[0]!.context).sort();
     // Update both together: the engine discards snapshots of another version instead of crashing on them.
     expect({ version: USSD_MACHINE_VERSION, keys }).toEqual({
-      version: '3',
+      version: '4',
       keys: [
         'account',
         'agent',

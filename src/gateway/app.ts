@@ -7,7 +7,11 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import proxyAddr from 'proxy-addr';
-import { createUssdMachine, USSD_MACHINE_VERSION } from '../../machines/ussd-session.machine';
+import {
+  createUssdMachine,
+  USSD_MACHINE_VERSION,
+  USSD_SHARED_CONTEXT,
+} from '../../machines/ussd-session.machine';
 import { outboxRouter, type OutboxStore } from '../channels/sms/outbound';
 import { ussdAdapters } from '../channels/ussd/adapters';
 import { parseGenericMapping, type GenericMapping } from '../channels/ussd/generic/adapter';
@@ -150,6 +154,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     store: sessions,
     machine: createUssdMachine(dialogueServices(config, moneyPath, catalogue)),
     machineVersion: USSD_MACHINE_VERSION,
+    sharedContextKeys: USSD_SHARED_CONTEXT,
     locales,
     screenLimit: config.ussd.screenLimit,
     hopBudgetMs: config.ussd.hopBudgetMs,

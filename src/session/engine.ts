@@ -20,6 +20,7 @@ import { inputStart, maskText, readInput } from './input';
 import { renderDialogueScreen } from './render';
 import { isResumable, resumeChoice, resumeScreen } from './resume-offer';
 import { acquireSession, endDialogue } from './session-lock';
+import { SharedContext } from './shared-context';
 import type { ResumeCandidate, SessionRecord, SessionRef, SessionStore } from './store/types';
 
 const log = componentLogger('ussd-engine');
@@ -62,6 +63,11 @@ export interface HopEngineOptions {
   resumeWindowS: number;
   /** Language tag when the caller has no remembered preference. */
   defaultLanguage: string;
+  /**
+   * Context fields many dialogues hold alike (objects: the catalogue, the settings), stored once
+   * per content instead of in every snapshot (src/session/shared-context.ts). Default: none.
+   */
+  sharedContextKeys?: readonly string[];
 }
 
 /** The hop engine: load + lock → feed one event → settle → render → save + unlock. */
@@ -87,7 +93,7 @@ interface HopOutcome {
 /** The part of a record a hop decides; the engine fills in identity, request and timestamps. */
 type RecordBody = Pick<
   SessionRecord,
-  'snapshot' | 'lastReply' | 'page' | 'pages' | 'optionIds' | 'language' | 'status'
+  'snapshot' | 'lastReply' | 'page' | 'pages' | 'optionIds' | 'language' | 'status' | 'shared'
 > & { resume?: ResumeCandidate };
 
 /** One hop in progress: the locked session and what identifies this request. */
@@ -173,10 +179,17 @@ class Engine {
   private readonly timeoutGraceMs: number;
   /** Reserved after the machine's deadline for the save and unlock, inside the budget. */
   private readonly storeReserveMs: number;
+  private readonly shared: SharedContext;
 
   constructor(private readonly options: HopEngineOptions) {
     this.store = options.store;
     this.activeTtlS = Math.max(options.sessionTtlS, options.resumeWindowS);
+    // A record lives its TTL after its last save; a resumed one, the resume window more.
+    this.shared = new SharedContext(
+      options.store,
+      options.sharedContextKeys ?? [],
+      this.activeTtlS + options.resumeWindowS,
+    );
     this.lockMs = options.hopBudgetMs + 2000;
     this.timeoutGraceMs = Math.min(1000, Math.floor(options.hopBudgetMs / 5));
     this.storeReserveMs = Math.min(500, Math.floor(options.hopBudgetMs / 10));
@@ -308,15 +321,13 @@ class Engine {
     }
     // A choice that matched nothing redraws the same list: on the page it was typed on.
     const samePage = action.event.type === 'TEXT' && record.page > 1 ? record : undefined;
+    const snapshot = await this.shared.expand(record.snapshot, record.shared);
+    if (snapshot === null) {
+      log.warn('the shared context of the stored dialogue is gone: fresh menu', { shared: record.shared });
+      return this.step(turn, this.fresh(turn, record.language), null, record.language, 'new');
+    }
     try {
-      return await this.step(
-        turn,
-        { snapshot: record.snapshot },
-        action.event,
-        record.language,
-        'event',
-        samePage,
-      );
+      return await this.step(turn, { snapshot }, action.event, record.language, 'event', samePage);
     } catch (err) {
       // Only the machine's own failure resets the dialogue; a store error (Redis restarting)
       // keeps it for the next dial, and costs no further Redis calls now.
@@ -406,9 +417,10 @@ class Engine {
         shown.optionIds,
         (screen.options ?? []).map((o) => o.id),
       );
+    const stored = final ? { snapshot: null } : await this.shared.compact(step.persisted);
     const answered = await this.show(
       turn,
-      { snapshot: final ? null : step.persisted, language: lang },
+      { ...stored, language: lang },
       screen,
       lang,
       outcome,
@@ -470,6 +482,7 @@ class Engine {
       createdAt: turn.record?.createdAt ?? Date.now(),
       updatedAt: Date.now(),
       ...(body.resume ? { resume: body.resume } : {}),
+      ...(body.shared && body.snapshot !== null ? { shared: body.shared } : {}),
     };
     const ttl = final ? this.options.sessionTtlS : this.activeTtlS;
     turn.saved = await this.store.saveAndUnlock(turn.ref, turn.token, record, ttl);

@@ -11,7 +11,7 @@ import {
   type SessionRef,
   type SessionStore,
 } from '../../src/session/store';
-import { createTestMachine, type TestServices } from './test-machine';
+import { createTestMachine, TEST_SHARED, type TestServices } from './test-machine';
 import { deleteKeysUnder, testRedis } from '../support/redis';
 
 const locales = loadLocales();
@@ -49,6 +49,10 @@ class ObservedStore implements SessionStore {
   getLanguage = (msisdn: string) => this.inner.getLanguage(msisdn);
   peek = (...a: Parameters<SessionStore['peek']>) => this.inner.peek(...a);
   takeResumable = (...a: Parameters<SessionStore['takeResumable']>) => this.inner.takeResumable(...a);
+  putShared = (...a: Parameters<SessionStore['putShared']>) => this.inner.putShared(...a);
+  /** Set: the store has lost every shared context part (evicted). */
+  sharedGone = false;
+  getShared = async (hash: string) => (this.sharedGone ? null : this.inner.getShared(hash));
   close = () => this.inner.close();
 }
 
@@ -106,6 +110,7 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
       sessionTtlS: 300,
       resumeWindowS: 120,
       defaultLanguage: 'en-BW',
+      sharedContextKeys: TEST_SHARED,
       ...overrides,
     });
   }
@@ -373,6 +378,38 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
     });
   });
 
+  it('stores the shared context once per content, apart from each snapshot', async () => {
+    await play('s15', ['2']);
+    await play('s16', ['3'], engine, '26771234500');
+    const records = await Promise.all(
+      ['s15', 's16'].map((sessionId) => store.peek({ aggregator: 'africastalking', sessionId })),
+    );
+    const hashes = records.map((r) => r?.shared);
+    expect(hashes[0]).toMatch(/^[\w-]{22}$/);
+    expect(hashes[1]).toBe(hashes[0]);
+    for (const record of records) {
+      expect(record?.snapshot).toMatchObject({ context: { result: '' } });
+      expect(JSON.stringify(record?.snapshot)).not.toContain('shelf');
+    }
+    expect(JSON.parse((await store.getShared(hashes[0]!))!)).toEqual({
+      shelf: { greeting: 'Hello', items: expect.arrayContaining(['item:1', 'item:15']) },
+    });
+    // Another process (nothing cached) continues from the stored part.
+    expect(await build().handleHop(hop('s15', '2*Mpho'))).toEqual({ end: true, text: 'Hello Mpho' });
+  });
+
+  it('a dialogue whose shared context part is gone from the store starts afresh', async () => {
+    await play('s17', ['2']);
+    store.sharedGone = true;
+    const other = build(); // another process: the part is in neither its memory nor the store
+    const reply = await other.handleHop(hop('s17', '2*Neo'));
+    expect(reply).toEqual({ end: false, choice: true, text: expect.stringContaining('Slow lookup') });
+    store.sharedGone = false;
+    // The process that wrote it still has it: its dialogues go on.
+    await play('s18', ['2']);
+    expect(await engine.handleHop(hop('s18', '2*Neo'))).toEqual({ end: true, text: 'Hello Neo' });
+  });
+
   it('keeps only what replay needs once final', async () => {
     await play('s14', ['6']);
     const lock = await store.loadAndLock({ aggregator: 'africastalking', sessionId: 's14' }, 1000);
@@ -401,6 +438,7 @@ describe('hop engine across a restart (Redis)', () => {
       sessionTtlS: 300,
       resumeWindowS: 120,
       defaultLanguage: 'en-BW',
+      sharedContextKeys: TEST_SHARED,
     };
     try {
       const engineA = createHopEngine({

@@ -24,7 +24,12 @@ interface Ctx {
   screen: Screen;
   language: string;
   result: string;
+  /** Alike in every dialogue, as a catalogue is: the engine may store it apart (`TEST_SHARED`). */
+  shelf: { greeting: string; items: string[] };
 }
+
+/** The context field the engine tests store once per content. */
+export const TEST_SHARED = ['shelf'] as const;
 
 const menu: Screen = {
   body: [{ key: 'menu.title' }],
@@ -67,7 +72,12 @@ export function createTestMachine(services: TestServices) {
     },
   }).createMachine({
     id: 'test-dialogue',
-    context: ({ input }) => ({ screen: menu, language: input.language, result: '' }),
+    context: ({ input }) => ({
+      screen: menu,
+      language: input.language,
+      result: '',
+      shelf: { greeting: 'Hello', items: LONG_OPTIONS.map((o) => o.id) },
+    }),
     initial: 'menu',
     on: {
       HOME: { target: '.menu' },
@@ -133,7 +143,10 @@ export function createTestMachine(services: TestServices) {
         tags: [SETTLED_TAG],
         type: 'final',
         entry: assign({
-          screen: ({ context }) => ({ body: [{ literal: `Hello ${context.result}` }], final: true }),
+          screen: ({ context }) => ({
+            body: [{ literal: `${context.shelf.greeting} ${context.result}` }],
+            final: true,
+          }),
         }),
       },
       long: {

@@ -5,7 +5,8 @@ import type { SessionRef } from './types';
  * Every Redis key of the session engine, built here and nowhere else, all under `ussd:`.
  *
  * All keys of one dialogue share the hash tag `{<aggregator>:<sessionId>}` and all keys of one
- * caller share `{<msisdn>}`, so each multi-key script touches one Redis Cluster slot.
+ * caller share `{<msisdn>}`, so each multi-key script touches one Redis Cluster slot. A shared
+ * context part is tagged by its own hash (single-key commands only).
  * Adapters refuse session ids with `{`, `}` or spaces, so a tag cannot be broken out of.
  */
 
@@ -22,6 +23,11 @@ export function sessionKeys(prefix: string, ref: SessionRef): { record: string; 
 export function msisdnKeys(prefix: string, msisdn: string): { language: string; resume: string } {
   const base = `${keyPrefix(prefix)}ussd:{${msisdn}}`;
   return { language: `${base}:lang`, resume: `${base}:resume` };
+}
+
+/** A context part dialogues share by content (see src/session/shared-context.ts), tagged by its hash. */
+export function sharedPartKey(prefix: string, hash: string): string {
+  return `${keyPrefix(prefix)}ussd:shared:{${hash}}`;
 }
 
 /** The resume pointer's value. */

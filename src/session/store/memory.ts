@@ -1,5 +1,5 @@
 import { newLockToken } from './lock-token';
-import { decodeRef, encodeRef, msisdnKeys, sessionKeys } from './keys';
+import { decodeRef, encodeRef, msisdnKeys, sessionKeys, sharedPartKey } from './keys';
 import { decodeRecord, encodeRecord } from './record';
 import {
   LANGUAGE_PREF_TTL_S,
@@ -106,6 +106,14 @@ export class MemorySessionStore implements SessionStore {
     const entry = this.entries.get(keys.record)!;
     this.entries.set(keys.record, { value: encodeRecord(tombstone), expiresAt: entry.expiresAt });
     return record;
+  }
+
+  async putShared(hash: string, json: string, ttlS: number): Promise<void> {
+    this.set(sharedPartKey(this.prefix, hash), json, Math.max(1, Math.ceil(ttlS)) * 1000);
+  }
+
+  async getShared(hash: string): Promise<string | null> {
+    return this.get(sharedPartKey(this.prefix, hash));
   }
 
   async close(): Promise<void> {

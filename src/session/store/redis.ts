@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { ScriptSet } from '../../redis/scripts';
 import { sessionOutcome } from './codes';
 import { newLockToken } from './lock-token';
-import { decodeRef, encodeRef, msisdnKeys, sessionKeys } from './keys';
+import { decodeRef, encodeRef, msisdnKeys, sessionKeys, sharedPartKey } from './keys';
 import { decodeRecord, encodeRecord } from './record';
 import {
   LANGUAGE_PREF_TTL_S,
@@ -101,6 +101,14 @@ export class RedisSessionStore implements SessionStore {
       [conditions.minUpdatedAt, conditions.machineVersion, Date.now()],
     )) as string | null;
     return decodeRecord(raw);
+  }
+
+  async putShared(hash: string, json: string, ttlS: number): Promise<void> {
+    await this.redis.set(sharedPartKey(this.prefix, hash), json, 'EX', Math.max(1, Math.ceil(ttlS)));
+  }
+
+  async getShared(hash: string): Promise<string | null> {
+    return this.redis.get(sharedPartKey(this.prefix, hash));
   }
 
   async close(): Promise<void> {

@@ -48,6 +48,11 @@ export interface SessionRecord {
   /** Epoch milliseconds. */
   createdAt: number;
   updatedAt: number;
+  /**
+   * Hash of the context part `snapshot` leaves out (the catalogue and settings it started with),
+   * stored once for every dialogue that shares it; absent: the snapshot is whole.
+   */
+  shared?: string;
   /** Set while the resume prompt is shown; `snapshot` then holds the old dialogue's snapshot. */
   resume?: ResumeCandidate;
   /** The screen shown asks for a secret (a PIN): the next input is masked before it is stored. */
@@ -105,6 +110,10 @@ export interface SessionStore {
    * enough, same machine version, not locked) mark it `moved` and return it as it was; else null.
    */
   takeResumable(ref: SessionRef, conditions: ResumeConditions): Promise<SessionRecord | null>;
+  /** Store a context part dialogues share (JSON, named by its content hash) for `ttlS` seconds. */
+  putShared(hash: string, json: string, ttlS: number): Promise<void>;
+  /** A shared context part, or null when it expired or was never stored. */
+  getShared(hash: string): Promise<string | null>;
   /** Read a dialogue's record without locking it (status asks); null when there is none. */
   peek(ref: SessionRef): Promise<SessionRecord | null>;
   /** Release connections/timers owned by the store. */

@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import type { SessionStore } from './store/types';
+
+/**
+ * Context fields many dialogues hold alike (the catalogue and the settings a dialogue started
+ * with) are stored once per content, not in every snapshot: a saved snapshot names them by a
+ * hash (`SessionRecord.shared`), and the hop that continues it puts them back before the
+ * machine runs. The machine never sees the difference.
+ *
+ * The parts live in this process (by hash, frozen: dialogues share them by reference) and in the
+ * session store, written when first seen and again every {@link REFRESH_MS}, so another
+ * instance, or this one after a restart, can continue any dialogue. Their store TTL outlives
+ * every record that names them. A part gone from the store (evicted) makes its dialogue start
+ * afresh, as a snapshot of another machine version does.
+ */
+
+/** How often a part still in use has its store TTL renewed. */
+const REFRESH_MS = 30 * 60 * 1000;
+/** Parts kept in this process; a catalogue changes a few times a day at most. */
+const MAX_PARTS = 32;
+
+interface Part {
+  values: Record<string, unknown>;
+  json: string;
+  /** When this process last wrote the part to the store (0: read from it, not written yet). */
+  writtenAt: number;
+}
+
+/** A snapshot as `getPersistedSnapshot()` gives it: the context is the only field touched here. */
+interface PersistedSnapshot {
+  context?: Record<string, unknown>;
+}
+
+export class SharedContext {
+  private readonly parts = new Map<string, Part>();
+  /** The first shared field's value (an object) → its part's hash: no hashing on a hop that continues. */
+  private readonly hashOf = new WeakMap<object, string>();
+  /** Store TTL of a part: a refresh interval plus the longest a record naming it may live. */
+  private readonly ttlS: number;
+
+  constructor(
+    private readonly store: Pick<SessionStore, 'putShared' | 'getShared'>,
+    /** The context fields shared by content (all objects); none: snapshots are stored whole. */
+    private readonly keys: readonly string[],
+    /** The longest a record may live after its last save (dialogue TTL + resume window). */
+    recordLifeS: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.ttlS = Math.ceil(REFRESH_MS / 1000) * 2 + recordLifeS;
+  }
+
+  /** The snapshot to store (shared fields left out) and the hash naming them. */
+  async compact(snapshot: unknown): Promise<{ snapshot: unknown; shared?: string }> {
+    const context = (snapshot as PersistedSnapshot | null)?.context;
+    if (this.keys.length === 0 || !context || this.keys.some((key) => !isObject(context[key])))
+      return { snapshot };
+    const hash = this.identify(context);
+    await this.keepStored(hash);
+    const rest: Record<string, unknown> = {};
+    for (const key in context) if (!this.keys.includes(key)) rest[key] = context[key];
+    return { snapshot: { ...(snapshot as object), context: rest }, shared: hash };
+  }
+
+  /** The whole snapshot again; null when its shared part is nowhere to be found. */
+  async expand(snapshot: unknown, shared: string | undefined): Promise<unknown> {
+    if (shared === undefined) return snapshot;
+    const part = this.parts.get(shared) ?? (await this.load(shared));
+    if (!part) return null;
+    const context = (snapshot as PersistedSnapshot).context ?? {};
+    return { ...(snapshot as object), context: { ...context, ...part.values } };
+  }
+
+  /** The hash of the context's shared fields, registering them as a part when new. */
+  private identify(context: Record<string, unknown>): string {
+    const first = context[this.keys[0]] as object;
+    const known = this.hashOf.get(first);
+    if (known !== undefined) {
+      const part = this.parts.get(known);
+      if (part && this.keys.every((key) => part.values[key] === context[key])) return known;
+    }
+    const values: Record<string, unknown> = {};
+    for (const key of this.keys) values[key] = context[key];
+    const json = JSON.stringify(values);
+    const hash = createHash('sha256').update(json).digest('base64url').slice(0, 22);
+    const existing = this.parts.get(hash);
+    if (existing) {
+      // The same content loaded again (a fresh dialogue): later hops get the kept objects.
+      this.hashOf.set(first, hash);
+      return hash;
+    }
+    this.remember(hash, { values: deepFreeze(values), json, writtenAt: 0 });
+    return hash;
+  }
+
+  private async keepStored(hash: string): Promise<void> {
+    const part = this.parts.get(hash)!;
+    const at = this.now();
+    if (at - part.writtenAt < REFRESH_MS) return;
+    await this.store.putShared(hash, part.json, this.ttlS);
+    part.writtenAt = at;
+  }
+
+  private async load(hash: string): Promise<Part | null> {
+    const json = await this.store.getShared(hash);
+    if (json === null) return null;
+    let values: Record<string, unknown>;
+    try {
+      values = JSON.parse(json) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    const part: Part = { values: deepFreeze(values), json, writtenAt: 0 };
+    this.remember(hash, part);
+    return part;
+  }
+
+  private remember(hash: string, part: Part): void {
+    if (this.parts.size >= MAX_PARTS) this.parts.delete(this.parts.keys().next().value!);
+    this.parts.set(hash, part);
+    this.hashOf.set(part.values[this.keys[0]] as object, hash);
+  }
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+/** Shared by every dialogue that names it: a write through one would change the others. */
+function deepFreeze<T>(value: T): T {
+  if (isObject(value) && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
