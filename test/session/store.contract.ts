@@ -35,6 +35,14 @@ export function sessionStoreContract(name: string, makeStore: () => Promise<Sess
       await store.close();
     });
 
+    it('keeps a shared context part by hash, and names none it was not given', async () => {
+      expect(await store.getShared('h1')).toBeNull();
+      await store.putShared('h1', '{"products":[1]}', 60);
+      await store.putShared('h2', '{"products":[2]}', 60);
+      expect(await store.getShared('h1')).toBe('{"products":[1]}');
+      expect(await store.getShared('h2')).toBe('{"products":[2]}');
+    });
+
     it('locks a new session and returns no record', async () => {
       const lock = await store.loadAndLock(ref, 5000);
       expect(lock).toMatchObject({ kind: 'locked', record: null });
