@@ -70,9 +70,13 @@ export class Spend {
   async check(intent: PurchaseIntent): Promise<SpendRefusal | null> {
     const range = this.checkAmount(intent.productType, intent.amount);
     if (range) return range;
-    if (await this.blocked(intent)) return { code: 'spend_blocked' };
     const day = this.today();
-    const usage = await this.store.usage(this.payer(intent), day);
+    // Both reads at once: one round trip on the quote hop (nothing is counted here).
+    const [blocked, usage] = await Promise.all([
+      this.blocked(intent),
+      this.store.usage(this.payer(intent), day),
+    ]);
+    if (blocked) return { code: 'spend_blocked' };
     const { maxValueMinor, maxCount } = this.rules.daily;
     const over =
       usage.valueMinor + intent.amount.minor > maxValueMinor
