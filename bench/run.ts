@@ -496,7 +496,7 @@ async function main(): Promise<void> {
       waitForHealth(barePort, bare, '/healthz'),
     ]);
     const jobsRun = {
-      'hop-path': 'purchases fulfilled by a worker process after the rounds',
+      'hop-path': 'purchases fulfilled by a worker process after each of its rounds',
       alongside: 'purchases fulfilled by a worker process during the rounds',
       single: 'purchases fulfilled in the HTTP process',
     }[TOPOLOGY];
