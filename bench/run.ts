@@ -547,8 +547,8 @@ async function main(): Promise<void> {
         console.log(row(target.name, result));
         if (target === targets[0]) {
           fulfilled.buys += result.buys;
-          // The hop path alone: the round's purchases are fulfilled before the next target plays
-          // (a purchase left waiting for minutes would be refused as stale, not bought).
+          // The hop path alone: the round's purchases are fulfilled (and checked) before the next
+          // target plays, so the worker's CPU falls in no measured window.
           if (TOPOLOGY === 'hop-path') {
             const drainer = await startWorker();
             await drain(drainer, gatewayPort, fulfilled);
