@@ -1,12 +1,7 @@
 import { OPT, type DialogueServices } from './ussd-session.machine';
 import { routeQuoteError } from './ussd/errors';
 import { errorInfo } from '../src/vas/error-info';
-import {
-  PurchaseServiceError,
-  RateLimitError,
-  TransportError,
-  type ServiceErrorFields,
-} from '../src/vas/errors';
+import { PurchaseServiceError, RateLimitError, TransportError } from '../src/vas/errors';
 import type { PurchaseRequest, Transaction } from '../src/vas/port';
 import {
   BACK,
@@ -19,25 +14,13 @@ import {
   deferred,
   quoteFor,
   keyOf,
+  serviceError,
   services,
   text,
   type Calls,
 } from './ussd/test-kit';
 
 const METER = '04123456789';
-
-function serviceError(code: string, fields: Partial<ServiceErrorFields> = {}): PurchaseServiceError {
-  return new PurchaseServiceError({
-    type: 'validation_error',
-    code,
-    message: `refused: ${code}`,
-    param: null,
-    retryable: false,
-    requestId: 'r-1',
-    status: 400,
-    ...fields,
-  });
-}
 
 async function dialogue(
   overrides: Partial<DialogueServices> = {},

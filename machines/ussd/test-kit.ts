@@ -11,6 +11,7 @@ import {
   type UssdMachine,
 } from '../ussd-session.machine';
 import type { ServiceErrorInfo } from '../../src/vas/error-info';
+import { PurchaseServiceError, type ServiceErrorFields } from '../../src/vas/errors';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import {
   SETTLED_TAG,
@@ -157,6 +158,20 @@ export interface Calls {
   order: Array<{ intent: PurchaseIntent; key: string }>;
   recent: string[];
   resend: Array<{ id: string; key: string }>;
+}
+
+/** The service's refusal `code` (a 400 validation error unless `fields` say otherwise). */
+export function serviceError(code: string, fields: Partial<ServiceErrorFields> = {}): PurchaseServiceError {
+  return new PurchaseServiceError({
+    type: 'validation_error',
+    code,
+    message: `refused: ${code}`,
+    param: null,
+    retryable: false,
+    requestId: 'r-1',
+    status: 400,
+    ...fields,
+  });
 }
 
 /** Services over fixed data; `overrides` replace single services for a scenario. */

@@ -1,11 +1,11 @@
 import { getAdjacencyMap, getShortestPaths } from '@xstate/graph';
 import { createActor, toPromise, transition, type AnyActorLogic } from 'xstate';
 import { dialogueActors, ussdMachine, type UssdContext } from '../../machines/ussd-session.machine';
-import { INPUT, services } from '../../machines/ussd/test-kit';
+import { INPUT, serviceError, services } from '../../machines/ussd/test-kit';
 import { dialogueKey } from '../../machines/ussd/purchase';
 import { SETTLED_TAG, type DialogueEvent } from '../../src/session/dialogue';
 import { SpendRefusedError } from '../../src/spend/rules';
-import { PurchaseServiceError, TransportError } from '../../src/vas/errors';
+import { TransportError } from '../../src/vas/errors';
 
 /**
  * Every path of the USSD dialogue machine, generated with @xstate/graph over every option of
@@ -31,21 +31,6 @@ type AnyEvent = DialogueEvent | { type: string; output?: unknown; error?: unknow
 const { services: svc } = services();
 const actors = dialogueActors(svc, () => {});
 const machine = ussdMachine.provide({ actors });
-
-const serviceError = (
-  code: string,
-  fields: Partial<ConstructorParameters<typeof PurchaseServiceError>[0]> = {},
-) =>
-  new PurchaseServiceError({
-    type: 'validation_error',
-    code,
-    message: `refused: ${code}`,
-    param: null,
-    retryable: false,
-    requestId: 'r-1',
-    status: 400,
-    ...fields,
-  });
 
 /** How an invoked service can fail, besides answering. */
 const FAILURES: Record<string, unknown[]> = {
