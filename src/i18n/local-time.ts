@@ -24,12 +24,23 @@ function formatter(
   return found;
 }
 
+/**
+ * The last day worked out per zone, by UTC minute: every purchase and spending check asks for
+ * "today", and a zone's offset is a whole number of minutes (everywhere since 1972), so one UTC
+ * minute has one local day.
+ */
+const lastDays = new Map<string, { minute: number; day: string }>();
+
 /** The local calendar day of `at` (a Date or an ISO string) in `timeZone`, as `YYYY-MM-DD`. */
 export function localDay(at: Date | string, timeZone: string): string {
+  const date = typeof at === 'string' ? new Date(at) : at;
+  const minute = Math.floor(date.getTime() / 60_000);
+  const last = lastDays.get(timeZone);
+  if (last?.minute === minute) return last.day;
   // en-CA formats dates as YYYY-MM-DD.
-  return formatter('en-CA', timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-    typeof at === 'string' ? new Date(at) : at,
-  );
+  const day = formatter('en-CA', timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
+  if (Number.isFinite(minute)) lastDays.set(timeZone, { minute, day });
+  return day;
 }
 
 /** The same, under the name screens and messages use (a date shown to people). */

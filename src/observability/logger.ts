@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import winston from 'winston';
+import TransportStream from 'winston-transport';
 
 /** Per-request (hop, job, HTTP call) context carried through async calls so every log line has its id. */
 export interface LogContext {
@@ -124,6 +125,34 @@ const maskFormat = winston.format((info) => {
   return info;
 });
 
+/** Where winston keeps a line's finished text (triple-beam's MESSAGE). */
+const MESSAGE = Symbol.for('message');
+
+const genericJson = winston.format.json();
+
+/**
+ * The line as JSON. A premasked line holds only strings, numbers and booleans, so the engine's
+ * own `JSON.stringify` does; logform's `json()` (key sorting, cycles, BigInt, and a stringifier
+ * configured afresh for every line) is for everything else.
+ */
+const jsonLine = winston.format((info) => {
+  if ((info as Record<symbol, unknown>)[PREMASKED] !== true) return genericJson.transform(info, {});
+  (info as Record<symbol, unknown>)[MESSAGE] = JSON.stringify(info);
+  return info;
+});
+
+/**
+ * Each line straight to stdout. winston's Console transport also schedules a `logged` event per
+ * line (a `setImmediate`), which nothing here listens to; `silent` and levels work as in any
+ * winston transport.
+ */
+class StdoutTransport extends TransportStream {
+  override log(info: Record<symbol, unknown>, next: () => void): void {
+    process.stdout.write(`${info[MESSAGE] as string}\n`);
+    next();
+  }
+}
+
 /** Log levels, most severe first (winston's npm levels): the values `LOG_LEVEL` accepts. */
 export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -138,9 +167,9 @@ export const logger = winston.createLogger({
     levelGate(),
     maskFormat(),
     winston.format.timestamp(),
-    winston.format.json(),
+    jsonLine(),
   ),
-  transports: [new winston.transports.Console()],
+  transports: [new StdoutTransport()],
 });
 
 export function componentLogger(component: string): winston.Logger {

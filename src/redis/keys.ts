@@ -63,5 +63,10 @@ function crc16(data: Buffer): number {
 
 /** The Redis Cluster slot (0–16383) of a key. */
 export function hashSlot(key: string): number {
-  return crc16(Buffer.from(hashTagOf(key), 'utf8')) % 16384;
+  return slotOfTag(hashTagOf(key));
+}
+
+/** The slot of the part of a key Redis Cluster hashes ({@link hashTagOf}). */
+export function slotOfTag(tag: string): number {
+  return crc16(Buffer.from(tag, 'utf8')) % 16384;
 }

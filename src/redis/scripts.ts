@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { hashSlot } from './keys';
+import { hashTagOf, slotOfTag } from './keys';
 
 /** A script answered something its header does not list: a bug, never a business outcome. */
 export class ScriptReplyError extends Error {
@@ -36,13 +36,21 @@ type Executor = (...args: (string | number)[]) => Promise<unknown>;
  */
 export class ScriptSet<Name extends string> {
   private readonly sources = new Map<Name, string>();
+  /** Each script's command name and key count, worked out once: `run` is on every hop. */
+  private readonly commands: Map<Name, { command: string; numKeys: number }>;
+  /** Connections that have every script of the set registered. */
+  private readonly definedOn = new WeakSet<Redis>();
 
   constructor(
     private readonly kind: string,
     private readonly version: number,
     private readonly dir: string,
     readonly names: readonly Name[],
-  ) {}
+  ) {
+    this.commands = new Map(
+      names.map((name) => [name, { command: this.commandName(name), numKeys: numKeysOf(name) }]),
+    );
+  }
 
   /** The command name a script is registered under (`ussd` + `loadAndLock-2` → `ussdLoadAndLock_v2`). */
   commandName(name: Name): string {
@@ -62,11 +70,12 @@ export class ScriptSet<Name extends string> {
 
   /** Register every script on `redis` (a no-op for those it already has). */
   define(redis: Redis): void {
-    for (const name of this.names) {
-      const command = this.commandName(name);
+    if (this.definedOn.has(redis)) return;
+    for (const [name, { command, numKeys }] of this.commands) {
       if (typeof (redis as unknown as Record<string, unknown>)[command] === 'function') continue;
-      redis.defineCommand(command, { numberOfKeys: numKeysOf(name), lua: this.source(name) });
+      redis.defineCommand(command, { numberOfKeys: numKeys, lua: this.source(name) });
     }
+    this.definedOn.add(redis);
   }
 
   /**
@@ -80,13 +89,25 @@ export class ScriptSet<Name extends string> {
     keys: readonly string[],
     argv: readonly (string | number)[],
   ): Promise<unknown> {
-    const command = this.commandName(name);
-    if (keys.length !== numKeysOf(name))
-      throw new Error(`redis script ${command}: expected ${numKeysOf(name)} keys`);
-    const slot = hashSlot(keys[0]);
-    if (keys.some((key) => hashSlot(key) !== slot)) return Promise.reject(new CrossSlotError(command, keys));
+    const { command, numKeys } = this.commands.get(name)!;
+    if (keys.length !== numKeys) throw new Error(`redis script ${command}: expected ${numKeys} keys`);
+    if (!inOneSlot(keys)) return Promise.reject(new CrossSlotError(command, keys));
     this.define(redis);
     const fn = (redis as unknown as Record<string, Executor>)[command];
     return fn.call(redis, ...keys, ...argv);
   }
+}
+
+/** Whether Redis Cluster would take `keys` in one command: the same hash tag needs no checksum. */
+function inOneSlot(keys: readonly string[]): boolean {
+  if (keys.length < 2) return true;
+  const tag = hashTagOf(keys[0]);
+  let slot: number | undefined;
+  for (let i = 1; i < keys.length; i += 1) {
+    const other = hashTagOf(keys[i]);
+    if (other === tag) continue;
+    slot ??= slotOfTag(tag);
+    if (slotOfTag(other) !== slot) return false;
+  }
+  return true;
 }
