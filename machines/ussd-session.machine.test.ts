@@ -1,4 +1,5 @@
-import { OPT, type DialogueServices } from './ussd-session.machine';
+import { createActor } from 'xstate';
+import { createUssdMachine, OPT, type DialogueServices } from './ussd-session.machine';
 import { routeQuoteError } from './ussd/errors';
 import { errorInfo } from '../src/vas/error-info';
 import { PurchaseServiceError, RateLimitError, TransportError } from '../src/vas/errors';
@@ -16,6 +17,7 @@ import {
   keyOf,
   serviceError,
   services,
+  settled,
   text,
   type Calls,
 } from './ussd/test-kit';
@@ -73,6 +75,31 @@ describe('main menu', () => {
       products: async () => [{ ...PRODUCTS[0], providers: [] }, PRODUCTS[2]],
     });
     expect(d.options).toEqual(['product:WATER', OPT.tokens, OPT.language]);
+  });
+
+  it('starts every dialogue on one frozen copy of the catalogue, a new copy when the catalogue changes', async () => {
+    let catalogue = PRODUCTS.map((p) => ({ ...p }));
+    const { services: svc } = services({ products: async () => catalogue });
+    const machine = createUssdMachine(svc);
+    const startOne = async () => {
+      const actor = createActor(machine, { input: INPUT }).start();
+      const snap = await settled(actor);
+      actor.stop();
+      return snap.context;
+    };
+    const [first, second] = [await startOne(), await startOne()];
+    expect(second.products).toBe(first.products);
+    expect(second.settings).toBe(first.settings);
+    expect(Object.isFrozen(first.products[0].providers)).toBe(true);
+    expect(Object.isFrozen(first.settings.languages)).toBe(true);
+    // A copy, never the service's own objects.
+    expect(first.products[0]).not.toBe(catalogue[0]);
+    expect(Object.isFrozen(catalogue[0])).toBe(false);
+
+    catalogue = [{ ...PRODUCTS[0], name: 'Prepaid power' }];
+    const third = await startOne();
+    expect(third.products).not.toBe(first.products);
+    expect(third.products.map((p) => p.name)).toEqual(['Prepaid power']);
   });
 
   it('ends with service unavailable when the catalogue or account cannot be loaded', async () => {

@@ -7,6 +7,7 @@
 import { fromPromise } from 'xstate';
 import { agentsServedOn } from '../../src/agents/service-codes';
 import { componentLogger } from '../../src/observability/logger';
+import { deepFreeze } from '../../src/session/deep-freeze';
 import { maskMsisdn } from '../../src/phone';
 import { purchaseRequest } from '../../src/purchases/request';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
@@ -192,6 +193,29 @@ export function dialogueActors(
     }
   }
 
+  /**
+   * What every dialogue starts from while the catalogue stays the same: one frozen copy, not a
+   * copy per dialogue. The context is persisted and must not alias the service's cache, and the
+   * dialogues that share the copy cannot change it. (The engine also stores it once by identity,
+   * src/session/shared-context.ts.)
+   */
+  let shared: { source: VasProduct[]; start: Pick<DialogueStart, 'products' | 'settings'> } | undefined;
+  function sharedStart(products: VasProduct[]): Pick<DialogueStart, 'products' | 'settings'> {
+    if (shared?.source !== products) {
+      const start = {
+        products: structuredClone(products.filter((p) => p.providers.length > 0)),
+        settings: {
+          languages: structuredClone(services.languages()),
+          defaultRegion: services.defaultRegion,
+          maxTries: services.maxIdentifierTries ?? 3,
+          amounts: structuredClone(services.amountRanges ?? {}),
+        },
+      };
+      shared = { source: products, start: deepFreeze(start) };
+    }
+    return shared.start;
+  }
+
   return {
     loadCatalogue: fromPromise(({ input }) =>
       call('loadCatalogue', async () => {
@@ -203,17 +227,12 @@ export function dialogueActors(
             ? services.agentOf(input.msisdn)
             : Promise.resolve(null),
         ]);
+        const { products: offered, settings } = sharedStart(products);
         return {
           agent: agent ? { ...agent, verified: false } : null,
-          // A copy: the context is persisted and must not alias the service's cache.
-          products: structuredClone(products.filter((p) => p.providers.length > 0)),
+          products: offered,
           account: { id: account.id, currency: account.currency },
-          settings: {
-            languages: structuredClone(services.languages()),
-            defaultRegion: services.defaultRegion,
-            maxTries: services.maxIdentifierTries ?? 3,
-            amounts: structuredClone(services.amountRanges ?? {}),
-          },
+          settings,
         };
       }),
     ),

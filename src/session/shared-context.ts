@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { deepFreeze } from './deep-freeze';
 import type { SessionStore } from './store/types';
 
 /**
@@ -7,7 +8,8 @@ import type { SessionStore } from './store/types';
  * hash (`SessionRecord.shared`), and the hop that continues it puts them back before the
  * machine runs. The machine never sees the difference.
  *
- * The parts live in this process (by hash, frozen: dialogues share them by reference) and in the
+ * The parts live in this process (by hash, frozen: dialogues share them by reference, and a
+ * write through one would change the others) and in the
  * session store, written when first seen and again every {@link REFRESH_MS}, so another
  * instance, or this one after a restart, can continue any dialogue. Their store TTL outlives
  * every record that names them. A part gone from the store (evicted) makes its dialogue start
@@ -125,11 +127,3 @@ function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null;
 }
 
-/** Shared by every dialogue that names it: a write through one would change the others. */
-function deepFreeze<T>(value: T): T {
-  if (isObject(value) && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-}
