@@ -38,7 +38,9 @@ export function localDay(at: Date | string, timeZone: string): string {
   const last = lastDays.get(timeZone);
   if (last?.minute === minute) return last.day;
   // en-CA formats dates as YYYY-MM-DD.
-  const day = formatter('en-CA', timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
+  const day = formatter('en-CA', timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    date,
+  );
   if (Number.isFinite(minute)) lastDays.set(timeZone, { minute, day });
   return day;
 }

@@ -163,12 +163,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  */
 export const logger = winston.createLogger({
   level: 'info',
-  format: winston.format.combine(
-    levelGate(),
-    maskFormat(),
-    winston.format.timestamp(),
-    jsonLine(),
-  ),
+  format: winston.format.combine(levelGate(), maskFormat(), winston.format.timestamp(), jsonLine()),
   transports: [new StdoutTransport()],
 });
 

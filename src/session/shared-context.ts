@@ -126,4 +126,3 @@ export class SharedContext {
 function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null;
 }
-
