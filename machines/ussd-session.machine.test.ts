@@ -96,10 +96,10 @@ describe('main menu', () => {
     expect(first.products[0]).not.toBe(catalogue[0]);
     expect(Object.isFrozen(catalogue[0])).toBe(false);
 
-    catalogue = [{ ...PRODUCTS[0], name: 'Prepaid power' }];
+    catalogue = [{ ...PRODUCTS[0], displayName: 'Prepaid power' }];
     const third = await startOne();
     expect(third.products).not.toBe(first.products);
-    expect(third.products.map((p) => p.name)).toEqual(['Prepaid power']);
+    expect(third.products.map((p) => p.displayName)).toEqual(['Prepaid power']);
   });
 
   it('ends with service unavailable when the catalogue or account cannot be loaded', async () => {

@@ -1,4 +1,13 @@
-import { createActor, waitFor, type AnyActorRef, type AnyStateMachine } from 'xstate';
+import {
+  createActor,
+  fromTransition,
+  waitFor,
+  type AnyActorRef,
+  type AnyActorScope,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type ExecutableActionObject,
+} from 'xstate';
 import { SETTLED_TAG, type DialogueEvent, type DialogueInput, type Screen } from './dialogue';
 
 /** The machine did not settle within the hop budget, even after TIMEOUT. */
@@ -44,6 +53,20 @@ export async function runDialogue(
   event: DialogueEvent | null,
   deadline: { at: number; graceMs: number; now: () => number },
 ): Promise<DialogueStep> {
+  if ('snapshot' in start && event) {
+    const stepped = stepPurely(machine, start.snapshot, event);
+    if (stepped) return stepped;
+  }
+  return runLive(machine, start, event, deadline);
+}
+
+/** The hop on a live actor: restored (or started), fed the event, settled, persisted, stopped. */
+async function runLive(
+  machine: AnyStateMachine,
+  start: DialogueStart,
+  event: DialogueEvent | null,
+  deadline: { at: number; graceMs: number; now: () => number },
+): Promise<DialogueStep> {
   let actor: AnyActorRef;
   try {
     actor =
@@ -71,6 +94,114 @@ export async function runDialogue(
   } finally {
     actor.stop();
   }
+}
+
+/**
+ * The effects a pure step asked for (starting an invocation, a delayed event): collected, never
+ * carried out. Steps are synchronous, so one list serves every hop.
+ */
+const effects: ExecutableActionObject[] = [];
+
+/**
+ * What XState needs to compute a transition without an actor. XState's own `transition()` builds
+ * a whole actor per call (and runs the machine's initial state in it), which costs more than the
+ * live actor it replaces; this one is built once. Its owner is an inert actor that never starts.
+ */
+let inertScope: AnyActorScope | undefined;
+
+function pureScope(): AnyActorScope {
+  if (!inertScope) {
+    const self = createActor(fromTransition((state: null) => state, null));
+    inertScope = {
+      self,
+      id: '',
+      sessionId: '',
+      system: self.system,
+      logger: () => undefined,
+      defer: () => undefined,
+      emit: () => undefined,
+      stopChild: () => undefined,
+      actionExecutor: (action) => void effects.push(action),
+    };
+  }
+  return inertScope;
+}
+
+/**
+ * The hop without an actor, when it can be: the stored snapshot restored and the event applied by
+ * XState's pure functions. That answers when the machine settles with nothing to carry out (no
+ * service to call, nothing running): most hops read a choice and show the next screen. Otherwise
+ * null, and the hop runs on a live actor from the same start, so the step computed here is only
+ * thrown away, never half applied. The machine's actions only update its context
+ * (machines/ussd/actions.ts), so a settled step has no effect to lose. Exported for tests.
+ */
+export function stepPurely(
+  machine: AnyStateMachine,
+  stored: unknown,
+  event: DialogueEvent,
+): DialogueStep | null {
+  const move = moveOf(machine, stored, event);
+  if (move !== undefined && handsOver.get(move) === true) return null;
+  const stepped = tryPurely(machine, stored, event);
+  if (move !== undefined) remember(move, stepped === null);
+  return stepped;
+}
+
+/**
+ * Per machine, state and event (a choice by its option), whether the last pure step had to hand
+ * over to a live actor: the move that calls a service (the quote, the Buy) goes straight to one
+ * instead of being computed twice. Only a hint: a pure step is always checked, and the live actor
+ * is always right.
+ */
+const handsOver = new Map<string, boolean>();
+/** Moves are bounded by the machine (states × options); the bound only guards against a bug. */
+const MAX_MOVES = 4096;
+const machineIds = new WeakMap<AnyStateMachine, number>();
+let machinesSeen = 0;
+
+function moveOf(machine: AnyStateMachine, stored: unknown, event: DialogueEvent): string | undefined {
+  const value = (stored as { value?: unknown } | null)?.value;
+  if (typeof value !== 'string') return undefined;
+  let id = machineIds.get(machine);
+  if (id === undefined) machineIds.set(machine, (id = ++machinesSeen));
+  return event.type === 'CHOOSE' ? `${id} ${value} CHOOSE ${event.optionId}` : `${id} ${value} ${event.type}`;
+}
+
+function remember(move: string, live: boolean): void {
+  if (handsOver.size >= MAX_MOVES && !handsOver.has(move)) handsOver.clear();
+  handsOver.set(move, live);
+}
+
+function tryPurely(machine: AnyStateMachine, stored: unknown, event: DialogueEvent): DialogueStep | null {
+  const scope = pureScope();
+  effects.length = 0;
+  let next: AnyMachineSnapshot;
+  let effectful: boolean;
+  try {
+    const restored = machine.restoreSnapshot(stored as never, scope) as AnyMachineSnapshot;
+    // A stored dialogue with a service call still running (its hop ran out of time) restarts it.
+    if (hasChildren(restored)) return null;
+    next = machine.transition(restored, event, scope);
+    effectful = effects.length > 0;
+  } catch (err) {
+    throw new DialogueError(err);
+  } finally {
+    // The scope is shared: nothing collected may reach the next hop.
+    effects.length = 0;
+  }
+  if (next.status === 'error') throw new DialogueError(next.error);
+  if (effectful || hasChildren(next) || !isSettled(next)) return null;
+  return {
+    persisted: machine.getPersistedSnapshot(next),
+    value: next.value,
+    done: next.status === 'done',
+    context: (next.context ?? {}) as DialogueContext,
+  };
+}
+
+function hasChildren(snapshot: AnyMachineSnapshot): boolean {
+  for (const _ in snapshot.children) return true;
+  return false;
 }
 
 const isSettled = (s: { status: string; hasTag(tag: string): boolean }) =>
