@@ -28,6 +28,14 @@ const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'hop-path';
 if (!['hop-path', 'alongside', 'single'].includes(TOPOLOGY))
   throw new Error(`BENCH_TOPOLOGY must be hop-path, alongside or single, not ${TOPOLOGY}`);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * `BENCH_BASELINE=<a build's dist/>`: that build of the gateway (an earlier commit, built in
+ * another checkout) plays too, as a fourth target right after this one, with its own prefix
+ * and purchases: the change between the two, measured in the same run.
+ */
+const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+if (BASELINE && TOPOLOGY === 'alongside')
+  throw new Error('BENCH_BASELINE needs BENCH_TOPOLOGY hop-path or single (one worker per build)');
 const METER = '01234567890';
 
 const distRoot = path.resolve(__dirname, '..');
@@ -83,8 +91,13 @@ async function waitForHealth(port: number, child: ChildProcess, pathName: string
   throw new Error(`nothing answered ${pathName} on port ${port}`);
 }
 
-function startProcess(script: string, env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, path.join(distRoot, script)], {
+function startProcess(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  root = distRoot,
+): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, script)], {
     env: { ...process.env, LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -412,10 +425,22 @@ interface Target {
   port: number;
   server: ChildProcess;
   results: Summary[];
+  /** A gateway build (this one or the baseline): its Buys are purchases to fulfil. */
+  build?: Build;
+}
+
+/** A build of the gateway: this one, or the baseline's on its own port and prefix. */
+interface Build {
+  root: string;
+  port: number;
+  env: Record<string, string>;
+  server: ChildProcess;
+  fulfilled: Fulfilment;
 }
 
 async function main(): Promise<void> {
-  const [gatewayPort, sandboxPort, barePort, peerPort, workerPort] = await Promise.all([
+  const [gatewayPort, sandboxPort, barePort, peerPort, workerPort, baselinePort] = await Promise.all([
+    freePort(),
     freePort(),
     freePort(),
     freePort(),
@@ -459,23 +484,39 @@ async function main(): Promise<void> {
     // Production's layout: the HTTP process answers hops, a worker process runs the purchase and
     // SMS jobs (during the rounds, or after them for the hop path alone; see TOPOLOGY).
     const split = TOPOLOGY !== 'single';
-    const gateway = startProcess(
-      'src/main.js',
-      // Info, as production logs (a line per hop); the other parties log errors only.
-      {
-        ...gatewayEnv,
-        PORT: String(gatewayPort),
-        GATEWAY_WORKERS: split ? 'false' : 'true',
-        LOG_LEVEL: 'info',
-      },
-      profileArgs,
-    );
-    children.push(gateway);
-    const startWorker = async (): Promise<ChildProcess> => {
-      const started = startProcess('src/worker.js', {
-        ...gatewayEnv,
-        WORKER_HEALTH_PORT: String(workerPort),
-      });
+    const startGateway = (
+      root: string,
+      port: number,
+      env: Record<string, string>,
+      nodeArgs: string[],
+    ): Build => {
+      const server = startProcess(
+        'src/main.js',
+        // Info, as production logs (a line per hop); the other parties log errors only.
+        { ...env, PORT: String(port), GATEWAY_WORKERS: split ? 'false' : 'true', LOG_LEVEL: 'info' },
+        nodeArgs,
+        root,
+      );
+      children.push(server);
+      return { root, port, env, server, fulfilled: { buys: 0, drainCpuMs: 0, drainMs: 0, states: {} } };
+    };
+    const current = startGateway(distRoot, gatewayPort, gatewayEnv, profileArgs);
+    const gateway = current.server;
+    const baseline = BASELINE
+      ? startGateway(
+          BASELINE,
+          baselinePort,
+          { ...gatewayEnv, REDIS_PREFIX: `bench-${runId}-baseline` },
+          (process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS).split(' ').filter((arg) => arg !== ''),
+        )
+      : undefined;
+    const startWorker = async (build: Build = current): Promise<ChildProcess> => {
+      const started = startProcess(
+        'src/worker.js',
+        { ...build.env, WORKER_HEALTH_PORT: String(workerPort) },
+        [],
+        build.root,
+      );
       children.push(started);
       await waitForHealth(workerPort, started, '/healthz');
       return started;
@@ -492,6 +533,7 @@ async function main(): Promise<void> {
     children.push(bare);
     await Promise.all([
       waitForHealth(gatewayPort, gateway, '/healthz'),
+      ...(baseline ? [waitForHealth(baselinePort, baseline.server, '/healthz')] : []),
       waitForHealth(peerPort, peer, '/healthz'),
       waitForHealth(barePort, bare, '/healthz'),
     ]);
@@ -507,9 +549,20 @@ async function main(): Promise<void> {
         `targets interleaved over ${ROUNDS} rounds (medians reported)`,
     );
     const targets: Target[] = [
-      { name: 'gateway (Redis)', port: gatewayPort, server: gateway, results: [] },
+      { name: 'gateway (Redis)', port: gatewayPort, server: gateway, results: [], build: current },
       { name: 'ussd-builder peer', port: peerPort, server: peer, results: [] },
       { name: 'bare express handler', port: barePort, server: bare, results: [] },
+      ...(baseline
+        ? [
+            {
+              name: 'gateway baseline',
+              port: baselinePort,
+              server: baseline.server,
+              results: [],
+              build: baseline,
+            },
+          ]
+        : []),
     ];
     // The server's own CPU, then everything else the machine spends on a hop.
     const others = [
@@ -523,7 +576,6 @@ async function main(): Promise<void> {
       `${'cpu µs/hop'.padStart(11)} ${'machine busy'.padStart(13)} ${'machine µs/hop'.padStart(15)}`;
     const row = (name: string, s: Summary) =>
       `${name.padEnd(22)} ${s.hopsPerSec.toFixed(0).padStart(8)} ${s.p50.toFixed(2).padStart(9)} ${s.p99.toFixed(2).padStart(9)} ${String(s.errors).padStart(7)} ${s.cpuUsPerHop[0].us.toFixed(0).padStart(11)} ${`${(s.machineBusy * 100).toFixed(0)}%`.padStart(13)} ${s.machineUsPerHop.toFixed(0).padStart(15)}`;
-    const fulfilled: Fulfilment = { buys: 0, drainCpuMs: 0, drainMs: 0, states: {} };
     let liveBytes: Awaited<ReturnType<typeof liveDialogueBytes>> = null;
     for (let round = 1; round <= ROUNDS; round += 1) {
       console.log(`round ${round}`);
@@ -545,13 +597,13 @@ async function main(): Promise<void> {
         );
         target.results.push(result);
         console.log(row(target.name, result));
-        if (target === targets[0]) {
-          fulfilled.buys += result.buys;
+        if (target.build) {
+          target.build.fulfilled.buys += result.buys;
           // The hop path alone: the round's purchases are fulfilled (and checked) before the next
           // target plays, so the worker's CPU falls in no measured window.
           if (TOPOLOGY === 'hop-path') {
-            const drainer = await startWorker();
-            await drain(drainer, gatewayPort, fulfilled);
+            const drainer = await startWorker(target.build);
+            await drain(drainer, target.port, target.build.fulfilled);
             await stopProcess(drainer);
           }
         }
@@ -572,22 +624,36 @@ async function main(): Promise<void> {
       machineBusy: med(target, (s) => s.machineBusy),
       machineUsPerHop: med(target, (s) => s.machineUsPerHop),
     });
-    const [gw, builder, bareTarget] = targets.map(medianOf);
+    const medians = targets.map(medianOf);
+    const [gw, builder, bareTarget] = medians;
     console.log(`medians of ${ROUNDS} rounds (errors: the sum)`);
     console.log(header);
-    targets.forEach((target, i) => console.log(row(target.name, [gw, builder, bareTarget][i])));
+    targets.forEach((target, i) => console.log(row(target.name, medians[i])));
     const ratio = (a: Summary, b: Summary) =>
       `throughput ${(a.hopsPerSec / b.hopsPerSec).toFixed(2)}, p50 ${(a.p50 / b.p50).toFixed(2)}x, ` +
       `p99 ${(a.p99 / b.p99).toFixed(2)}x, server CPU/hop ${(a.cpuUsPerHop[0].us / b.cpuUsPerHop[0].us).toFixed(2)}x`;
     console.log(`ratio gateway/peer: ${ratio(gw, builder)} (target: throughput >= 1.0, p99 <= 1.0x)`);
     console.log(`ratio peer/bare:    ${ratio(builder, bareTarget)}`);
     console.log(`ratio gateway/bare: ${ratio(gw, bareTarget)}`);
+    // The host's speed drifts during a run: a round's gateway and peer played back to back are
+    // the closest pair, so the median of the per-round ratios is the steadier comparison.
+    const paired = (other: Target, pick: (s: Summary) => number) =>
+      median(targets[0].results.map((s, round) => pick(s) / pick(other.results[round]))).toFixed(2);
+    const pairedRatios = (other: Target) =>
+      `throughput ${paired(other, (s) => s.hopsPerSec)}, p99 ${paired(other, (s) => s.p99)}x, ` +
+      `server CPU/hop ${paired(other, (s) => s.cpuUsPerHop[0].us)}x`;
+    console.log(`per-round ratios gateway/peer, median: ${pairedRatios(targets[1])}`);
+    if (baseline) {
+      console.log(`ratio gateway/baseline: ${ratio(gw, medians[3])}`);
+      console.log(`per-round ratios gateway/baseline, median: ${pairedRatios(targets[3])}`);
+    }
     const breakdown = (s: Summary) =>
       s.cpuUsPerHop.map(({ name, us }) => `${name} ${us.toFixed(0)}`).join(', ');
     for (const [name, s] of [
       ['gateway', gw],
       ['peer', builder],
       ['bare', bareTarget],
+      ...(baseline ? [['baseline', medians[3]] as const] : []),
     ] as const)
       console.log(`CPU µs per hop, ${name.padEnd(8)} ${breakdown(s)}`);
     // Assigned by the mid-round sampler (TypeScript cannot see the callback write it).
@@ -597,8 +663,13 @@ async function main(): Promise<void> {
         `Redis per live dialogue (gateway): ${redisBytes.record} bytes (mean of ${redisBytes.records} records), ` +
           `plus ${redisBytes.shared} bytes of shared context stored once for all`,
       );
-    await drain(worker ?? gateway, gatewayPort, fulfilled);
-    reportFulfilment(fulfilled);
+    await drain(worker ?? gateway, gatewayPort, current.fulfilled);
+    reportFulfilment(current.fulfilled);
+    if (baseline) {
+      await drain(baseline.server, baselinePort, baseline.fulfilled);
+      process.stdout.write('baseline ');
+      reportFulfilment(baseline.fulfilled);
+    }
   } finally {
     stopAll();
     await Promise.all(
