@@ -19,16 +19,16 @@ describe('a hop that calls no service is stepped without an actor', () => {
     const machine = machineOver(services().services);
     const menu = await runDialogue(machine, { input: INPUT }, null, NO_DEADLINE);
 
-    const identifier = stepPurely(machine, stored(menu), choose(OPT.product('ELECTRICITY')));
+    const identifier = stepPurely(machine, { snapshot: stored(menu) }, choose(OPT.product('ELECTRICITY')));
     expect(identifier?.value).toBe('identifier');
-    const amount = stepPurely(machine, stored(identifier!), text(METER));
+    const amount = stepPurely(machine, { snapshot: stored(identifier!) }, text(METER));
     expect(amount?.value).toBe('amount');
     // The amount asks for the quote: a service call, so no pure step (twice: also once it is known).
-    expect(stepPurely(machine, stored(amount!), text('100'))).toBeNull();
-    expect(stepPurely(machine, stored(amount!), text('100'))).toBeNull();
+    expect(stepPurely(machine, { snapshot: stored(amount!) }, text('100'))).toBeNull();
+    expect(stepPurely(machine, { snapshot: stored(amount!) }, text('100'))).toBeNull();
     const quote = await runDialogue(machine, { snapshot: stored(amount!) }, text('100'), NO_DEADLINE);
     expect(quote.value).toBe('quote');
-    expect(stepPurely(machine, stored(quote), choose(OPT.buy))).toBeNull();
+    expect(stepPurely(machine, { snapshot: stored(quote) }, choose(OPT.buy))).toBeNull();
     // Once a move is known to call a service it goes straight to the live actor, which also
     // answers the same move when it calls nothing (a wrong amount).
     const wrong = await runDialogue(machine, { snapshot: stored(amount!) }, text('x'), NO_DEADLINE);
@@ -57,4 +57,37 @@ describe('a hop that calls no service is stepped without an actor', () => {
       );
     },
   );
+});
+
+describe('shared context fields are kept apart from the snapshot', () => {
+  const SHARED = ['products', 'settings'] as const;
+
+  it('leaves them out of what is persisted, hands them back as they are, and puts them back to continue', async () => {
+    const machine = machineOver(services().services);
+    const menu = await runDialogue(machine, { input: INPUT }, null, NO_DEADLINE, SHARED);
+    const context = menu.context as unknown as Record<string, unknown>;
+    expect(menu.shared).toEqual({ products: context.products, settings: context.settings });
+    expect(menu.shared!.products).toBe(context.products);
+    const persisted = stored(menu) as { context: Record<string, unknown> };
+    expect(persisted.context.products).toBeUndefined();
+    expect(persisted.context.settings).toBeUndefined();
+    expect(persisted.context.screen).toEqual(context.screen);
+
+    // Continued purely and on a live actor (the quote), from the part and from the whole snapshot alike.
+    const events = [choose(OPT.product('ELECTRICITY')), text(METER), text('100')];
+    let apart: DialogueStep = menu;
+    let whole = await runDialogue(machine, { input: INPUT }, null, NO_DEADLINE);
+    for (const event of events) {
+      const before = JSON.stringify(apart.persisted);
+      const start = { snapshot: apart.persisted, shared: apart.shared };
+      apart = await runDialogue(machine, start, event, NO_DEADLINE, SHARED);
+      // The record read is not written into.
+      expect(JSON.stringify(start.snapshot)).toBe(before);
+      whole = await runDialogue(machine, { snapshot: stored(whole) }, event, NO_DEADLINE);
+      expect(apart.value).toEqual(whole.value);
+      expect(apart.context).toEqual(whole.context);
+      expect(apart.shared!.products).toBe(menu.shared!.products);
+    }
+    expect(apart.value).toBe('quote');
+  });
 });

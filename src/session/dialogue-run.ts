@@ -30,16 +30,33 @@ export interface DialogueContext {
   language?: string;
 }
 
+/** A stored dialogue to continue, and the shared context fields it left out (put back before the machine runs). */
+export interface StoredDialogue {
+  snapshot: unknown;
+  shared?: Readonly<Record<string, unknown>>;
+}
+
 /** Where a hop's dialogue starts: a stored snapshot, or a fresh dialogue. */
-export type DialogueStart = { snapshot: unknown } | { input: DialogueInput };
+export type DialogueStart = StoredDialogue | { input: DialogueInput };
 
 /** A settled dialogue, after one hop. */
 export interface DialogueStep {
+  /** The snapshot to store: without the shared fields when `shared` is set. */
   persisted: unknown;
+  /** The shared fields as the machine left them (the objects themselves), left out of `persisted`. */
+  shared?: Record<string, unknown>;
   value: unknown;
   done: boolean;
   context: DialogueContext;
 }
+
+/**
+ * Context fields (objects many dialogues hold alike) stored apart from the snapshot
+ * (src/session/shared-context.ts). They are put into the restored context and taken out of the
+ * one persisted, rather than merged in before the restore and split off after: XState walks the
+ * whole context both ways (looking for actor references), and these fields are most of it.
+ */
+export type SharedKeys = readonly string[];
 
 /**
  * Runs the machine for one hop: from `start`, feeding `event` (or none), until it settles. At
@@ -52,12 +69,51 @@ export async function runDialogue(
   start: DialogueStart,
   event: DialogueEvent | null,
   deadline: { at: number; graceMs: number; now: () => number },
+  sharedKeys: SharedKeys = [],
 ): Promise<DialogueStep> {
   if ('snapshot' in start && event) {
-    const stepped = stepPurely(machine, start.snapshot, event);
+    const stepped = stepPurely(machine, start, event, sharedKeys);
     if (stepped) return stepped;
   }
-  return runLive(machine, start, event, deadline);
+  return runLive(machine, start, event, deadline, sharedKeys);
+}
+
+/**
+ * The stored snapshot as XState may restore it: with a context of its own when shared fields are
+ * to be put in (XState restores a context in place; the record read stays as it was).
+ */
+function restorable(start: StoredDialogue): never {
+  if (!start.shared) return start.snapshot as never;
+  const stored = start.snapshot as { context?: Record<string, unknown> };
+  return { ...stored, context: { ...stored.context } } as never;
+}
+
+/** Puts the shared fields into a snapshot just restored, before anything has seen it. */
+function putShared(snapshot: AnyMachineSnapshot, shared: StoredDialogue['shared']): void {
+  if (shared) Object.assign(snapshot.context as object, shared);
+}
+
+/** A settled snapshot as the engine stores and shows it, the shared fields apart when all are there. */
+function stepOf(
+  machine: AnyStateMachine,
+  snapshot: AnyMachineSnapshot,
+  sharedKeys: SharedKeys,
+): DialogueStep {
+  const context = (snapshot.context ?? {}) as Record<string, unknown>;
+  const view = {
+    value: snapshot.value,
+    done: snapshot.status === 'done',
+    context: context as DialogueContext,
+  };
+  if (
+    sharedKeys.length === 0 ||
+    sharedKeys.some((key) => typeof context[key] !== 'object' || context[key] === null)
+  )
+    return { persisted: machine.getPersistedSnapshot(snapshot), ...view };
+  const rest: Record<string, unknown> = {};
+  const shared: Record<string, unknown> = {};
+  for (const key in context) (sharedKeys.includes(key) ? shared : rest)[key] = context[key];
+  return { persisted: machine.getPersistedSnapshot({ ...snapshot, context: rest }), shared, ...view };
 }
 
 /** The hop on a live actor: restored (or started), fed the event, settled, persisted, stopped. */
@@ -66,13 +122,14 @@ async function runLive(
   start: DialogueStart,
   event: DialogueEvent | null,
   deadline: { at: number; graceMs: number; now: () => number },
+  sharedKeys: SharedKeys,
 ): Promise<DialogueStep> {
   let actor: AnyActorRef;
   try {
-    actor =
-      'snapshot' in start
-        ? createActor(machine, { snapshot: start.snapshot as never })
-        : createActor(machine, { input: start.input });
+    if ('snapshot' in start) {
+      actor = createActor(machine, { snapshot: restorable(start) });
+      putShared(actor.getSnapshot() as AnyMachineSnapshot, start.shared);
+    } else actor = createActor(machine, { input: start.input });
     // An observer for errors: without one XState rethrows a machine error globally.
     actor.subscribe({ error: () => undefined });
     actor.start();
@@ -82,13 +139,7 @@ async function runLive(
   try {
     if (event) actor.send(event);
     await settle(actor, deadline);
-    const snapshot = actor.getSnapshot();
-    return {
-      persisted: actor.getPersistedSnapshot(),
-      value: snapshot.value,
-      done: snapshot.status === 'done',
-      context: (snapshot.context ?? {}) as DialogueContext,
-    };
+    return stepOf(machine, actor.getSnapshot() as AnyMachineSnapshot, sharedKeys);
   } catch (err) {
     throw err instanceof DialogueTimeoutError ? err : new DialogueError(err);
   } finally {
@@ -137,12 +188,13 @@ function pureScope(): AnyActorScope {
  */
 export function stepPurely(
   machine: AnyStateMachine,
-  stored: unknown,
+  start: StoredDialogue,
   event: DialogueEvent,
+  sharedKeys: SharedKeys = [],
 ): DialogueStep | null {
-  const move = moveOf(machine, stored, event);
+  const move = moveOf(machine, start.snapshot, event);
   if (move !== undefined && handsOver.get(move) === true) return null;
-  const stepped = tryPurely(machine, stored, event);
+  const stepped = tryPurely(machine, start, event, sharedKeys);
   if (move !== undefined) remember(move, stepped === null);
   return stepped;
 }
@@ -172,13 +224,19 @@ function remember(move: string, live: boolean): void {
   handsOver.set(move, live);
 }
 
-function tryPurely(machine: AnyStateMachine, stored: unknown, event: DialogueEvent): DialogueStep | null {
+function tryPurely(
+  machine: AnyStateMachine,
+  start: StoredDialogue,
+  event: DialogueEvent,
+  sharedKeys: SharedKeys,
+): DialogueStep | null {
   const scope = pureScope();
   effects.length = 0;
   let next: AnyMachineSnapshot;
   let effectful: boolean;
   try {
-    const restored = machine.restoreSnapshot(stored as never, scope) as AnyMachineSnapshot;
+    const restored = machine.restoreSnapshot(restorable(start), scope) as AnyMachineSnapshot;
+    putShared(restored, start.shared);
     // A stored dialogue with a service call still running (its hop ran out of time) restarts it.
     if (hasChildren(restored)) return null;
     next = machine.transition(restored, event, scope);
@@ -191,12 +249,7 @@ function tryPurely(machine: AnyStateMachine, stored: unknown, event: DialogueEve
   }
   if (next.status === 'error') throw new DialogueError(next.error);
   if (effectful || hasChildren(next) || !isSettled(next)) return null;
-  return {
-    persisted: machine.getPersistedSnapshot(next),
-    value: next.value,
-    done: next.status === 'done',
-    context: (next.context ?? {}) as DialogueContext,
-  };
+  return stepOf(machine, next, sharedKeys);
 }
 
 function hasChildren(snapshot: AnyMachineSnapshot): boolean {

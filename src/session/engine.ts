@@ -321,13 +321,20 @@ class Engine {
     }
     // A choice that matched nothing redraws the same list: on the page it was typed on.
     const samePage = action.event.type === 'TEXT' && record.page > 1 ? record : undefined;
-    const snapshot = await this.shared.expand(record.snapshot, record.shared);
-    if (snapshot === null) {
+    const shared = await this.shared.valuesOf(record.shared);
+    if (shared === null) {
       log.warn('the shared context of the stored dialogue is gone: fresh menu', { shared: record.shared });
       return this.step(turn, this.fresh(turn, record.language), null, record.language, 'new');
     }
     try {
-      return await this.step(turn, { snapshot }, action.event, record.language, 'event', samePage);
+      return await this.step(
+        turn,
+        { snapshot: record.snapshot, shared },
+        action.event,
+        record.language,
+        'event',
+        samePage,
+      );
     } catch (err) {
       // Only the machine's own failure resets the dialogue; a store error (Redis restarting)
       // keeps it for the next dial, and costs no further Redis calls now.
@@ -397,11 +404,13 @@ class Engine {
   ): Promise<HopOutcome> {
     let step;
     try {
-      step = await runDialogue(this.options.machine, start, event, {
-        at: turn.deadline,
-        graceMs: this.timeoutGraceMs,
-        now: Date.now,
-      });
+      step = await runDialogue(
+        this.options.machine,
+        start,
+        event,
+        { at: turn.deadline, graceMs: this.timeoutGraceMs, now: Date.now },
+        this.shared.fields,
+      );
     } catch (err) {
       if (err instanceof DialogueTimeoutError) return this.budgetExceeded(turn, language);
       throw err;
@@ -417,7 +426,9 @@ class Engine {
         shown.optionIds,
         (screen.options ?? []).map((o) => o.id),
       );
-    const stored = final ? { snapshot: null } : await this.shared.compact(step.persisted);
+    const stored = final
+      ? { snapshot: null }
+      : { snapshot: step.persisted, shared: await this.shared.nameOf(step.shared) };
     const answered = await this.show(
       turn,
       { ...stored, language: lang },

@@ -6,7 +6,7 @@ import type { SessionStore } from './store/types';
  * Context fields many dialogues hold alike (the catalogue and the settings a dialogue started
  * with) are stored once per content, not in every snapshot: a saved snapshot names them by a
  * hash (`SessionRecord.shared`), and the hop that continues it puts them back before the
- * machine runs. The machine never sees the difference.
+ * machine runs (src/session/dialogue-run.ts). The machine never sees the difference.
  *
  * The parts live in this process (by hash, frozen: dialogues share them by reference, and a
  * write through one would change the others) and in the
@@ -28,11 +28,6 @@ interface Part {
   writtenAt: number;
 }
 
-/** A snapshot as `getPersistedSnapshot()` gives it: the context is the only field touched here. */
-interface PersistedSnapshot {
-  context?: Record<string, unknown>;
-}
-
 export class SharedContext {
   private readonly parts = new Map<string, Part>();
   /** The first shared field's value (an object) → its part's hash: no hashing on a hop that continues. */
@@ -51,37 +46,39 @@ export class SharedContext {
     this.ttlS = Math.ceil(REFRESH_MS / 1000) * 2 + recordLifeS;
   }
 
-  /** The snapshot to store (shared fields left out) and the hash naming them. */
-  async compact(snapshot: unknown): Promise<{ snapshot: unknown; shared?: string }> {
-    const context = (snapshot as PersistedSnapshot | null)?.context;
-    if (this.keys.length === 0 || !context || this.keys.some((key) => !isObject(context[key])))
-      return { snapshot };
-    const hash = this.identify(context);
+  /** The fields stored apart: the dialogue leaves them out of the snapshots it persists. */
+  get fields(): readonly string[] {
+    return this.keys;
+  }
+
+  /**
+   * The hash naming the shared fields a hop's dialogue left out of its snapshot (`values`, the
+   * objects themselves), stored when new; undefined when it left none out.
+   */
+  async nameOf(values: Record<string, unknown> | undefined): Promise<string | undefined> {
+    if (this.keys.length === 0 || !values) return undefined;
+    const hash = this.identify(values);
     await this.keepStored(hash);
-    const rest: Record<string, unknown> = {};
-    for (const key in context) if (!this.keys.includes(key)) rest[key] = context[key];
-    return { snapshot: { ...(snapshot as object), context: rest }, shared: hash };
+    return hash;
   }
 
-  /** The whole snapshot again; null when its shared part is nowhere to be found. */
-  async expand(snapshot: unknown, shared: string | undefined): Promise<unknown> {
-    if (shared === undefined) return snapshot;
+  /** The shared fields a stored snapshot names; undefined when it names none, null when they are nowhere to be found. */
+  async valuesOf(shared: string | undefined): Promise<Readonly<Record<string, unknown>> | undefined | null> {
+    if (shared === undefined) return undefined;
     const part = this.parts.get(shared) ?? (await this.load(shared));
-    if (!part) return null;
-    const context = (snapshot as PersistedSnapshot).context ?? {};
-    return { ...(snapshot as object), context: { ...context, ...part.values } };
+    return part ? part.values : null;
   }
 
-  /** The hash of the context's shared fields, registering them as a part when new. */
-  private identify(context: Record<string, unknown>): string {
-    const first = context[this.keys[0]] as object;
+  /** The hash of the shared fields' values, registering them as a part when new. */
+  private identify(fields: Record<string, unknown>): string {
+    const first = fields[this.keys[0]] as object;
     const known = this.hashOf.get(first);
     if (known !== undefined) {
       const part = this.parts.get(known);
-      if (part && this.keys.every((key) => part.values[key] === context[key])) return known;
+      if (part && this.keys.every((key) => part.values[key] === fields[key])) return known;
     }
     const values: Record<string, unknown> = {};
-    for (const key of this.keys) values[key] = context[key];
+    for (const key of this.keys) values[key] = fields[key];
     const json = JSON.stringify(values);
     const hash = createHash('sha256').update(json).digest('base64url').slice(0, 22);
     const existing = this.parts.get(hash);
@@ -121,8 +118,4 @@ export class SharedContext {
     this.parts.set(hash, part);
     this.hashOf.set(part.values[this.keys[0]] as object, hash);
   }
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null;
 }
