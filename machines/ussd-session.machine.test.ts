@@ -136,7 +136,7 @@ describe('electricity purchase', () => {
 
     await d.send(text(' 0412 3456 789 '));
     expect(d.state).toBe('amount');
-    expect(d.snap.context.identifier).toBe(METER);
+    expect(d.snap.context.purchase.identifier).toBe(METER);
     expect(d.screen.body).toEqual([{ key: 'amount.prompt', params: { currency: 'BWP' } }]);
 
     await d.send(text('100.5'));
@@ -364,7 +364,7 @@ describe('quote errors lead somewhere useful', () => {
     const { d } = await quoteFailing(serviceError(code, { status }));
     expect(d.state).toBe('identifier');
     expect(d.body).toEqual([`reason.${code}`, 'identifier.prompt']);
-    expect(d.snap.context.lastError).toMatchObject({ code });
+    expect(d.snap.context.purchase.lastError).toMatchObject({ code });
     expect(d.operatorProblems).toEqual([]);
   });
 
@@ -542,11 +542,13 @@ describe('quote errors lead somewhere useful', () => {
     expect(d.screen).toEqual({ body: [{ key: 'error.serviceUnavailable' }], final: true });
     expect(d.operatorProblems.map((p) => p.call)).toEqual(['quote']);
     if (error instanceof PurchaseServiceError) {
-      expect(d.snap.context.lastError?.code).toBe(code);
+      expect(d.snap.context.purchase.lastError?.code).toBe(code);
       expect(d.operatorProblems[0]?.error.code).toBe(code);
     }
     // Plain data only: the snapshot is JSON.
-    expect(JSON.parse(JSON.stringify(d.snap.context.lastError))).toEqual(d.snap.context.lastError);
+    expect(JSON.parse(JSON.stringify(d.snap.context.purchase.lastError))).toEqual(
+      d.snap.context.purchase.lastError,
+    );
   });
 
   it("invalid_msisdn on a meter purchase is not the subscriber's to fix", () => {
@@ -696,7 +698,7 @@ describe('back and home', () => {
     await d.send(HOME);
     expect(d.state).toBe('menu');
     expect(d.body).toEqual(['menu.title']);
-    expect(d.snap.context).toMatchObject({
+    expect(d.snap.context.purchase).toMatchObject({
       productType: null,
       providerCode: null,
       identifier: null,
@@ -897,7 +899,7 @@ describe('TIMEOUT while an actor runs', () => {
     await d.send(text('10'));
     await d.send(choose(OPT.buy));
     expect(d.state).toBe('stalled');
-    expect(d.snap.context.lastError?.code).toBe('unexpected');
+    expect(d.snap.context.purchase.lastError?.code).toBe('unexpected');
     await d.send(choose(OPT.retry));
     expect(d.state).toBe('done');
     expect(new Set(calls.order.map((o) => o.key)).size).toBe(1);

@@ -46,9 +46,9 @@ export { OPT } from './ussd/screens';
  * errors without `operatorProblem`. 3: field agents (PIN, agent menu, customer, float), amount
  * ranges in the settings, `backAsked`, the quote's `deducted`, the closing state `refused`.
  * 4: the snapshot is stored without its catalogue and settings (USSD_SHARED_CONTEXT), which a
- * version 3 process would miss.
+ * version 3 process would miss. 5: the purchase being put together is one field (`purchase`).
  */
-export const USSD_MACHINE_VERSION = '4';
+export const USSD_MACHINE_VERSION = '5';
 
 /**
  * Context fields every dialogue started on the same catalogue holds alike: the engine stores
@@ -80,7 +80,7 @@ export const ussdMachine = setup({
     products: [],
     account: null,
     settings: { languages: [], defaultRegion: '', maxTries: 0, amounts: {} },
-    ...NO_PURCHASE,
+    purchase: NO_PURCHASE,
     purchaseId: null,
     tokens: [],
     resendId: null,
@@ -232,7 +232,7 @@ export const ussdMachine = setup({
     agentSaleCheck: {
       invoke: {
         src: 'agentSaleCheck',
-        input: ({ context }) => ({ msisdn: context.msisdn, minor: context.amountMinor ?? 0 }),
+        input: ({ context }) => ({ msisdn: context.msisdn, minor: context.purchase.amountMinor ?? 0 }),
         onDone: [
           // Disabled (BLOCK, an operator) since the PIN was checked: nothing more is sold.
           { guard: ({ event }) => event.output?.code === 'spend_blocked', target: 'agentDisabled' },
@@ -491,7 +491,12 @@ export const ussdMachine = setup({
       invoke: {
         src: 'quote',
         input: ({ context }) => ({ intent: draftIntent(context) }),
-        onDone: { target: 'quote', actions: assign(({ event }) => ({ quote: event.output })) },
+        onDone: {
+          target: 'quote',
+          actions: assign(({ context, event }) => ({
+            purchase: { ...context.purchase, quote: event.output },
+          })),
+        },
         onError: [
           {
             guard: quoteRoute('identifier'),
@@ -543,8 +548,12 @@ export const ussdMachine = setup({
       invoke: {
         src: 'order',
         input: ({ context }) => {
-          if (!context.quote) throw new Error('no quote to buy');
-          return { intent: context.quote.intent, key: dialogueKey(context), total: context.quote.total };
+          if (!context.purchase.quote) throw new Error('no quote to buy');
+          return {
+            intent: context.purchase.quote.intent,
+            key: dialogueKey(context),
+            total: context.purchase.quote.total,
+          };
         },
         onDone: { target: 'done', actions: assign(({ event }) => ({ purchaseId: event.output })) },
         onError: [

@@ -3,7 +3,7 @@ import { refusalText, SpendRefusedError, type SpendRefusal } from '../../src/spe
 import { assign } from 'xstate';
 import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogue';
 import { errorInfo } from '../../src/vas/error-info';
-import type { DialogueArgs, StallTarget, UssdContext } from './context';
+import type { DialogueArgs, PurchaseDraft, StallTarget, UssdContext } from './context';
 import { dialogueError, reasonText, refusalNotice, routeQuoteError } from './errors';
 import {
   airtimeNumber,
@@ -23,7 +23,7 @@ const update = <P = undefined>(fn: (args: DialogueArgs, params: P) => Partial<Us
   assign<UssdContext, DialogueEvent, P, DialogueEvent, never>(fn);
 
 /** The in-progress purchase, cleared on HOME. */
-export const NO_PURCHASE = {
+export const NO_PURCHASE: Readonly<PurchaseDraft> = Object.freeze({
   productType: null,
   providerCode: null,
   airtimeFor: null,
@@ -35,7 +35,12 @@ export const NO_PURCHASE = {
   quote: null,
   stalled: null,
   lastError: null,
-} satisfies Partial<UssdContext>;
+});
+
+/** The context's update for a change to the purchase being put together. */
+const draft = (context: UssdContext, changes: Partial<PurchaseDraft>): Pick<UssdContext, 'purchase'> => ({
+  purchase: { ...context.purchase, ...changes },
+});
 
 /** The screens that wait for the subscriber, by the name the machine shows them with. */
 const PROMPTS = {
@@ -119,7 +124,7 @@ export const actions = {
   }),
   /** A customer's number that is no mobile number: one try fewer, said as such. */
   customerTry: update(({ context }) => ({
-    identifierTries: context.identifierTries + 1,
+    ...draft(context, { identifierTries: context.purchase.identifierTries + 1 }),
     notice: { key: 'identifier.invalid.invalidPhone' },
   })),
   takeCustomer: update(({ context, event }) => ({ customer: customerNumber(context, typed(event)) })),
@@ -128,60 +133,73 @@ export const actions = {
     screen: screens.finalScreen(context.notice ?? { key: 'error.serviceUnavailable' }),
   })),
   showTryLater: update(({ context }) => ({
-    screen: screens.finalScreen(reasonText(context.lastError?.code ?? '', 'error.tryAgainLater')),
+    screen: screens.finalScreen(reasonText(context.purchase.lastError?.code ?? '', 'error.tryAgainLater')),
   })),
   notice: update((_, params: { key: string }) => ({ notice: { key: params.key } })),
-  clearPurchase: update(() => ({ ...NO_PURCHASE })),
-  stall: update((_, params: { on: StallTarget }) => ({ stalled: params.on })),
-  unstall: update(() => ({ stalled: null })),
+  clearPurchase: update(() => ({ purchase: NO_PURCHASE })),
+  stall: update(({ context }, params: { on: StallTarget }) => draft(context, { stalled: params.on })),
+  unstall: update(({ context }) => draft(context, { stalled: null })),
   selectProduct: update(({ event }) => ({
-    ...NO_PURCHASE,
-    productType: chosenAfter(event, 'product:') as UssdContext['productType'],
+    purchase: {
+      ...NO_PURCHASE,
+      productType: chosenAfter(event, 'product:') as PurchaseDraft['productType'],
+    },
   })),
-  selectProvider: update(({ event }) => ({ providerCode: chosenAfter(event, 'provider:') })),
-  selectOnlyProvider: update(({ context }) => ({
-    providerCode: productOf(context, context.productType)?.providers[0]?.code ?? null,
-  })),
-  useOwnNumber: update(({ context }) => ({ airtimeFor: 'self' as const, identifier: context.msisdn })),
-  useOtherNumber: update(() => ({ airtimeFor: 'other' as const })),
-  takePhone: update(({ context, event }) => ({ identifier: airtimeNumber(context, typed(event)) })),
-  takeIdentifier: update(({ event }) => ({ identifier: compact(typed(event)) })),
-  takeAmount: update(({ event }) => ({ amountMinor: amountMinor(typed(event)) })),
+  selectProvider: update(({ context, event }) =>
+    draft(context, { providerCode: chosenAfter(event, 'provider:') }),
+  ),
+  selectOnlyProvider: update(({ context }) =>
+    draft(context, {
+      providerCode: productOf(context, context.purchase.productType)?.providers[0]?.code ?? null,
+    }),
+  ),
+  useOwnNumber: update(({ context }) => draft(context, { airtimeFor: 'self', identifier: context.msisdn })),
+  useOtherNumber: update(({ context }) => draft(context, { airtimeFor: 'other' })),
+  takePhone: update(({ context, event }) =>
+    draft(context, { identifier: airtimeNumber(context, typed(event)) }),
+  ),
+  takeIdentifier: update(({ context, event }) => draft(context, { identifier: compact(typed(event)) })),
+  takeAmount: update(({ context, event }) => draft(context, { amountMinor: amountMinor(typed(event)) })),
   /** A wrong identifier (typed, or refused by the service): one try fewer, the reason above the re-prompt. */
   identifierTry: update(({ context, event }) => ({
-    identifierTries: context.identifierTries + 1,
+    ...draft(context, { identifierTries: context.purchase.identifierTries + 1 }),
     notice: event.type === 'TEXT' ? identifierNotice(context, event.text.trim()) : context.notice,
   })),
   /** A wrong amount (typed, or refused by the service). */
   amountTry: update(({ context, event }) => ({
-    amountTries: context.amountTries + 1,
+    ...draft(context, { amountTries: context.purchase.amountTries + 1 }),
     notice: event.type === 'TEXT' ? amountProblem(context, event.text.trim()) : context.notice,
   })),
   /** `0` typed on the amount screen: ask once whether it meant Back (it is no amount). */
-  askBack: update(() => ({ backAsked: true, notice: { key: 'amount.zeroIsBack' } })),
-  forgetBack: update(() => ({ backAsked: false })),
+  askBack: update(({ context }) => ({
+    ...draft(context, { backAsked: true }),
+    notice: { key: 'amount.zeroIsBack' },
+  })),
+  forgetBack: update(({ context }) => draft(context, { backAsked: false })),
   /** A refused quote: the reason goes above the re-prompt, the error into the context. */
   quoteRefused: update(({ context }, params: { error: unknown }) => {
     // The operator's own rules name their limit (and when a daily one resets).
     if (params.error instanceof SpendRefusedError)
       return {
         notice: refusalText(params.error.refusal),
-        lastError: { code: params.error.refusal.code, message: params.error.message, param: null },
+        ...draft(context, {
+          lastError: { code: params.error.refusal.code, message: params.error.message, param: null },
+        }),
       };
     const info = errorInfo(params.error);
-    const route = routeQuoteError(info, context.productType === 'AIRTIME');
+    const route = routeQuoteError(info, context.purchase.productType === 'AIRTIME');
     const fallback =
       route === 'amount'
         ? 'reason.invalid_amount'
         : route === 'refused'
           ? 'reason.provider_error'
           : 'identifier.invalid.pattern';
-    return { notice: refusalNotice(info, fallback), lastError: dialogueError(info) };
+    return { notice: refusalNotice(info, fallback), ...draft(context, { lastError: dialogueError(info) }) };
   }),
   /** Any other failure, kept for the closing line (the actor already reported the operator's). */
-  recordError: update((_, params: { error: unknown }) => ({
-    lastError: dialogueError(errorInfo(params.error)),
-  })),
+  recordError: update(({ context }, params: { error: unknown }) =>
+    draft(context, { lastError: dialogueError(errorInfo(params.error)) }),
+  ),
   setLanguage: update(({ context, event }) => {
     const code = chosenAfter(event, 'lang:');
     const lang = context.settings.languages.find((l) => l.code === code);
@@ -191,7 +209,7 @@ export const actions = {
 };
 
 function identifierNotice(ctx: UssdContext, text: string): LocalText | null {
-  return ctx.productType === 'AIRTIME'
+  return ctx.purchase.productType === 'AIRTIME'
     ? { key: 'identifier.invalid.invalidPhone' }
     : identifierProblem(ctx, text);
 }

@@ -13,7 +13,7 @@ import {
   typed,
 } from './input';
 
-const providersOf = (ctx: UssdContext) => productOf(ctx, ctx.productType)?.providers ?? [];
+const providersOf = (ctx: UssdContext) => productOf(ctx, ctx.purchase.productType)?.providers ?? [];
 
 /** Named guards for `setup`. */
 export const guards = {
@@ -27,8 +27,8 @@ export const guards = {
   choseToken: ({ context, event }: DialogueArgs) =>
     context.tokens.some((t) => t.purchaseId === chosenAfter(event, 'token:')),
   manyProviders: ({ context }: DialogueArgs) => providersOf(context).length > 1,
-  isAirtime: ({ context }: DialogueArgs) => context.productType === 'AIRTIME',
-  airtimeForOther: ({ context }: DialogueArgs) => context.airtimeFor === 'other',
+  isAirtime: ({ context }: DialogueArgs) => context.purchase.productType === 'AIRTIME',
+  airtimeForOther: ({ context }: DialogueArgs) => context.purchase.airtimeFor === 'other',
   // The caller's MSISDN is E.164 digits already: parse it as international, whatever the region.
   ownNumberFits: ({ context }: DialogueArgs) =>
     airtimeNumber(context, `+${context.msisdn}`) === context.msisdn,
@@ -37,25 +37,27 @@ export const guards = {
   phoneOk: ({ context, event }: DialogueArgs) => airtimeNumber(context, typed(event)) !== null,
   amountOk: ({ context, event }: DialogueArgs) => amountProblem(context, typed(event)) === null,
   /** `0` on the amount screen was asked about once already: now it means Back. */
-  backAsked: ({ context }: DialogueArgs) => context.backAsked,
-  identifierTriesLeft: ({ context }: DialogueArgs) => context.identifierTries + 1 < context.settings.maxTries,
-  amountTriesLeft: ({ context }: DialogueArgs) => context.amountTries + 1 < context.settings.maxTries,
+  backAsked: ({ context }: DialogueArgs) => context.purchase.backAsked,
+  identifierTriesLeft: ({ context }: DialogueArgs) =>
+    context.purchase.identifierTries + 1 < context.settings.maxTries,
+  amountTriesLeft: ({ context }: DialogueArgs) =>
+    context.purchase.amountTries + 1 < context.settings.maxTries,
   /** `error` is the failed quote's, passed as a param by the `onError` transition. */
   quoteRoute: ({ context }: DialogueArgs, params: { route: QuoteErrorRoute; error: unknown }) =>
     (spendRoute(params.error) ??
-      routeQuoteError(errorInfo(params.error), context.productType === 'AIRTIME')) === params.route,
+      routeQuoteError(errorInfo(params.error), context.purchase.productType === 'AIRTIME')) === params.route,
   /** Field agents (see agent.ts). */
   verifiedAgent: ({ context }: DialogueArgs) => context.agent?.verified === true,
   isAgentCaller: ({ context }: DialogueArgs) => context.agent !== null && context.agent !== undefined,
   agentAirtime: ({ context }: DialogueArgs) =>
-    context.agent?.verified === true && context.productType === 'AIRTIME',
+    context.agent?.verified === true && context.purchase.productType === 'AIRTIME',
   needsCustomer: ({ context }: DialogueArgs) =>
-    context.agent?.verified === true && context.productType !== 'AIRTIME',
+    context.agent?.verified === true && context.purchase.productType !== 'AIRTIME',
   agentDisabled: ({ context }: DialogueArgs) => context.agent?.status === 'disabled',
   agentLocked: ({ context }: DialogueArgs) => context.agent?.status === 'locked',
   customerOk: ({ context, event }: DialogueArgs) => customerNumber(context, typed(event)) !== null,
   /** The operator's spending rules refused the order (a limit reached since the quote). */
   spendRefused: (_: DialogueArgs, params: { error: unknown }) => spendRoute(params.error) !== null,
   stalledOn: ({ context }: DialogueArgs, params: { on: readonly StallTarget[] }) =>
-    context.stalled !== null && params.on.includes(context.stalled),
+    context.purchase.stalled !== null && params.on.includes(context.purchase.stalled),
 };

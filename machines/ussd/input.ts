@@ -33,7 +33,7 @@ export const productOf = (ctx: UssdContext, type: string | null): VasProduct | u
 
 /** Why a typed identifier is refused, or null when it passes the catalogue rule. */
 export function identifierProblem(ctx: UssdContext, text: string): LocalText | null {
-  const rule = productOf(ctx, ctx.productType)?.identifier;
+  const rule = productOf(ctx, ctx.purchase.productType)?.identifier;
   if (!rule) return null;
   const check = validateIdentifier(rule, compact(text));
   if (check.ok) return null;
@@ -49,7 +49,7 @@ export function airtimeNumber(ctx: UssdContext, text: string): string | null {
   const region = regionFromLanguageTag(ctx.language, ctx.settings.defaultRegion as CountryCode);
   const n = normaliseMsisdn(text, region);
   if (!n.ok) return null;
-  const rule = productOf(ctx, ctx.productType)?.identifier;
+  const rule = productOf(ctx, ctx.purchase.productType)?.identifier;
   return !rule || validateIdentifier(rule, n.e164).ok ? n.e164 : null;
 }
 
@@ -58,7 +58,7 @@ export function airtimeNumber(ctx: UssdContext, text: string): string | null {
  * lowered to a field agent's most per sale.
  */
 export function amountRangeOf(ctx: UssdContext): AmountRange | undefined {
-  const range = ctx.productType ? ctx.settings.amounts?.[ctx.productType] : undefined;
+  const range = ctx.purchase.productType ? ctx.settings.amounts?.[ctx.purchase.productType] : undefined;
   const maxSale = ctx.agent?.maxSaleMinor;
   if (maxSale === undefined || (range && range.maxMinor <= maxSale)) return range;
   return { minMinor: range?.minMinor ?? 0, maxMinor: maxSale };

@@ -6,7 +6,8 @@ import type { UssdContext } from './context';
  * exactly this intent's request and `order` hands the quoted intent over: built once, here.
  */
 export function draftIntent(ctx: UssdContext): PurchaseIntent | null {
-  const { productType, providerCode, identifier, amountMinor, account } = ctx;
+  const { productType, providerCode, identifier, amountMinor } = ctx.purchase;
+  const { account } = ctx;
   if (!productType || !providerCode || !identifier || !amountMinor || !account) return null;
   const agent = ctx.agent?.verified ? ctx.agent : null;
   if (agent && productType !== 'AIRTIME' && !ctx.customer) return null;

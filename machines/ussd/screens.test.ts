@@ -120,7 +120,7 @@ describe('every quote shape in every locale at 160 and 182', () => {
     const ctx: UssdContext = {
       ...context,
       language: lang,
-      quote,
+      purchase: { ...context.purchase, quote },
       notice: withNotice ? { key: 'error.invalidChoice' } : null,
     };
     const screen = quoteScreen(ctx);

@@ -45,9 +45,11 @@ export const productName = (type: ProductType): LocalText => key(`product.${type
 
 /** What a purchase in progress is about (product, and identifier once typed), for the resume offer. */
 export function aboutPurchase(ctx: UssdContext): LocalText | undefined {
-  if (!ctx.productType) return undefined;
-  const product = productName(ctx.productType);
-  return ctx.identifier ? key('resume.about', { product, identifier: ctx.identifier }) : product;
+  if (!ctx.purchase.productType) return undefined;
+  const product = productName(ctx.purchase.productType);
+  return ctx.purchase.identifier
+    ? key('resume.about', { product, identifier: ctx.purchase.identifier })
+    : product;
 }
 
 /** A screen waiting for the subscriber, with `0 Back` / `00 Home`. */
@@ -57,7 +59,7 @@ function prompt(ctx: UssdContext, body: LocalText[], rest: Partial<Screen>): Scr
 }
 
 export function currentProduct(ctx: UssdContext): VasProduct | undefined {
-  return ctx.products.find((p) => p.productType === ctx.productType);
+  return ctx.products.find((p) => p.productType === ctx.purchase.productType);
 }
 
 export function menuScreen(ctx: UssdContext): Screen {
@@ -72,12 +74,16 @@ export function menuScreen(ctx: UssdContext): Screen {
 
 export function providerScreen(ctx: UssdContext): Screen {
   const product = currentProduct(ctx);
-  return prompt(ctx, [key('provider.prompt', { product: productName(ctx.productType ?? 'ELECTRICITY') })], {
-    options: (product?.providers ?? []).map((p) => ({
-      id: OPT.provider(p.code),
-      label: { literal: p.name },
-    })),
-  });
+  return prompt(
+    ctx,
+    [key('provider.prompt', { product: productName(ctx.purchase.productType ?? 'ELECTRICITY') })],
+    {
+      options: (product?.providers ?? []).map((p) => ({
+        id: OPT.provider(p.code),
+        label: { literal: p.name },
+      })),
+    },
+  );
 }
 
 export function airtimeForScreen(ctx: UssdContext): Screen {
@@ -99,7 +105,7 @@ export function phoneScreen(ctx: UssdContext): Screen {
  */
 export function identifierScreen(ctx: UssdContext): Screen {
   const rule = currentProduct(ctx)?.identifier;
-  const label = key(`identifier.label.${ctx.productType ?? 'ELECTRICITY'}`);
+  const label = key(`identifier.label.${ctx.purchase.productType ?? 'ELECTRICITY'}`);
   const hint: LocalText | null =
     rule?.hint && languageOf(ctx.language) === CATALOGUE_LANGUAGE
       ? { literal: rule.hint }
@@ -130,7 +136,7 @@ export function amountScreen(ctx: UssdContext): Screen {
  * (and Buy) rather than cut them.
  */
 export function quoteScreen(ctx: UssdContext): Screen {
-  const q = ctx.quote;
+  const q = ctx.purchase.quote;
   if (!q) return prompt(ctx, [key('error.serviceUnavailable')], {});
   const identifier = q.intent.subscriberIdentifier;
   const name = q.subscriberDetails?.trim();
@@ -240,9 +246,9 @@ export function languageScreen(ctx: UssdContext): Screen {
  * may exist, there is no way back to a screen that could start a different purchase.
  */
 export function stalledScreen(ctx: UssdContext): Screen {
-  const locked = ctx.stalled === 'order' || ctx.stalled === 'catalogue';
+  const locked = ctx.purchase.stalled === 'order' || ctx.purchase.stalled === 'catalogue';
   // A slow Buy may already have bought: never word it as an invitation to buy again.
-  const ordering = ctx.stalled === 'order';
+  const ordering = ctx.purchase.stalled === 'order';
   const about = aboutPurchase(ctx);
   return {
     body: withNotice(ctx, [key(ordering ? 'error.orderStalled' : 'error.timeout')]),
@@ -259,8 +265,8 @@ export function finalScreen(message: LocalText): Screen {
 }
 
 export function doneScreen(ctx: UssdContext): Screen {
-  const airtime = ctx.quote?.intent.productType === 'AIRTIME';
+  const airtime = ctx.purchase.quote?.intent.productType === 'AIRTIME';
   // The SMS goes to whoever gets the token: the caller, or an agent's customer.
-  const to = ctx.quote?.intent.agent ? ctx.quote.intent.beneficiaryMsisdn : ctx.msisdn;
+  const to = ctx.purchase.quote?.intent.agent ? ctx.purchase.quote.intent.beneficiaryMsisdn : ctx.msisdn;
   return finalScreen(key(airtime ? 'confirm.doneAirtime' : 'confirm.done', { msisdn: maskMsisdn(to) }));
 }

@@ -52,7 +52,11 @@ function texts(c: UssdContext, state: string): string[] {
     customer: '26771234568',
     amount: '100',
     identifier:
-      c.productType === 'WATER' ? '1234567890' : c.productType === 'AIRTIME' ? '26771234567' : '04123456789',
+      c.purchase.productType === 'WATER'
+        ? '1234567890'
+        : c.purchase.productType === 'AIRTIME'
+          ? '26771234567'
+          : '04123456789',
   };
   return [...(valid[state] ? [valid[state]] : []), 'abc', '99999999'];
 }
@@ -89,16 +93,16 @@ function serializeState(s: Snap): string {
   const c = s.context;
   return JSON.stringify([
     s.value,
-    c.productType,
-    c.airtimeFor,
-    c.identifier !== null,
-    c.amountMinor !== null,
-    c.identifierTries,
-    c.amountTries,
-    c.backAsked,
-    c.quote !== null,
+    c.purchase.productType,
+    c.purchase.airtimeFor,
+    c.purchase.identifier !== null,
+    c.purchase.amountMinor !== null,
+    c.purchase.identifierTries,
+    c.purchase.amountTries,
+    c.purchase.backAsked,
+    c.purchase.quote !== null,
     c.purchaseId !== null,
-    c.stalled,
+    c.purchase.stalled,
     c.language !== INPUT.language,
   ]);
 }
@@ -161,10 +165,10 @@ function checkStep(before: Snap, after: Snap): boolean {
   let ordered = false;
   // No order without a quote; the order is the quoted intent, under the dialogue's one key.
   if (after.value === 'ordering' && before.value !== 'ordering') {
-    expect(c.quote).not.toBeNull();
+    expect(c.purchase.quote).not.toBeNull();
     const order = Object.values(after.children)[0] as unknown as { getSnapshot(): { input: unknown } };
     const input = order.getSnapshot().input as { intent: unknown; key: string };
-    expect(input.intent).toEqual(c.quote!.intent);
+    expect(input.intent).toEqual(c.purchase.quote!.intent);
     expect(input.key).toBe(dialogueKey(c));
     expect(input.key).toBe(`${INPUT.aggregator}:${INPUT.sessionId}:${INPUT.startedAt}`);
     ordered = true;
