@@ -1,0 +1,156 @@
+/**
+ * `npm run bench:engine`: the hop engine alone, in this process — the USSD machine, rendering,
+ * the info log line per hop, a memory session store and services that answer at once — playing
+ * the same five-hop electricity dialogue as `npm run bench`, with no HTTP, Redis or sandbox.
+ * It measures what the engine and the machine cost per hop with far less noise than the whole
+ * gateway under load, so a change to them can be judged on its own.
+ *
+ * `BENCH_BASELINE=<another build's dist/>` loads that build's engine too and alternates the two
+ * round by round (the same process, the same moment): the median of the per-round ratios is
+ * the change. The log lines are written to a sink (production writes them to stdout).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DialogueServices } from '../machines/ussd-session.machine';
+import type { HopEngine } from '../src/session/engine';
+import type { Transaction, VasProduct } from '../src/vas/port';
+
+const DIALOGUES = Number(process.env.BENCH_DIALOGUES ?? 300);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+/** Rounds left out of the medians while V8 optimises. */
+const WARM_UP_ROUNDS = 2;
+const TEXTS = ['', '1', '1*04123456789', '1*04123456789*100', '1*04123456789*100*1'];
+
+const PRODUCTS: VasProduct[] = [
+  {
+    productType: 'ELECTRICITY',
+    displayName: 'Electricity',
+    providers: [{ code: 'BPC', name: 'Botswana Power Corporation' }],
+    identifier: {
+      label: 'Meter number',
+      minLength: 11,
+      maxLength: 13,
+      pattern: '^[0-9]{11,13}$',
+      hint: null,
+    },
+  },
+];
+
+/** Services that answer at once, with what the dialogue reads of a real answer. */
+function services(languages: ReturnType<DialogueServices['languages']>): DialogueServices {
+  return {
+    products: async () => PRODUCTS,
+    debitAccount: async () => ({
+      id: 7,
+      name: 'Main',
+      currency: 'BWP',
+      category: 'CURRENT',
+      rank: 1,
+      balance: { currency: 'BWP', minor: 100_000_000 },
+    }),
+    quote: async (req) =>
+      ({
+        subscriberDetails: 'MMOLOKI MOSARWA',
+        units: '45.2 kWh',
+        charge: { currency: 'BWP', minor: 500 },
+        total: { currency: 'BWP', minor: req.amount.minor + 500 },
+        metadata: {},
+      }) as unknown as Transaction,
+    order: async () => ({ id: 'purchase-1' }) as Awaited<ReturnType<DialogueServices['order']>>,
+    recentPurchases: async () => [],
+    resend: async () => undefined,
+    languages: () => languages,
+    defaultRegion: 'BW',
+  };
+}
+
+/** A build's hop engine over a memory store, logging at info as production does. */
+function engineOf(root: string): HopEngine {
+  const load = <T>(module: string): T => require(path.join(root, module)) as T;
+  const { createHopEngine } = load<typeof import('../src/session/engine')>('src/session/engine.js');
+  const { MemorySessionStore } = load<typeof import('../src/session/store/memory')>(
+    'src/session/store/memory.js',
+  );
+  const machine = load<typeof import('../machines/ussd-session.machine')>('machines/ussd-session.machine.js');
+  const { loadLocales } = load<typeof import('../src/i18n/catalogue')>('src/i18n/catalogue.js');
+  load<typeof import('../src/observability/logger')>('src/observability/logger.js').setLogLevel('info');
+  const locales = loadLocales();
+  const languages = locales.languages().map((code) => {
+    const meta = locales.meta(code);
+    return { code, tag: meta.tag, name: meta.name };
+  });
+  return createHopEngine({
+    store: new MemorySessionStore(),
+    machine: machine.createUssdMachine(services(languages)),
+    machineVersion: machine.USSD_MACHINE_VERSION,
+    sharedContextKeys: machine.USSD_SHARED_CONTEXT,
+    locales,
+    screenLimit: 182,
+    hopBudgetMs: 8000,
+    sessionTtlS: 180,
+    resumeWindowS: 0,
+    defaultLanguage: 'en-BW',
+  });
+}
+
+let sessions = 0;
+
+/** One whole dialogue; throws unless it ends with the Buy's thank-you screen. */
+async function dialogue(engine: HopEngine): Promise<void> {
+  const sessionId = `bench-${++sessions}`;
+  let reply;
+  for (const [i, text] of TEXTS.entries())
+    reply = await engine.handleHop({
+      aggregator: 'africastalking',
+      sessionId,
+      msisdn: '26771000001',
+      serviceCode: '*123#',
+      text: { kind: 'cumulative', value: text },
+      isNew: i === 0,
+      raw: null,
+    });
+  if (!reply?.end || !reply.text.startsWith('Thank you'))
+    throw new Error(`the dialogue did not end with the Buy: ${JSON.stringify(reply)}`);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function main(): Promise<void> {
+  const print = (line: string) => fs.writeSync(1, `${line}\n`);
+  const builds: Array<{ name: string; engine: HopEngine; perHop: number[] }> = [
+    { name: 'this build', engine: engineOf(path.resolve(__dirname, '..')), perHop: [] },
+  ];
+  if (process.env.BENCH_BASELINE)
+    builds.push({ name: 'baseline', engine: engineOf(path.resolve(process.env.BENCH_BASELINE)), perHop: [] });
+  // The info lines go to a sink: only the CPU to write them counts, not the terminal's.
+  process.stdout.write = () => true;
+  print(
+    `${DIALOGUES} five-hop dialogues per build and round, ${ROUNDS} rounds alternating the builds, ` +
+      `CPU µs per hop (user + system), medians after ${WARM_UP_ROUNDS} warm-up rounds`,
+  );
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const build of round % 2 ? [...builds].reverse() : builds) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < DIALOGUES; i += 1) await dialogue(build.engine);
+      const used = process.cpuUsage(before);
+      build.perHop.push((used.user + used.system) / (DIALOGUES * TEXTS.length));
+    }
+  }
+  for (const build of builds)
+    print(`${build.name.padEnd(11)} ${median(build.perHop.slice(WARM_UP_ROUNDS)).toFixed(1)} µs per hop`);
+  if (builds.length === 2) {
+    const [current, baseline] = builds;
+    const ratios = current.perHop
+      .slice(WARM_UP_ROUNDS)
+      .map((us, i) => us / baseline.perHop[WARM_UP_ROUNDS + i]);
+    print(`this build / baseline, median of the per-round ratios: ${median(ratios).toFixed(2)}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
