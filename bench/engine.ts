@@ -65,15 +65,19 @@ function services(languages: ReturnType<DialogueServices['languages']>): Dialogu
 }
 
 /** A build's hop engine over a memory store, logging at info as production does. */
-function engineOf(root: string): HopEngine {
-  const load = <T>(module: string): T => require(path.join(root, module)) as T;
-  const { createHopEngine } = load<typeof import('../src/session/engine')>('src/session/engine.js');
-  const { MemorySessionStore } = load<typeof import('../src/session/store/memory')>(
+async function engineOf(root: string): Promise<HopEngine> {
+  const load = <T>(module: string): Promise<T> => import(path.join(root, module)) as Promise<T>;
+  const { createHopEngine } = await load<typeof import('../src/session/engine')>('src/session/engine.js');
+  const { MemorySessionStore } = await load<typeof import('../src/session/store/memory')>(
     'src/session/store/memory.js',
   );
-  const machine = load<typeof import('../machines/ussd-session.machine')>('machines/ussd-session.machine.js');
-  const { loadLocales } = load<typeof import('../src/i18n/catalogue')>('src/i18n/catalogue.js');
-  load<typeof import('../src/observability/logger')>('src/observability/logger.js').setLogLevel('info');
+  const machine = await load<typeof import('../machines/ussd-session.machine')>(
+    'machines/ussd-session.machine.js',
+  );
+  const { loadLocales } = await load<typeof import('../src/i18n/catalogue')>('src/i18n/catalogue.js');
+  (await load<typeof import('../src/observability/logger')>('src/observability/logger.js')).setLogLevel(
+    'info',
+  );
   const locales = loadLocales();
   const languages = locales.languages().map((code) => {
     const meta = locales.meta(code);
@@ -121,10 +125,14 @@ function median(values: number[]): number {
 async function main(): Promise<void> {
   const print = (line: string) => fs.writeSync(1, `${line}\n`);
   const builds: Array<{ name: string; engine: HopEngine; perHop: number[] }> = [
-    { name: 'this build', engine: engineOf(path.resolve(__dirname, '..')), perHop: [] },
+    { name: 'this build', engine: await engineOf(path.resolve(__dirname, '..')), perHop: [] },
   ];
   if (process.env.BENCH_BASELINE)
-    builds.push({ name: 'baseline', engine: engineOf(path.resolve(process.env.BENCH_BASELINE)), perHop: [] });
+    builds.push({
+      name: 'baseline',
+      engine: await engineOf(path.resolve(process.env.BENCH_BASELINE)),
+      perHop: [],
+    });
   // The info lines go to a sink: only the CPU to write them counts, not the terminal's.
   process.stdout.write = () => true;
   print(
