@@ -13,7 +13,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DialogueServices } from '../machines/ussd-session.machine';
 import type { HopEngine } from '../src/session/engine';
-import type { Transaction, VasProduct } from '../src/vas/port';
+import { CATALOGUE } from '../src/sandbox/fixtures';
+import type { Account, Transaction } from '../src/vas/port';
+import { parseProduct } from '../src/vas/wire';
 
 const DIALOGUES = Number(process.env.BENCH_DIALOGUES ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -21,33 +23,15 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const WARM_UP_ROUNDS = 2;
 const TEXTS = ['', '1', '1*04123456789', '1*04123456789*100', '1*04123456789*100*1'];
 
-const PRODUCTS: VasProduct[] = [
-  {
-    productType: 'ELECTRICITY',
-    displayName: 'Electricity',
-    providers: [{ code: 'BPC', name: 'Botswana Power Corporation' }],
-    identifier: {
-      label: 'Meter number',
-      minLength: 11,
-      maxLength: 13,
-      pattern: '^[0-9]{11,13}$',
-      hint: null,
-    },
-  },
-];
+/** The sandbox's catalogue, as the purchase-service client reads it (what `npm run bench` plays on). */
+const PRODUCTS = CATALOGUE.map((entry) => parseProduct(entry, null, 200));
 
 /** Services that answer at once, with what the dialogue reads of a real answer. */
 function services(languages: ReturnType<DialogueServices['languages']>): DialogueServices {
   return {
     products: async () => PRODUCTS,
-    debitAccount: async () => ({
-      id: 7,
-      name: 'Main',
-      currency: 'BWP',
-      category: 'CURRENT',
-      rank: 1,
-      balance: { currency: 'BWP', minor: 100_000_000 },
-    }),
+    // The dialogue keeps only the account's id and currency.
+    debitAccount: async () => ({ id: 1, currency: 'BWP' }) as Account,
     quote: async (req) =>
       ({
         subscriberDetails: 'MMOLOKI MOSARWA',
