@@ -2,7 +2,7 @@ import { dialogueActors, OPT, ussdMachine, type DialogueServices } from '../../m
 import { INPUT, choose, services, text } from '../../machines/ussd/test-kit';
 import { SCRIPTS, play, type Step } from '../../machines/ussd/test-scripts';
 import type { DialogueEvent } from './dialogue';
-import { runDialogue, stepPurely, type DialogueStep } from './dialogue-run';
+import { DialogueError, runDialogue, stepPurely, type DialogueStep } from './dialogue-run';
 
 const NO_DEADLINE = { at: Number.MAX_SAFE_INTEGER, graceMs: 1000, now: Date.now };
 const METER = '04123456789';
@@ -34,6 +34,16 @@ describe('a hop that calls no service is stepped without an actor', () => {
     const wrong = await runDialogue(machine, { snapshot: stored(amount!) }, text('x'), NO_DEADLINE);
     expect(wrong.value).toBe('amount');
     expect(wrong.context.screen?.body[0]).toEqual({ key: 'amount.invalid.notNumber' });
+  });
+
+  it('leaves a step that fails to the live actor, whose failure is the one reported', async () => {
+    const machine = machineOver(services().services);
+    const menu = await runDialogue(machine, { input: INPUT }, null, NO_DEADLINE);
+    const broken = { ...(stored(menu) as object), value: 'noSuchState' };
+    expect(stepPurely(machine, { snapshot: broken }, choose(OPT.product('ELECTRICITY')))).toBeNull();
+    await expect(
+      runDialogue(machine, { snapshot: broken }, choose(OPT.product('ELECTRICITY')), NO_DEADLINE),
+    ).rejects.toBeInstanceOf(DialogueError);
   });
 
   const plain = SCRIPTS.filter((s) =>

@@ -178,7 +178,8 @@ function pureScope(): AnyActorScope {
  * XState's pure functions. That answers when the machine settles with nothing to carry out (no
  * service to call, nothing running): most hops read a choice and show the next screen. Otherwise
  * null, and the hop runs on a live actor from the same start, so the step computed here is only
- * thrown away, never half applied. The machine's actions only update its context
+ * thrown away, never half applied; so is a step that fails (the live actor then fails the same
+ * way, as the engine knows it). The machine's actions only update its context
  * (machines/ussd/actions.ts), so a settled step has no effect to lose. Exported for tests.
  */
 export function stepPurely(
@@ -236,13 +237,14 @@ function tryPurely(
     if (hasChildren(restored)) return null;
     next = machine.transition(restored, event, scope);
     effectful = effects.length > 0;
-  } catch (err) {
-    throw new DialogueError(err);
+  } catch {
+    // The live actor decides what a failing step comes to (and reports it as its own error).
+    return null;
   } finally {
     // The scope is shared: nothing collected may reach the next hop.
     effects.length = 0;
   }
-  if (next.status === 'error') throw new DialogueError(next.error);
+  if (next.status !== 'active' && next.status !== 'done') return null;
   if (effectful || hasChildren(next) || !isSettled(next)) return null;
   return stepOf(machine, next, sharedKeys);
 }
