@@ -131,8 +131,8 @@ const MESSAGE = Symbol.for('message');
 const genericJson = winston.format.json();
 
 /**
- * The line as JSON. A premasked line holds only strings, numbers and booleans, so the engine's
- * own `JSON.stringify` does; logform's `json()` (key sorting, cycles, BigInt, and a stringifier
+ * The line as JSON. A premasked line holds only strings, numbers and booleans, so the plain
+ * `JSON.stringify` does; logform's `json()` (key sorting, cycles, BigInt, and a stringifier
  * configured afresh for every line) is for everything else.
  */
 const jsonLine = winston.format((info) => {

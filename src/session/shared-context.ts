@@ -9,8 +9,8 @@ import type { SessionStore } from './store/types';
  * machine runs (src/session/dialogue-run.ts). The machine never sees the difference.
  *
  * The parts live in this process (by hash, frozen: dialogues share them by reference, and a
- * write through one would change the others) and in the
- * session store, written when first seen and again every {@link REFRESH_MS}, so another
+ * write through one would change the others) and in the session store, written when first
+ * seen and again every {@link REFRESH_MS}, so another
  * instance, or this one after a restart, can continue any dialogue. Their store TTL outlives
  * every record that names them. A part gone from the store (evicted) makes its dialogue start
  * afresh, as a snapshot of another machine version does.
