@@ -127,7 +127,9 @@ export const actions = {
     ...draft(context, { identifierTries: context.purchase.identifierTries + 1 }),
     notice: { key: 'identifier.invalid.invalidPhone' },
   })),
-  takeCustomer: update(({ context, event }) => ({ customer: customerNumber(context, typed(event)) })),
+  takeCustomer: update(({ context, event }) =>
+    draft(context, { customer: customerNumber(context, typed(event)) }),
+  ),
   /** A closing screen that says why (the notice set by the refusal). */
   showNoticeFinal: update(({ context }) => ({
     screen: screens.finalScreen(context.notice ?? { key: 'error.serviceUnavailable' }),

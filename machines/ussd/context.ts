@@ -98,6 +98,8 @@ export interface PurchaseDraft {
   quote: QuoteView | null;
   stalled: StallTarget | null;
   lastError: DialogueError | null;
+  /** An agent's sale: the customer's number, who gets the token. */
+  customer?: string | null;
 }
 
 /** Everything the dialogue remembers between hops. JSON-serialisable: no classes, no Dates. */
@@ -128,8 +130,6 @@ export interface UssdContext {
   resendId: string | null;
   /** The caller as a field agent; null for a subscriber (absent in snapshots before agents). */
   agent?: AgentView | null;
-  /** An agent's sale: the customer's number, who gets the token. */
-  customer?: string | null;
   /** The agent's float as last read (the float screen). */
   agentFloat?: { available: Money; held: Money } | null;
   /** The agent's last sales (the "Last sales" screen). */

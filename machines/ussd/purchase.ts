@@ -10,7 +10,7 @@ export function draftIntent(ctx: UssdContext): PurchaseIntent | null {
   const { account } = ctx;
   if (!productType || !providerCode || !identifier || !amountMinor || !account) return null;
   const agent = ctx.agent?.verified ? ctx.agent : null;
-  if (agent && productType !== 'AIRTIME' && !ctx.customer) return null;
+  if (agent && productType !== 'AIRTIME' && !ctx.purchase.customer) return null;
   return {
     productType,
     providerCode,
@@ -19,7 +19,7 @@ export function draftIntent(ctx: UssdContext): PurchaseIntent | null {
     debitedAccountId: agent?.accountId ?? account.id,
     // Airtime goes to the number typed (or the caller's own); everything else to the caller —
     // or, sold by an agent, to the customer.
-    beneficiaryMsisdn: productType === 'AIRTIME' ? identifier : agent ? ctx.customer! : ctx.msisdn,
+    beneficiaryMsisdn: productType === 'AIRTIME' ? identifier : agent ? ctx.purchase.customer! : ctx.msisdn,
     requesterMsisdn: ctx.msisdn,
     language: ctx.language,
     channel: 'USSD',
