@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { DialogueServices } from '../machines/ussd-session.machine';
 import type { HopEngine } from '../src/session/engine';
 import { CATALOGUE } from '../src/sandbox/fixtures';
+import { median } from './median';
 import type { Account, Transaction } from '../src/vas/port';
 import { parseProduct } from '../src/vas/wire';
 
@@ -99,11 +100,6 @@ async function dialogue(engine: HopEngine): Promise<void> {
     });
   if (!reply?.end || !reply.text.startsWith('Thank you'))
     throw new Error(`the dialogue did not end with the Buy: ${JSON.stringify(reply)}`);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 async function main(): Promise<void> {

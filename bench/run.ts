@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { median } from './median';
 import { freePort } from './ports';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 64);
@@ -411,13 +412,6 @@ function reportFulfilment(totals: Fulfilment): void {
     throw new Error('not every Buy was fulfilled');
 }
 
-/** Median of a few numbers (the rounds of one target). */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 type Summary = ReturnType<typeof summary>;
 
 interface Target {
@@ -464,9 +458,10 @@ async function main(): Promise<void> {
 
     // BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway process, written when it exits.
     // BENCH_NODE_ARGS: node flags for the gateway instead of `npm start`'s (e.g. GC settings to compare).
+    const startArgs = (process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS).split(' ').filter((arg) => arg !== '');
     const profileArgs = [
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-      ...(process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS).split(' ').filter((arg) => arg !== ''),
+      ...startArgs,
     ];
     const gatewayEnv = {
       REDIS_URL,
@@ -507,7 +502,7 @@ async function main(): Promise<void> {
           BASELINE,
           baselinePort,
           { ...gatewayEnv, REDIS_PREFIX: `bench-${runId}-baseline` },
-          (process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS).split(' ').filter((arg) => arg !== ''),
+          startArgs,
         )
       : undefined;
     const startWorker = async (build: Build = current): Promise<ChildProcess> => {

@@ -1,0 +1,6 @@
+/** The median of a few numbers (rounds of a benchmark); the mean of the middle two when even. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
