@@ -13,6 +13,7 @@ import {
   DialogueTimeoutError,
   runDialogue,
   screenOf,
+  stepPurely,
   type DialogueStart,
 } from './dialogue-run';
 import type { UssdHop, UssdReply, UssdSessionEnd } from './hop';
@@ -21,7 +22,7 @@ import { renderDialogueScreen } from './render';
 import { isResumable, resumeChoice, resumeScreen } from './resume-offer';
 import { acquireSession, endDialogue } from './session-lock';
 import { SharedContext } from './shared-context';
-import type { ResumeCandidate, SessionRecord, SessionRef, SessionStore } from './store/types';
+import type { RecalledRecord, ResumeCandidate, SessionRecord, SessionRef, SessionStore } from './store/types';
 
 const log = componentLogger('ussd-engine');
 
@@ -100,7 +101,13 @@ type RecordBody = Pick<
 interface Turn {
   hop: UssdHop;
   ref: SessionRef;
+  /** The lock's token; empty on a quick hop, which holds no lock. */
   token: string;
+  /**
+   * A quick hop (see {@link Engine.quickHop}): the version of the remembered record it runs on.
+   * It may only step the machine purely and save with `saveIfCurrent`.
+   */
+  basedOn?: string;
   record: SessionRecord | null;
   hopNo: number;
   requestKey: string;
@@ -151,6 +158,16 @@ function storedTextOf(
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((id, i) => id === b[i]);
+}
+
+/**
+ * A quick hop cannot finish without the lock (it would call a service, answer a replay, or the
+ * record changed): nothing was written. Carries the lock and record when the failed save took them.
+ */
+class NeedsLock extends Error {
+  constructor(readonly held?: { token: string; record: SessionRecord | null }) {
+    super('the hop needs the session lock');
+  }
 }
 
 /** The whole hop overran its budget (a store that does not answer). */
@@ -252,21 +269,62 @@ class Engine {
 
   private async hop(hop: UssdHop, logContext: LogContext, started: number): Promise<HopOutcome> {
     const ref: SessionRef = { aggregator: hop.aggregator, sessionId: hop.sessionId };
-    const held = await acquireSession(
+    const recalled = this.store.recall(ref);
+    let held: { token: string; record: SessionRecord | null } | null | undefined;
+    if (recalled) {
+      const turn = this.turnOf(hop, ref, '', recalled.record, started);
+      logContext.requestId = `${hop.aggregator}-${hop.sessionId}-${turn.hopNo}`;
+      const quick = await this.quickHop(turn, recalled);
+      if (!(quick instanceof NeedsLock)) return quick;
+      held = quick.held;
+    }
+    held ??= await acquireSession(
       this.store,
       ref,
       this.lockMs,
       started + Math.floor(this.options.hopBudgetMs / 2),
     );
     if (!held) return this.end(this.options.defaultLanguage, TEXTS.busy, 'busy');
-    const record = held.record;
+    const turn = this.turnOf(hop, ref, held.token, held.record, started);
+    logContext.requestId = `${hop.aggregator}-${hop.sessionId}-${turn.hopNo}`;
+    try {
+      return await this.decide(turn);
+    } finally {
+      if (!turn.saved) await this.store.unlock(ref, held.token).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A hop on the record this process remembers, without the lock: when it is an event the
+   * machine settles on purely (no service to call), its record is saved in one round trip, if
+   * no hop holds the lock and the stored record is still the remembered one. Anything else (a
+   * service to call, a replay, a refusal, a changed record) comes back as NeedsLock, with
+   * nothing written, and the hop is done again under the lock: a pure step has no effect to undo.
+   */
+  private async quickHop(turn: Turn, recalled: RecalledRecord): Promise<HopOutcome | NeedsLock> {
+    turn.basedOn = recalled.version;
+    try {
+      return await this.decide(turn);
+    } catch (err) {
+      if (err instanceof NeedsLock) return err;
+      throw err;
+    }
+  }
+
+  /** A hop's turn on `record` (locked with `token`, or remembered for a quick hop). */
+  private turnOf(
+    hop: UssdHop,
+    ref: SessionRef,
+    token: string,
+    record: SessionRecord | null,
+    started: number,
+  ): Turn {
     const hopNo = (record?.hops ?? 0) + 1;
-    logContext.requestId = `${hop.aggregator}-${hop.sessionId}-${hopNo}`;
     const { storedText, secretRanges } = storedTextOf(hop, record);
-    const turn: Turn = {
+    return {
       hop,
       ref,
-      token: held.token,
+      token,
       record,
       hopNo,
       requestKey: hop.requestKey ?? (hop.text.kind === 'cumulative' ? `c:${storedText}` : `n:${hopNo}`),
@@ -275,21 +333,15 @@ class Engine {
       deadline: started + this.options.hopBudgetMs - this.storeReserveMs,
       saved: false,
     };
-    try {
-      return await this.decide(turn);
-    } finally {
-      if (!turn.saved) await this.store.unlock(ref, held.token).catch(() => undefined);
-    }
   }
 
-  /** What this hop is: a re-delivery, a refusal, the first hop, the resume answer, a page, an event. */
-  private async decide(turn: Turn): Promise<HopOutcome> {
-    const { hop, record } = turn;
-    if (!record) return this.firstHop(turn);
-    if (record.msisdn !== hop.msisdn) {
-      log.warn('hop refused: msisdn differs from the session', { sessionMsisdn: maskMsisdn(record.msisdn) });
-      return this.end(record.language, TEXTS.ended, 'refused');
-    }
+  /**
+   * The answers a hop gets without stepping the machine: a refusal (another number), a replay
+   * of a re-delivered hop, or "ended" for a finished dialogue; null for a hop to step.
+   */
+  private answerAsIs(turn: Turn, record: SessionRecord): HopOutcome | null {
+    const { hop } = turn;
+    if (record.msisdn !== hop.msisdn) return this.end(record.language, TEXTS.ended, 'refused');
     if (record.lastRequestKey === turn.requestKey) return { reply: record.lastReply, outcome: 'replay' };
     if (hop.text.kind === 'latest' && isLatestRedelivery(hop, record, turn.storedText))
       return { reply: record.lastReply, outcome: 'replay' };
@@ -304,13 +356,30 @@ class Engine {
       return { reply: record.lastReply, outcome: 'replay' };
     // A finished dialogue is never resurrected by a late hop.
     if (record.status !== 'active') return this.end(record.language, TEXTS.ended, 'ended');
+    return null;
+  }
 
+  /** What this hop is: a re-delivery, a refusal, the first hop, the resume answer, a page, an event. */
+  private async decide(turn: Turn): Promise<HopOutcome> {
+    const { hop, record } = turn;
+    if (!record) return this.firstHop(turn);
+    const early = this.answerAsIs(turn, record);
+    if (early) {
+      // Only the record under the lock is sure to be the latest: a remembered one may not be.
+      if (turn.basedOn !== undefined) throw new NeedsLock();
+      if (early.outcome === 'refused')
+        log.warn('hop refused: msisdn differs from the session', {
+          sessionMsisdn: maskMsisdn(record.msisdn),
+        });
+      return early;
+    }
     // Positions in the masked text are positions in the real one: the input is read unmasked.
     const start = inputStart(record.lastText, { kind: hop.text.kind, value: turn.storedText });
     const action = readInput(hop.text.value.slice(start).trim(), record);
-    if (record.resume) return this.resumeAnswer(turn, record, action);
+    if (record.resume) return this.underLock(turn) ?? this.resumeAnswer(turn, record, action);
     // A snapshot of another machine version (or none) cannot be restored: a clear fresh menu.
     if (record.machineVersion !== this.options.machineVersion || !record.snapshot) {
+      this.underLock(turn);
       log.info('discarding a snapshot of another machine version', { stored: record.machineVersion });
       return this.step(turn, this.fresh(turn, record.language), null, record.language, 'new');
     }
@@ -323,6 +392,7 @@ class Engine {
     const samePage = action.event.type === 'TEXT' && record.page > 1 ? record : undefined;
     const shared = await this.shared.valuesOf(record.shared);
     if (shared === null) {
+      this.underLock(turn);
       log.warn('the shared context of the stored dialogue is gone: fresh menu', { shared: record.shared });
       return this.step(turn, this.fresh(turn, record.language), null, record.language, 'new');
     }
@@ -339,9 +409,16 @@ class Engine {
       // Only the machine's own failure resets the dialogue; a store error (Redis restarting)
       // keeps it for the next dial, and costs no further Redis calls now.
       if (turn.saved || !(err instanceof DialogueError)) throw err;
+      this.underLock(turn);
       log.warn('could not continue the stored dialogue: fresh menu', { error: err.cause });
       return this.step(turn, this.fresh(turn, record.language), null, record.language, 'new');
     }
+  }
+
+  /** Goes no further on a quick hop: what follows needs the lock (see {@link Engine.quickHop}). */
+  private underLock(turn: Turn): undefined {
+    if (turn.basedOn !== undefined) throw new NeedsLock();
+    return undefined;
   }
 
   /** First hop: the caller's own keys (one extra round trip), maybe the resume offer. */
@@ -404,13 +481,21 @@ class Engine {
   ): Promise<HopOutcome> {
     let step;
     try {
-      step = await runDialogue(
-        this.options.machine,
-        start,
-        event,
-        { at: turn.deadline, graceMs: this.timeoutGraceMs, now: Date.now },
-        this.shared.fields,
-      );
+      if (turn.basedOn !== undefined) {
+        // A quick hop steps purely or not at all: no service may be called without the lock.
+        step =
+          'snapshot' in start && event
+            ? stepPurely(this.options.machine, start, event, this.shared.fields)
+            : null;
+        if (!step) throw new NeedsLock();
+      } else
+        step = await runDialogue(
+          this.options.machine,
+          start,
+          event,
+          { at: turn.deadline, graceMs: this.timeoutGraceMs, now: Date.now },
+          this.shared.fields,
+        );
     } catch (err) {
       if (err instanceof DialogueTimeoutError) return this.budgetExceeded(turn, language);
       throw err;
@@ -496,6 +581,14 @@ class Engine {
       ...(body.shared && body.snapshot !== null ? { shared: body.shared } : {}),
     };
     const ttl = final ? this.options.sessionTtlS : this.activeTtlS;
+    if (turn.basedOn !== undefined) {
+      if (outcome !== 'event' && outcome !== 'page') throw new NeedsLock();
+      const quick = await this.store.saveIfCurrent(turn.ref, turn.basedOn, record, ttl, this.lockMs);
+      if (quick.kind === 'busy') throw new NeedsLock();
+      if (quick.kind === 'locked') throw new NeedsLock(quick);
+      turn.saved = true;
+      return { reply, outcome };
+    }
     turn.saved = await this.store.saveAndUnlock(turn.ref, turn.token, record, ttl);
     if (!turn.saved) {
       log.warn('session lock lost before save: answering busy');

@@ -42,6 +42,8 @@ class ObservedStore implements SessionStore {
     return r;
   }
   saveAndUnlock = (...a: Parameters<SessionStore['saveAndUnlock']>) => this.inner.saveAndUnlock(...a);
+  recall = (...a: Parameters<SessionStore['recall']>) => this.inner.recall(...a);
+  saveIfCurrent = (...a: Parameters<SessionStore['saveIfCurrent']>) => this.inner.saveIfCurrent(...a);
   unlock = (...a: Parameters<SessionStore['unlock']>) => this.inner.unlock(...a);
   startMsisdnSession = (...a: Parameters<SessionStore['startMsisdnSession']>) =>
     this.inner.startMsisdnSession(...a);
@@ -281,26 +283,29 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
   it('a store that does not answer: the hop still answers within its budget, without waiting for the save', async () => {
     engine = build({ hopBudgetMs: 600 });
     await engine.handleHop(hop('s20', ''));
-    const hanging = deferred<boolean>();
-    store.saveAndUnlock = () => hanging.promise; // Redis restarting: the save never comes back
+    const hanging = deferred<never>();
+    // Redis restarting: the save never comes back (under the lock, or in one round trip).
+    store.saveAndUnlock = () => hanging.promise;
+    store.saveIfCurrent = () => hanging.promise;
     const reply = await engine.handleHop(hop('s20', '5'));
     expect(reply).toEqual({ end: true, text: locales.t('en', 'error.hopInterrupted') });
-    hanging.resolve(false);
   });
 
   it('a store error is not a bad snapshot: the dialogue is kept, not reset to a fresh menu', async () => {
     await play('s21', ['2']);
-    const save = store.saveAndUnlock;
+    const { saveAndUnlock, saveIfCurrent } = store;
     let failures = 0;
-    store.saveAndUnlock = async () => {
+    const fail = async (): Promise<never> => {
       failures += 1;
       throw new Error('Connection is closed (test)');
     };
+    store.saveAndUnlock = fail;
+    store.saveIfCurrent = fail;
     const interrupted = await engine.handleHop(hop('s21', '2*Neo'));
     expect(interrupted).toEqual({ end: true, text: locales.t('en', 'error.hopInterrupted') });
     // One save attempt: no fresh dialogue was started (and saved) in its place.
     expect(failures).toBe(1);
-    store.saveAndUnlock = save;
+    Object.assign(store, { saveAndUnlock, saveIfCurrent });
     expect(await engine.handleHop(hop('s21', '2*Neo'))).toEqual({ end: true, text: 'Hello Neo' });
   });
 
@@ -417,6 +422,129 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
       kind: 'locked',
       record: { status: 'final', snapshot: null, optionIds: [], lastReply: { end: true, text: 'Goodbye' } },
     });
+  });
+});
+
+describe('a hop that calls no service: one round trip on a remembered record', () => {
+  const ref = (sessionId: string): SessionRef => ({ aggregator: 'africastalking', sessionId });
+  let first: ReturnType<typeof testRedis>;
+  let second: ReturnType<typeof testRedis>;
+  let services: TestServices;
+  let lookup: ReturnType<typeof deferred<string>>;
+  beforeEach(() => {
+    first = testRedis();
+    second = testRedis();
+    lookup = deferred<string>();
+    services = { lookups: 0, lookup: () => lookup.promise, never: () => new Promise(() => undefined) };
+  });
+  afterEach(async () => {
+    await deleteKeysUnder(first.redis, first.prefix);
+    await second.cleanup();
+    await first.cleanup();
+  });
+  /** An instance of the gateway: its own engine, store and connection, on the one prefix. */
+  function instance(redis: Redis) {
+    const store = new RedisSessionStore(redis, first.prefix);
+    const calls = { loadAndLock: 0, saveAndUnlock: 0, saveIfCurrent: 0 };
+    for (const name of Object.keys(calls) as (keyof typeof calls)[]) {
+      const real = store[name].bind(store) as (...args: unknown[]) => Promise<unknown>;
+      (store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        calls[name] += 1;
+        return real(...args);
+      };
+    }
+    const engine = createHopEngine({
+      store,
+      machine: createTestMachine(services),
+      machineVersion: 'test-1',
+      locales,
+      screenLimit: LIMIT,
+      hopBudgetMs: 5000,
+      sessionTtlS: 300,
+      resumeWindowS: 0,
+      defaultLanguage: 'en-BW',
+      sharedContextKeys: TEST_SHARED,
+    });
+    return { engine, store, calls };
+  }
+  const stored = async (sessionId: string) =>
+    JSON.parse((await first.redis.get(sessionKeys(first.prefix, ref(sessionId)).record))!) as SessionRecord;
+
+  it('a menu choice is saved with saveIfCurrent alone; a service call takes the lock', async () => {
+    const a = instance(first.redis);
+    await a.engine.handleHop(hop('q1', ''));
+    expect(a.calls).toEqual({ loadAndLock: 1, saveAndUnlock: 1, saveIfCurrent: 0 });
+    expect((await a.engine.handleHop(hop('q1', '2'))).text).toContain('Enter your name:');
+    expect(a.calls).toEqual({ loadAndLock: 1, saveAndUnlock: 1, saveIfCurrent: 1 });
+    expect(await a.engine.handleHop(hop('q1', '2*0'))).toMatchObject({
+      text: expect.stringContaining('Slow lookup'),
+    });
+    expect(a.calls.saveIfCurrent).toBe(2);
+    // The lookup is a service: never called without the lock.
+    lookup.resolve('42');
+    expect((await a.engine.handleHop(hop('q1', '2*0*1'))).text).toContain('Result: 42');
+    expect(a.calls).toEqual({ loadAndLock: 2, saveAndUnlock: 2, saveIfCurrent: 2 });
+    expect(services.lookups).toBe(1);
+    expect(await stored('q1')).toMatchObject({ hops: 4, lastText: '2*0*1', status: 'active' });
+  });
+
+  it('two instances taking turns on one dialogue: a record changed by the other is never overwritten', async () => {
+    const a = instance(first.redis);
+    const b = instance(second.redis);
+    const texts = ['', '2', '2*0', '2*0*2', '2*0*2*0', '2*0*2*0*2', '2*0*2*0*2*Mpho'];
+    const replies = [];
+    for (const [i, text] of texts.entries())
+      replies.push(await (i % 2 ? b : a).engine.handleHop(hop('q2', text)));
+    expect(replies.map((r) => r.text.split('\n')[0])).toEqual([
+      'Welcome! Choose a service:',
+      'Enter your name:',
+      'Welcome! Choose a service:',
+      'Enter your name:',
+      'Welcome! Choose a service:',
+      'Enter your name:',
+      'Hello Mpho',
+    ]);
+    // Each remembered record had gone stale: every quick save found it changed and took the lock instead.
+    expect(a.calls.saveIfCurrent + b.calls.saveIfCurrent).toBe(5);
+    expect(a.calls.saveAndUnlock + b.calls.saveAndUnlock).toBe(7);
+    expect(await stored('q2')).toMatchObject({ hops: 7, status: 'final', lastText: '2*0*2*0*2*Mpho' });
+  });
+
+  it('the same hop twice at once on one instance: the dialogue moves once, both get its answer', async () => {
+    const a = instance(first.redis);
+    await a.engine.handleHop(hop('q3', ''));
+    const [one, two] = await Promise.all([
+      a.engine.handleHop(hop('q3', '2')),
+      a.engine.handleHop(hop('q3', '2')),
+    ]);
+    expect(one).toEqual(two);
+    expect(one.text).toContain('Enter your name:');
+    expect(await stored('q3')).toMatchObject({ hops: 2, lastText: '2' });
+    expect((await a.engine.handleHop(hop('q3', '2*Naledi'))).text).toBe('Hello Naledi');
+  });
+
+  it('a quick hop while another hop holds the lock waits for it, and then sees its record', async () => {
+    const a = instance(first.redis);
+    const b = instance(second.redis);
+    await a.engine.handleHop(hop('q4', ''));
+    // Another instance is in the middle of a hop of the same session (it holds the lock).
+    const held = await b.store.loadAndLock(ref('q4'), 5000);
+    if (held.kind !== 'locked' || !held.record) throw new Error('expected the lock');
+    const waiting = a.engine.handleHop(hop('q4', '2'));
+    // Wait until the quick save was refused (busy) before the other hop saves its own move.
+    for (let i = 0; i < 500 && a.calls.loadAndLock < 2; i++) await new Promise((r) => setImmediate(r));
+    expect(a.calls.saveIfCurrent).toBe(1);
+    const moved = {
+      ...held.record,
+      lastText: '2',
+      lastRequestKey: 'c:2',
+      hops: 2,
+      lastReply: { text: 'From B', end: false },
+    };
+    expect(await b.store.saveAndUnlock(ref('q4'), held.token, moved, 60)).toBe(true);
+    // The same hop, already answered by the other instance: its reply, and nothing stepped again.
+    expect(await waiting).toEqual({ text: 'From B', end: false });
+    expect(await stored('q4')).toMatchObject({ hops: 2, lastReply: { text: 'From B' } });
   });
 });
 

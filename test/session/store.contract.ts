@@ -114,6 +114,96 @@ export function sessionStoreContract(name: string, makeStore: () => Promise<Sess
       });
     });
 
+    describe('the record a process remembers (recall, saveIfCurrent)', () => {
+      async function put(rec: SessionRecord): Promise<void> {
+        const lock = await store.loadAndLock(ref, 5000);
+        if (lock.kind !== 'locked') throw new Error('expected lock');
+        expect(await store.saveAndUnlock(ref, lock.token, rec, 60)).toBe(true);
+      }
+      function recalled() {
+        const known = store.recall(ref);
+        if (!known) throw new Error('expected a remembered record');
+        return known;
+      }
+
+      it('remembers the active record it saved, frozen, and forgets a finished one', async () => {
+        expect(store.recall(ref)).toBeNull();
+        await put(record());
+        const known = recalled();
+        expect(known.record).toEqual(record());
+        expect(Object.isFrozen(known.record.lastReply)).toBe(true);
+        await put(record({ status: 'final', hops: 3 }));
+        expect(store.recall(ref)).toBeNull();
+      });
+
+      it('an unchanged record is not read again: loadAndLock returns the remembered one', async () => {
+        await put(record());
+        const known = recalled();
+        const lock = await store.loadAndLock(ref, 5000);
+        expect(lock).toMatchObject({ kind: 'locked' });
+        expect(lock.kind === 'locked' && lock.record).toBe(known.record);
+      });
+
+      it('saves a hop computed from the remembered record in one step, without leaving a lock', async () => {
+        await put(record());
+        const next = record({ hops: 3, lastText: '1*2', lastRequestKey: 'c:1*2' });
+        expect(await store.saveIfCurrent(ref, recalled().version, next, 60, 5000)).toEqual({ kind: 'saved' });
+        expect(recalled().record).toEqual(next);
+        const lock = await store.loadAndLock(ref, 5000);
+        expect(lock).toMatchObject({ kind: 'locked', record: next });
+      });
+
+      it('writes nothing while a hop holds the lock', async () => {
+        await put(record());
+        const { version } = recalled();
+        const lock = await store.loadAndLock(ref, 5000);
+        if (lock.kind !== 'locked') throw new Error('expected lock');
+        expect(await store.saveIfCurrent(ref, version, record({ hops: 9 }), 60, 5000)).toEqual({
+          kind: 'busy',
+        });
+        await store.unlock(ref, lock.token);
+        expect(await store.peek(ref)).toEqual(record());
+      });
+
+      it('writes nothing over a record that changed since: the caller gets the lock and the record instead', async () => {
+        await put(record());
+        const { version } = recalled();
+        const newer = record({ hops: 3, lastText: '1*2', lastRequestKey: 'c:1*2' });
+        await put(newer);
+        const late = await store.saveIfCurrent(ref, version, record({ hops: 9 }), 60, 5000);
+        expect(late).toMatchObject({ kind: 'locked', record: newer });
+        expect(await store.loadAndLock(ref, 5000)).toEqual({ kind: 'busy' });
+        if (late.kind !== 'locked') throw new Error('expected lock');
+        expect(await store.saveAndUnlock(ref, late.token, record({ hops: 4 }), 60)).toBe(true);
+        expect(await store.peek(ref)).toEqual(record({ hops: 4 }));
+      });
+
+      it('a record rewritten without a version (a resume tombstone) is never taken for the remembered one', async () => {
+        await put(record());
+        const { version } = recalled();
+        expect(await store.takeResumable(ref, { minUpdatedAt: now - 1000, machineVersion: 'v1' })).toEqual(
+          record(),
+        );
+        const late = await store.saveIfCurrent(ref, version, record({ hops: 9 }), 60, 5000);
+        expect(late).toMatchObject({ kind: 'locked', record: { status: 'moved' } });
+      });
+
+      it('an expired record is not brought back', async () => {
+        await put(record());
+        const { version } = recalled();
+        const lock = await store.loadAndLock(ref, 5000);
+        if (lock.kind !== 'locked') throw new Error('expected lock');
+        expect(await store.saveAndUnlock(ref, lock.token, record(), 1)).toBe(true);
+        // The remembered version is now the 1-second save's; wait for it to expire.
+        const { version: shortLived } = recalled();
+        for (let i = 0; i < 300 && (await store.peek(ref)) !== null; i++)
+          await new Promise((r) => setTimeout(r, 10));
+        expect(version).not.toBe(shortLived);
+        const late = await store.saveIfCurrent(ref, shortLived, record({ hops: 9 }), 60, 5000);
+        expect(late).toMatchObject({ kind: 'locked', record: null });
+      });
+    });
+
     describe('takeResumable', () => {
       async function put(rec: SessionRecord): Promise<void> {
         const lock = await store.loadAndLock(ref, 5000);

@@ -44,3 +44,35 @@ describe('Redis key layout', () => {
     for (const key of keys) expect(await redis.ttl(key)).toBeGreaterThan(0);
   });
 });
+
+describe('the remembered record across processes', () => {
+  it('a record another process saved since is read in full, never the remembered one', async () => {
+    const { store, prefix } = storeOnOwnPrefix();
+    const other = new RedisSessionStore(redis, prefix);
+    const save = async (on: RedisSessionStore, rec: ReturnType<typeof record>) => {
+      const lock = await on.loadAndLock(ref, 5000);
+      if (lock.kind !== 'locked') throw new Error('expected lock');
+      expect(await on.saveAndUnlock(ref, lock.token, rec, 60)).toBe(true);
+    };
+    await save(store, record());
+    await save(other, record({ hops: 3, lastText: '1*2' }));
+    expect(store.recall(ref)?.record).toEqual(record());
+    expect(await store.loadAndLock(ref, 5000)).toMatchObject({
+      kind: 'locked',
+      record: record({ hops: 3, lastText: '1*2' }),
+    });
+  });
+
+  it('reads a record stored without a version (an older build) and versions it on the next save', async () => {
+    const { store, prefix } = storeOnOwnPrefix();
+    const key = sessionKeys(prefix, ref).record;
+    await redis.set(key, JSON.stringify(record()), 'EX', 60);
+    const lock = await store.loadAndLock(ref, 5000);
+    expect(lock).toMatchObject({ kind: 'locked', record: record() });
+    expect(store.recall(ref)).toBeNull();
+    if (lock.kind !== 'locked') throw new Error('expected lock');
+    await store.saveAndUnlock(ref, lock.token, record({ hops: 3 }), 60);
+    expect(await redis.get(key)).toMatch(new RegExp(`^\\{"v":"${lock.token}","machineVersion":`));
+    expect(store.recall(ref)).toEqual({ record: record({ hops: 3 }), version: lock.token });
+  });
+});

@@ -17,6 +17,9 @@ export async function runEveryScript(redis: Redis, prefix: string): Promise<void
   const lock = await sessions.loadAndLock(ref, 5000);
   if (lock.kind !== 'locked') throw new Error('expected the lock');
   await sessions.saveAndUnlock(ref, lock.token, sessionRecord(), 60);
+  const remembered = sessions.recall(ref);
+  if (!remembered) throw new Error('expected the saved record to be remembered');
+  await sessions.saveIfCurrent(ref, remembered.version, sessionRecord(), 60, 5000);
   await sessions.startMsisdnSession('26771234567', ref, 60);
   await sessions.takeResumable(ref, { minUpdatedAt: 0, machineVersion: 'v1' });
 

@@ -1,11 +1,14 @@
 import { newLockToken } from './lock-token';
 import { decodeRef, encodeRef, msisdnKeys, sessionKeys, sharedPartKey } from './keys';
-import { decodeRecord, encodeRecord } from './record';
+import { decodeRecord, decodeVersioned, encodeRecord, versionPrefix } from './record';
+import { RecentRecords } from './recent';
 import {
   LANGUAGE_PREF_TTL_S,
   type LockResult,
   type MsisdnState,
+  type RecalledRecord,
   type ResumeConditions,
+  type SaveIfCurrentResult,
   type SessionRecord,
   type SessionRef,
   type SessionStore,
@@ -23,11 +26,15 @@ interface Entry {
  */
 export class MemorySessionStore implements SessionStore {
   private readonly entries = new Map<string, Entry>();
+  private readonly recent: RecentRecords;
 
   constructor(
     private readonly now: () => number = Date.now,
     private readonly prefix = 'mem',
-  ) {}
+    recentRecords?: number,
+  ) {
+    this.recent = new RecentRecords(recentRecords);
+  }
 
   private get(key: string): string | null {
     const entry = this.entries.get(key);
@@ -48,7 +55,39 @@ export class MemorySessionStore implements SessionStore {
     if (this.get(keys.lock) !== null) return { kind: 'busy' };
     const token = newLockToken();
     this.set(keys.lock, token, Math.ceil(lockMs));
-    return { kind: 'locked', token, record: decodeRecord(this.get(keys.record)) };
+    const raw = this.get(keys.record);
+    const known = this.recent.get(keys.record);
+    if (known && raw?.startsWith(versionPrefix(known.version)))
+      return { kind: 'locked', token, record: known.record };
+    const read = decodeVersioned(raw);
+    this.recent.remember(keys.record, read?.record ?? null, read?.version ?? null);
+    return { kind: 'locked', token, record: read?.record ?? null };
+  }
+
+  recall(ref: SessionRef): RecalledRecord | null {
+    return this.recent.get(sessionKeys(this.prefix, ref).record);
+  }
+
+  async saveIfCurrent(
+    ref: SessionRef,
+    version: string,
+    record: SessionRecord,
+    ttlS: number,
+    lockMs: number,
+  ): Promise<SaveIfCurrentResult> {
+    const keys = sessionKeys(this.prefix, ref);
+    if (this.get(keys.lock) !== null) return { kind: 'busy' };
+    const token = newLockToken();
+    const raw = this.get(keys.record);
+    if (raw?.startsWith(versionPrefix(version))) {
+      this.set(keys.record, encodeRecord(record, token), Math.max(1, Math.ceil(ttlS)) * 1000);
+      this.recent.remember(keys.record, record, token);
+      return { kind: 'saved' };
+    }
+    this.set(keys.lock, token, Math.ceil(lockMs));
+    const read = decodeVersioned(raw);
+    this.recent.remember(keys.record, read?.record ?? null, read?.version ?? null);
+    return { kind: 'locked', token, record: read?.record ?? null };
   }
 
   async peek(ref: SessionRef): Promise<SessionRecord | null> {
@@ -57,9 +96,13 @@ export class MemorySessionStore implements SessionStore {
 
   async saveAndUnlock(ref: SessionRef, token: string, record: SessionRecord, ttlS: number): Promise<boolean> {
     const keys = sessionKeys(this.prefix, ref);
-    if (this.get(keys.lock) !== token) return false;
-    this.set(keys.record, encodeRecord(record), Math.max(1, Math.ceil(ttlS)) * 1000);
+    if (this.get(keys.lock) !== token) {
+      this.recent.forget(keys.record);
+      return false;
+    }
+    this.set(keys.record, encodeRecord(record, token), Math.max(1, Math.ceil(ttlS)) * 1000);
     this.entries.delete(keys.lock);
+    this.recent.remember(keys.record, record, token);
     return true;
   }
 
@@ -104,7 +147,9 @@ export class MemorySessionStore implements SessionStore {
       resume: undefined,
     };
     const entry = this.entries.get(keys.record)!;
+    // Written without a version, as the Redis script's tombstone: never taken for a remembered record.
     this.entries.set(keys.record, { value: encodeRecord(tombstone), expiresAt: entry.expiresAt });
+    this.recent.forget(keys.record);
     return record;
   }
 
@@ -118,5 +163,6 @@ export class MemorySessionStore implements SessionStore {
 
   async close(): Promise<void> {
     this.entries.clear();
+    this.recent.clear();
   }
 }

@@ -1,24 +1,28 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { ScriptSet } from '../../redis/scripts';
+import { ScriptReplyError, ScriptSet } from '../../redis/scripts';
 import { sessionOutcome } from './codes';
 import { newLockToken } from './lock-token';
 import { decodeRef, encodeRef, msisdnKeys, sessionKeys, sharedPartKey } from './keys';
-import { decodeRecord, encodeRecord } from './record';
+import { decodeRecord, decodeVersioned, encodeRecord, versionPrefix } from './record';
+import { RecentRecords } from './recent';
 import {
   LANGUAGE_PREF_TTL_S,
   type LockResult,
   type MsisdnState,
+  type RecalledRecord,
   type ResumeConditions,
+  type SaveIfCurrentResult,
   type SessionRecord,
   type SessionRef,
   type SessionStore,
 } from './types';
 
 /** The session scripts, beside this module in `commands/` (`npm run build` copies them into dist/ too). */
-export const SESSION_SCRIPTS = new ScriptSet('ussd', 2, path.join(__dirname, 'commands'), [
+export const SESSION_SCRIPTS = new ScriptSet('ussd', 3, path.join(__dirname, 'commands'), [
   'loadAndLock-2',
   'saveAndUnlock-2',
+  'saveIfCurrent-2',
   'unlock-1',
   'startMsisdnSession-2',
   'takeResumable-2',
@@ -26,28 +30,78 @@ export const SESSION_SCRIPTS = new ScriptSet('ussd', 2, path.join(__dirname, 'co
 
 /**
  * Sessions in Redis through one Lua script per operation (see `commands/`). The store does not own
- * the connection unless `ownsConnection` is set (then `close()` quits it).
+ * the connection unless `ownsConnection` is set (then `close()` quits it). It remembers the last
+ * record of each live dialogue it saw (`recentRecords` of them; 0 turns that off).
  */
 export class RedisSessionStore implements SessionStore {
+  private readonly recent: RecentRecords;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly ownsConnection = false,
+    recentRecords?: number,
   ) {
     SESSION_SCRIPTS.define(redis);
+    this.recent = new RecentRecords(recentRecords);
   }
 
   async loadAndLock(ref: SessionRef, lockMs: number): Promise<LockResult> {
     const keys = sessionKeys(this.prefix, ref);
     const token = newLockToken();
+    const known = this.recent.get(keys.record);
     const [code, raw] = (await SESSION_SCRIPTS.run(
       this.redis,
       'loadAndLock-2',
       [keys.record, keys.lock],
-      [token, Math.ceil(lockMs)],
+      [token, Math.ceil(lockMs), known ? versionPrefix(known.version) : ''],
     )) as [number, string | null | undefined];
-    if (sessionOutcome('loadAndLock', code) !== 'done') return { kind: 'busy' };
-    return { kind: 'locked', token, record: decodeRecord(raw) };
+    const outcome = sessionOutcome('loadAndLock', code);
+    if (outcome === 'busy') return { kind: 'busy' };
+    // Checked against the version just sent: the recalled record is still the stored one.
+    if (outcome === 'unchanged' && known) return { kind: 'locked', token, record: known.record };
+    if (outcome !== 'done') throw new ScriptReplyError('loadAndLock', code);
+    const read = decodeVersioned(raw);
+    this.recent.remember(keys.record, read?.record ?? null, read?.version ?? null);
+    return { kind: 'locked', token, record: read?.record ?? null };
+  }
+
+  recall(ref: SessionRef): RecalledRecord | null {
+    return this.recent.get(sessionKeys(this.prefix, ref).record);
+  }
+
+  async saveIfCurrent(
+    ref: SessionRef,
+    version: string,
+    record: SessionRecord,
+    ttlS: number,
+    lockMs: number,
+  ): Promise<SaveIfCurrentResult> {
+    const keys = sessionKeys(this.prefix, ref);
+    // Written as this version, or taken as the lock when the record changed: unique either way.
+    const token = newLockToken();
+    const [code, raw] = (await SESSION_SCRIPTS.run(
+      this.redis,
+      'saveIfCurrent-2',
+      [keys.record, keys.lock],
+      [
+        versionPrefix(version),
+        encodeRecord(record, token),
+        Math.max(1, Math.ceil(ttlS)),
+        token,
+        Math.ceil(lockMs),
+      ],
+    )) as [number, string | null | undefined];
+    const outcome = sessionOutcome('saveIfCurrent', code);
+    if (outcome === 'done') {
+      this.recent.remember(keys.record, record, token);
+      return { kind: 'saved' };
+    }
+    if (outcome === 'busy') return { kind: 'busy' };
+    if (outcome !== 'changed') throw new ScriptReplyError('saveIfCurrent', code);
+    const read = decodeVersioned(raw);
+    this.recent.remember(keys.record, read?.record ?? null, read?.version ?? null);
+    return { kind: 'locked', token, record: read?.record ?? null };
   }
 
   async peek(ref: SessionRef): Promise<SessionRecord | null> {
@@ -60,9 +114,13 @@ export class RedisSessionStore implements SessionStore {
       this.redis,
       'saveAndUnlock-2',
       [keys.record, keys.lock],
-      [token, encodeRecord(record), Math.max(1, Math.ceil(ttlS))],
+      [token, encodeRecord(record, token), Math.max(1, Math.ceil(ttlS))],
     );
-    return sessionOutcome('saveAndUnlock', code) === 'done';
+    const saved = sessionOutcome('saveAndUnlock', code) === 'done';
+    // The token that held the lock is the saved record's version.
+    if (saved) this.recent.remember(keys.record, record, token);
+    else this.recent.forget(keys.record);
+    return saved;
   }
 
   async unlock(ref: SessionRef, token: string): Promise<void> {
@@ -100,6 +158,7 @@ export class RedisSessionStore implements SessionStore {
       [keys.record, keys.lock],
       [conditions.minUpdatedAt, conditions.machineVersion, Date.now()],
     )) as string | null;
+    if (raw !== null) this.recent.forget(keys.record);
     return decodeRecord(raw);
   }
 
@@ -112,6 +171,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    this.recent.clear();
     if (this.ownsConnection) await this.redis.quit();
   }
 }

@@ -61,11 +61,21 @@ export interface SessionRecord {
   secretRanges?: [number, number][];
 }
 
+/** A record this process saved or read last for a dialogue, and the version it was stored with. */
+export interface RecalledRecord {
+  /** Frozen: shared by every hop that reads it. */
+  record: SessionRecord;
+  version: string;
+}
+
 /** Outcome of {@link SessionStore.loadAndLock}. */
 export type LockResult =
   | { kind: 'locked'; token: string; record: SessionRecord | null }
   /** Another hop of this session holds the lock. */
   | { kind: 'busy' };
+
+/** Outcome of {@link SessionStore.saveIfCurrent}: saved, or what `loadAndLock` would have answered. */
+export type SaveIfCurrentResult = { kind: 'saved' } | LockResult;
 
 /** What the first hop of a session learns about its caller. */
 export interface MsisdnState {
@@ -85,13 +95,32 @@ export interface ResumeConditions {
 
 /**
  * Session persistence. The hop hot path is two calls (two Redis round trips): `loadAndLock`
- * then `saveAndUnlock` (or `unlock`). The first hop of a session adds `startMsisdnSession`
- * (one round trip to the caller's own keys), and `takeResumable` when the caller has a
- * previous session.
+ * then `saveAndUnlock` (or `unlock`). A hop that calls no service, on a dialogue this process
+ * remembers (`recall`), is one: `saveIfCurrent`. The first hop of a session adds
+ * `startMsisdnSession` (one round trip to the caller's own keys), and `takeResumable` when the
+ * caller has a previous session.
  */
 export interface SessionStore {
-  /** Take the session lock for `lockMs` and read the record, atomically. */
+  /**
+   * Take the session lock for `lockMs` and read the record, atomically. When the record is the
+   * one `recall` holds, it is not copied again: the recalled (frozen) record is returned.
+   */
   loadAndLock(ref: SessionRef, lockMs: number): Promise<LockResult>;
+  /** The record of `ref` this process last saved or read while it was active, or null. A guess, never checked. */
+  recall(ref: SessionRef): RecalledRecord | null;
+  /**
+   * A hop computed from `recall`'s record (of `version`), in one step: write `record` with a TTL,
+   * atomically, if no hop holds the lock and the stored record is still of `version`. Otherwise
+   * nothing is written, and the answer is `loadAndLock`'s: `busy`, or the lock (for `lockMs`)
+   * and the record as it is now, for the hop to be done again under the lock.
+   */
+  saveIfCurrent(
+    ref: SessionRef,
+    version: string,
+    record: SessionRecord,
+    ttlS: number,
+    lockMs: number,
+  ): Promise<SaveIfCurrentResult>;
   /**
    * Write the record with a TTL and release the lock, only if `token` still holds it.
    * False when the lock was lost (expired): nothing was written.
