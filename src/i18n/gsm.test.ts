@@ -118,6 +118,24 @@ describe('properties', () => {
     );
   });
 
+  it('measures as counting each character in the GSM tables does (septets, else UTF-16 units)', () => {
+    const basic = new Set(Array.from(GSM_BASIC));
+    const extension = new Set(Array.from(GSM_EXTENSION));
+    fc.assert(
+      fc.property(textArb, (text) => {
+        const chars = Array.from(text);
+        const gsm = chars.every((ch) => basic.has(ch) || extension.has(ch));
+        const expected = gsm
+          ? { encoding: 'GSM-7', length: chars.reduce((n, ch) => n + (extension.has(ch) ? 2 : 1), 0) }
+          : { encoding: 'UCS-2', length: text.length };
+        expect(measure(text)).toEqual(expected);
+        expect(encodingOf(text)).toBe(expected.encoding);
+        // A GSM text is left exactly as it is.
+        if (gsm) expect(transliterate(text)).toBe(text);
+      }),
+    );
+  });
+
   it('transliterate is idempotent', () => {
     fc.assert(
       fc.property(textArb, (text) => {

@@ -73,6 +73,32 @@ const TRANSLITERATIONS: Record<string, string> = {
   ı: 'i',
 };
 
+/**
+ * Septets per UTF-16 code unit below U+0400 (Latin and Greek, where every GSM character but €
+ * lives): 1 basic, 2 extension, 0 not GSM. Screens and messages are measured on every hop; a
+ * table read per code unit is what keeps that cheap.
+ */
+const SEPTETS_BELOW_0400 = new Uint8Array(0x400);
+for (const ch of GSM_BASIC) SEPTETS_BELOW_0400[ch.charCodeAt(0)] = 1;
+for (const ch of GSM_EXTENSION) if (ch.charCodeAt(0) < 0x400) SEPTETS_BELOW_0400[ch.charCodeAt(0)] = 2;
+const EURO = 0x20ac;
+
+/** Septets of one UTF-16 code unit, 0 when it is not a GSM character (a surrogate never is). */
+function septetsOfCode(code: number): number {
+  return code < 0x400 ? SEPTETS_BELOW_0400[code] : code === EURO ? 2 : 0;
+}
+
+/** GSM-7 septets of `text`, or -1 as soon as a character is not GSM. */
+function gsmLength(text: string): number {
+  let length = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const septets = septetsOfCode(text.charCodeAt(i));
+    if (septets === 0) return -1;
+    length += septets;
+  }
+  return length;
+}
+
 function isGsmChar(ch: string): boolean {
   return GSM_BASIC.has(ch) || GSM_EXTENSION.has(ch);
 }
@@ -99,6 +125,8 @@ function transliterateChar(ch: string): string {
 
 /** Replace characters outside GSM 03.38 with close GSM-7 equivalents where one exists; others are kept. */
 export function transliterate(text: string): string {
+  // GSM characters are all composed already: a GSM text is its own NFC and needs nothing replaced.
+  if (gsmLength(text) >= 0) return text;
   let out = '';
   // NFC first so a letter followed by a combining accent (e + ◌́) becomes the GSM letter é.
   for (const ch of text.normalize('NFC')) out += transliterateChar(ch);
@@ -107,17 +135,13 @@ export function transliterate(text: string): string {
 
 /** Encoding phones would choose: GSM-7 iff every char is in the GSM 03.38 basic set or extension table. */
 export function encodingOf(text: string): SmsEncoding {
-  for (const ch of text) if (!isGsmChar(ch)) return 'UCS-2';
-  return 'GSM-7';
+  return gsmLength(text) >= 0 ? 'GSM-7' : 'UCS-2';
 }
 
 /** Length as phones count it: GSM-7 septets (extension chars count 2) or UCS-2 code units (astral chars 2). */
 export function measure(text: string): { encoding: SmsEncoding; length: number } {
-  const encoding = encodingOf(text);
-  if (encoding === 'UCS-2') return { encoding, length: text.length };
-  let length = 0;
-  for (const ch of text) length += septets(ch);
-  return { encoding, length };
+  const length = gsmLength(text);
+  return length >= 0 ? { encoding: 'GSM-7', length } : { encoding: 'UCS-2', length: text.length };
 }
 
 /**
