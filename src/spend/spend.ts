@@ -37,8 +37,9 @@ export class Spend {
 
   /** Whether any of these numbers (E.164 digits) or the identifier is on the blocklist. */
   async isBlocked(who: { msisdns: readonly string[]; identifier?: string }): Promise<boolean> {
+    // Requester and beneficiary are mostly one number: asked once.
     const checks = [
-      ...who.msisdns.map((m) => this.store.isBlocked('msisdn', m)),
+      ...[...new Set(who.msisdns)].map((m) => this.store.isBlocked('msisdn', m)),
       ...(who.identifier === undefined ? [] : [this.store.isBlocked('identifier', who.identifier)]),
     ];
     return (await Promise.all(checks)).some(Boolean);

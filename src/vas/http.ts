@@ -122,6 +122,10 @@ export class HttpTransport {
       timeout: 0,
       proxy: false,
       headers: { Accept: 'application/json' },
+      // Connections kept open between calls (a quote on every purchase dialogue): the most recently
+      // used first, so idle ones age out; a server's `Keep-Alive: timeout` is honoured by Node.
+      httpAgent: new http.Agent({ keepAlive: true, scheduling: 'lifo' }),
+      httpsAgent: new https.Agent({ keepAlive: true, scheduling: 'lifo' }),
     });
   }
 

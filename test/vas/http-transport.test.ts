@@ -64,6 +64,18 @@ describe('HttpTransport', () => {
     expect(answer.headers['set-cookie']).toBe('a=1, b=2');
   });
 
+  it('keeps its connection open between calls (one TCP connection for calls one after another)', async () => {
+    const sockets = new Set<unknown>();
+    handler = (req, _body, res) => {
+      sockets.add(req.socket);
+      res.end('{}');
+    };
+    const transport = new HttpTransport(`http://127.0.0.1:${port}`);
+    for (let i = 0; i < 3; i += 1)
+      expect((await transport.send({ ...call, method: 'GET', path: '/ping' })).status).toBe(200);
+    expect(sockets.size).toBe(1);
+  });
+
   it('a GET has no body; any status comes back as it is, redirects are not followed', async () => {
     let seen: { headers: http.IncomingHttpHeaders; body: string } | undefined;
     handler = (req, body, res) => {
