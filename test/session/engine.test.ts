@@ -58,6 +58,23 @@ class ObservedStore implements SessionStore {
   close = () => this.inner.close();
 }
 
+/** The engine every test starts from: the test machine, a 5 s budget, resume within 2 minutes. */
+function engineOn(store: SessionStore, services: TestServices, overrides: Partial<HopEngineOptions> = {}) {
+  return createHopEngine({
+    store,
+    machine: createTestMachine(services),
+    machineVersion: 'test-1',
+    locales,
+    screenLimit: LIMIT,
+    hopBudgetMs: 5000,
+    sessionTtlS: 300,
+    resumeWindowS: 120,
+    defaultLanguage: 'en-BW',
+    sharedContextKeys: TEST_SHARED,
+    ...overrides,
+  });
+}
+
 interface Harness {
   makeStore(): SessionStore;
   redis?: Redis;
@@ -102,19 +119,7 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
   let lookup: ReturnType<typeof deferred<string>>;
 
   function build(overrides: Partial<HopEngineOptions> = {}): HopEngine {
-    return createHopEngine({
-      store,
-      machine: createTestMachine(services),
-      machineVersion: 'test-1',
-      locales,
-      screenLimit: LIMIT,
-      hopBudgetMs: 5000,
-      sessionTtlS: 300,
-      resumeWindowS: 120,
-      defaultLanguage: 'en-BW',
-      sharedContextKeys: TEST_SHARED,
-      ...overrides,
-    });
+    return engineOn(store, services, overrides);
   }
 
   beforeEach(() => {
@@ -453,19 +458,7 @@ describe('a hop that calls no service: one round trip on a remembered record', (
         return real(...args);
       };
     }
-    const engine = createHopEngine({
-      store,
-      machine: createTestMachine(services),
-      machineVersion: 'test-1',
-      locales,
-      screenLimit: LIMIT,
-      hopBudgetMs: 5000,
-      sessionTtlS: 300,
-      resumeWindowS: 0,
-      defaultLanguage: 'en-BW',
-      sharedContextKeys: TEST_SHARED,
-    });
-    return { engine, store, calls };
+    return { engine: engineOn(store, services, { resumeWindowS: 0 }), store, calls };
   }
   const stored = async (sessionId: string) =>
     JSON.parse((await first.redis.get(sessionKeys(first.prefix, ref(sessionId)).record))!) as SessionRecord;
@@ -557,30 +550,13 @@ describe('hop engine across a restart (Redis)', () => {
       lookup: async () => 'x',
       never: () => new Promise(() => undefined),
     };
-    const options = {
-      machine: createTestMachine(services),
-      machineVersion: 'test-1',
-      locales,
-      screenLimit: LIMIT,
-      hopBudgetMs: 5000,
-      sessionTtlS: 300,
-      resumeWindowS: 120,
-      defaultLanguage: 'en-BW',
-      sharedContextKeys: TEST_SHARED,
-    };
     try {
-      const engineA = createHopEngine({
-        ...options,
-        store: new RedisSessionStore(first.redis, first.prefix),
-      });
+      const engineA = engineOn(new RedisSessionStore(first.redis, first.prefix), services);
       await engineA.handleHop(hop('r1', ''));
       expect((await engineA.handleHop(hop('r1', '2'))).text).toContain('Enter your name:');
       await first.redis.quit();
 
-      const engineB = createHopEngine({
-        ...options,
-        store: new RedisSessionStore(second.redis, first.prefix),
-      });
+      const engineB = engineOn(new RedisSessionStore(second.redis, first.prefix), services);
       expect(await engineB.handleHop(hop('r1', '2*Lesedi'))).toEqual({ end: true, text: 'Hello Lesedi' });
       const record = JSON.parse(
         (await second.redis.get(

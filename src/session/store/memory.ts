@@ -1,6 +1,6 @@
 import { newLockToken } from './lock-token';
 import { decodeRef, encodeRef, msisdnKeys, sessionKeys, sharedPartKey } from './keys';
-import { decodeRecord, decodeVersioned, encodeRecord, versionPrefix } from './record';
+import { decodeRecord, encodeRecord, versionPrefix } from './record';
 import { RecentRecords } from './recent';
 import {
   LANGUAGE_PREF_TTL_S,
@@ -59,9 +59,7 @@ export class MemorySessionStore implements SessionStore {
     const known = this.recent.get(keys.record);
     if (known && raw?.startsWith(versionPrefix(known.version)))
       return { kind: 'locked', token, record: known.record };
-    const read = decodeVersioned(raw);
-    this.recent.remember(keys.record, read?.record ?? null, read?.version ?? null);
-    return { kind: 'locked', token, record: read?.record ?? null };
+    return { kind: 'locked', token, record: this.recent.read(keys.record, raw) };
   }
 
   recall(ref: SessionRef): RecalledRecord | null {
@@ -85,9 +83,7 @@ export class MemorySessionStore implements SessionStore {
       return { kind: 'saved' };
     }
     this.set(keys.lock, token, Math.ceil(lockMs));
-    const read = decodeVersioned(raw);
-    this.recent.remember(keys.record, read?.record ?? null, read?.version ?? null);
-    return { kind: 'locked', token, record: read?.record ?? null };
+    return { kind: 'locked', token, record: this.recent.read(keys.record, raw) };
   }
 
   async peek(ref: SessionRef): Promise<SessionRecord | null> {

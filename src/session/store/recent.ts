@@ -1,4 +1,5 @@
 import { deepFreeze } from '../deep-freeze';
+import { decodeVersioned } from './record';
 import type { RecalledRecord, SessionRecord } from './types';
 
 /** Live dialogues a store remembers by default (a few MB: a record decodes to a few KB). */
@@ -27,6 +28,13 @@ export class RecentRecords {
     // Oldest first in a Map: evicting the first key drops the dialogue touched longest ago.
     if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { record: deepFreeze(record), version });
+  }
+
+  /** A record's stored JSON, just read from the store: decoded and remembered. */
+  read(key: string, raw: string | null | undefined): SessionRecord | null {
+    const read = decodeVersioned(raw);
+    this.remember(key, read?.record ?? null, read?.version ?? null);
+    return read?.record ?? null;
   }
 
   forget(key: string): void {

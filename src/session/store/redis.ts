@@ -4,7 +4,7 @@ import { ScriptReplyError, ScriptSet } from '../../redis/scripts';
 import { sessionOutcome } from './codes';
 import { newLockToken } from './lock-token';
 import { decodeRef, encodeRef, msisdnKeys, sessionKeys, sharedPartKey } from './keys';
-import { decodeRecord, decodeVersioned, encodeRecord, versionPrefix } from './record';
+import { decodeRecord, encodeRecord, versionPrefix } from './record';
 import { RecentRecords } from './recent';
 import {
   LANGUAGE_PREF_TTL_S,
@@ -61,9 +61,7 @@ export class RedisSessionStore implements SessionStore {
     // Checked against the version just sent: the recalled record is still the stored one.
     if (outcome === 'unchanged' && known) return { kind: 'locked', token, record: known.record };
     if (outcome !== 'done') throw new ScriptReplyError('loadAndLock', code);
-    const read = decodeVersioned(raw);
-    this.recent.remember(keys.record, read?.record ?? null, read?.version ?? null);
-    return { kind: 'locked', token, record: read?.record ?? null };
+    return { kind: 'locked', token, record: this.recent.read(keys.record, raw) };
   }
 
   recall(ref: SessionRef): RecalledRecord | null {
@@ -99,9 +97,7 @@ export class RedisSessionStore implements SessionStore {
     }
     if (outcome === 'busy') return { kind: 'busy' };
     if (outcome !== 'changed') throw new ScriptReplyError('saveIfCurrent', code);
-    const read = decodeVersioned(raw);
-    this.recent.remember(keys.record, read?.record ?? null, read?.version ?? null);
-    return { kind: 'locked', token, record: read?.record ?? null };
+    return { kind: 'locked', token, record: this.recent.read(keys.record, raw) };
   }
 
   async peek(ref: SessionRef): Promise<SessionRecord | null> {
