@@ -4,7 +4,7 @@
  * account, quote and "my tokens" are reads; `order` is idempotent by the dialogue's key;
  * `resend` by a key derived from the session and the purchase.
  */
-import { fromPromise } from 'xstate';
+import { fromService } from '../../src/session/dialogue';
 import { agentsServedOn } from '../../src/agents/service-codes';
 import { componentLogger } from '../../src/observability/logger';
 import { deepFreeze } from '../../src/session/deep-freeze';
@@ -145,30 +145,30 @@ const logOperatorProblem: OperatorProblemReport = (call, error) =>
 
 /** The actors' shapes, none of them provided: the machine definition reads nothing global. */
 export const unprovidedActors = {
-  loadCatalogue: fromPromise<DialogueStart, { msisdn: string; serviceCode: string }>(
+  loadCatalogue: fromService<DialogueStart, { msisdn: string; serviceCode: string }>(
     notProvided('loadCatalogue'),
   ),
-  quote: fromPromise<QuoteView, { intent: PurchaseIntent | null }>(notProvided('quote')),
-  order: fromPromise<string, { intent: PurchaseIntent; key: string; total: Money }>(notProvided('order')),
-  verifyPin: fromPromise<PinOutcome, { msisdn: string; pin: string }>(notProvided('verifyPin')),
-  agentSaleCheck: fromPromise<SpendRefusal | null, { msisdn: string; minor: number }>(
+  quote: fromService<QuoteView, { intent: PurchaseIntent | null }>(notProvided('quote')),
+  order: fromService<string, { intent: PurchaseIntent; key: string; total: Money }>(notProvided('order')),
+  verifyPin: fromService<PinOutcome, { msisdn: string; pin: string }>(notProvided('verifyPin')),
+  agentSaleCheck: fromService<SpendRefusal | null, { msisdn: string; minor: number }>(
     notProvided('agentSaleCheck'),
   ),
-  agentFloat: fromPromise<{ available: Money; held: Money } | null, { msisdn: string }>(
+  agentFloat: fromService<{ available: Money; held: Money } | null, { msisdn: string }>(
     notProvided('agentFloat'),
   ),
-  newPinCandidate: fromPromise<
+  newPinCandidate: fromService<
     { ok: true; candidate: PinHash } | { ok: false; problem: string },
     { msisdn: string; pin: string }
   >(notProvided('newPinCandidate')),
-  savePin: fromPromise<
+  savePin: fromService<
     'changed' | 'mismatch' | 'stale',
     { msisdn: string; candidate: PinHash | null; repeated: string; pinVersion: number }
   >(notProvided('savePin')),
-  agentSales: fromPromise<SaleItem[], { msisdn: string }>(notProvided('agentSales')),
-  resendReceipt: fromPromise<void, { purchaseId: string; key: string }>(notProvided('resendReceipt')),
-  recentPurchases: fromPromise<TokenItem[], { msisdn: string }>(notProvided('recentPurchases')),
-  resend: fromPromise<void, { purchaseId: string; key: string }>(notProvided('resend')),
+  agentSales: fromService<SaleItem[], { msisdn: string }>(notProvided('agentSales')),
+  resendReceipt: fromService<void, { purchaseId: string; key: string }>(notProvided('resendReceipt')),
+  recentPurchases: fromService<TokenItem[], { msisdn: string }>(notProvided('recentPurchases')),
+  resend: fromService<void, { purchaseId: string; key: string }>(notProvided('resend')),
 };
 
 function notProvided(name: string): () => Promise<never> {
@@ -217,7 +217,7 @@ export function dialogueActors(
   }
 
   return {
-    loadCatalogue: fromPromise(({ input }) =>
+    loadCatalogue: fromService(({ input }) =>
       call('loadCatalogue', async () => {
         const [products, account, agent] = await Promise.all([
           services.products(),
@@ -236,7 +236,7 @@ export function dialogueActors(
         };
       }),
     ),
-    quote: fromPromise(({ input: { intent } }) =>
+    quote: fromService(({ input: { intent } }) =>
       call(
         'quote',
         async () => {
@@ -269,44 +269,44 @@ export function dialogueActors(
         intent?.productType === 'AIRTIME',
       ),
     ),
-    order: fromPromise(({ input }) =>
+    order: fromService(({ input }) =>
       call('order', async () => (await services.order(input.intent, input.key, input.total)).id),
     ),
-    verifyPin: fromPromise(({ input }) =>
+    verifyPin: fromService(({ input }) =>
       call('verifyPin', async () => {
         if (!services.verifyPin) return { status: 'not_agent' } as const;
         return services.verifyPin(input.msisdn, input.pin);
       }),
     ),
-    agentSaleCheck: fromPromise(({ input }) =>
+    agentSaleCheck: fromService(({ input }) =>
       call('agentSaleCheck', async () =>
         services.agentSaleCheck ? services.agentSaleCheck(input.msisdn, input.minor) : null,
       ),
     ),
-    agentFloat: fromPromise(({ input }) =>
+    agentFloat: fromService(({ input }) =>
       call('agentFloat', async () => (services.agentFloat ? services.agentFloat(input.msisdn) : null)),
     ),
-    newPinCandidate: fromPromise(({ input }) =>
+    newPinCandidate: fromService(({ input }) =>
       call('newPinCandidate', async () =>
         services.newPinCandidate
           ? services.newPinCandidate(input.msisdn, input.pin)
           : ({ ok: false, problem: 'format' } as const),
       ),
     ),
-    savePin: fromPromise(({ input }) =>
+    savePin: fromService(({ input }) =>
       call('savePin', async () =>
         services.savePin && input.candidate
           ? services.savePin(input.msisdn, input.candidate, input.repeated, input.pinVersion)
           : ('stale' as const),
       ),
     ),
-    agentSales: fromPromise(({ input }) =>
+    agentSales: fromService(({ input }) =>
       call('agentSales', async () => (services.agentSales ? services.agentSales(input.msisdn) : [])),
     ),
-    resendReceipt: fromPromise(({ input }) =>
+    resendReceipt: fromService(({ input }) =>
       call('resendReceipt', async () => services.resendReceipt?.(input.purchaseId, input.key)),
     ),
-    recentPurchases: fromPromise(({ input }) =>
+    recentPurchases: fromService(({ input }) =>
       call('recentPurchases', async () => {
         const records = await services.recentPurchases(input.msisdn);
         return records
@@ -320,6 +320,6 @@ export function dialogueActors(
           }));
       }),
     ),
-    resend: fromPromise(({ input }) => call('resend', () => services.resend(input.purchaseId, input.key))),
+    resend: fromService(({ input }) => call('resend', () => services.resend(input.purchaseId, input.key))),
   };
 }

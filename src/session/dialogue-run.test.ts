@@ -1,8 +1,15 @@
 import { dialogueActors, OPT, ussdMachine, type DialogueServices } from '../../machines/ussd-session.machine';
 import { INPUT, choose, services, text } from '../../machines/ussd/test-kit';
 import { SCRIPTS, play, type Step } from '../../machines/ussd/test-scripts';
-import type { DialogueEvent } from './dialogue';
-import { DialogueError, runDialogue, stepPurely, type DialogueStep } from './dialogue-run';
+import { assign, setup } from 'xstate';
+import { fromService, isService, SETTLED_TAG, type DialogueEvent } from './dialogue';
+import {
+  DialogueError,
+  DialogueTimeoutError,
+  runDialogue,
+  stepPurely,
+  type DialogueStep,
+} from './dialogue-run';
 
 const NO_DEADLINE = { at: Number.MAX_SAFE_INTEGER, graceMs: 1000, now: Date.now };
 const METER = '04123456789';
@@ -99,5 +106,167 @@ describe('shared context fields are kept apart from the snapshot', () => {
       expect(apart.shared!.products).toBe(menu.shared!.products);
     }
     expect(apart.value).toBe('quote');
+  });
+});
+
+describe('service calls run by the engine (no live actor)', () => {
+  const SETTLED = { tags: [SETTLED_TAG] };
+
+  it('every service of the USSD dialogue (the quote, the Buy among them) is one the engine runs', () => {
+    const actors = dialogueActors(services().services, () => undefined);
+    expect(Object.keys(actors)).toEqual(expect.arrayContaining(['quote', 'order', 'loadCatalogue']));
+    for (const [name, logic] of Object.entries(actors))
+      expect([name, isService(logic)]).toEqual([name, true]);
+  });
+  const soon = (ms: number) => ({ at: Date.now() + ms, graceMs: Math.floor(ms / 2), now: Date.now });
+
+  it('feeds each answer back as XState would: done with its output, the next call with its input', async () => {
+    const inputs: unknown[] = [];
+    const machine = setup({
+      types: { context: {} as { name: string; greeting: string } },
+      actors: {
+        lookup: fromService(async ({ input }: { input: { id: number } }) => {
+          inputs.push(input);
+          return `name-${input.id}`;
+        }),
+        greet: fromService(async ({ input }: { input: { name: string } }) => {
+          inputs.push(input);
+          return `Hello ${input.name}`;
+        }),
+      },
+    }).createMachine({
+      context: { name: '', greeting: '' },
+      initial: 'lookup',
+      states: {
+        lookup: {
+          invoke: {
+            src: 'lookup',
+            input: () => ({ id: 7 }),
+            onDone: { target: 'greet', actions: assign({ name: ({ event }) => event.output }) },
+          },
+        },
+        greet: {
+          invoke: {
+            src: 'greet',
+            input: ({ context }) => ({ name: context.name }),
+            onDone: { target: 'shown', actions: assign({ greeting: ({ event }) => event.output }) },
+          },
+        },
+        shown: SETTLED,
+      },
+    });
+    const step = await runDialogue(machine, { input: INPUT }, null, NO_DEADLINE);
+    expect(step.value).toBe('shown');
+    expect(step.context).toMatchObject({ name: 'name-7', greeting: 'Hello name-7' });
+    expect(inputs).toEqual([{ id: 7 }, { name: 'name-7' }]);
+    expect(step.persisted).toMatchObject({ value: 'shown', children: {} });
+  });
+
+  it('a failing call is the machine’s error event, with the error', async () => {
+    const machine = setup({
+      types: { context: {} as { problem: string } },
+      actors: { fail: fromService(async () => Promise.reject(new Error('no route to the service'))) },
+    }).createMachine({
+      context: { problem: '' },
+      initial: 'asking',
+      states: {
+        asking: {
+          invoke: {
+            src: 'fail',
+            onError: {
+              target: 'sorry',
+              actions: assign({ problem: ({ event }) => (event.error as Error).message }),
+            },
+          },
+        },
+        sorry: SETTLED,
+      },
+    });
+    const step = await runDialogue(machine, { input: INPUT }, null, NO_DEADLINE);
+    expect(step.value).toBe('sorry');
+    expect(step.context).toMatchObject({ problem: 'no route to the service' });
+  });
+
+  it('TIMEOUT at the deadline leaves the call: its signal is aborted and its late answer changes nothing', async () => {
+    const signals: AbortSignal[] = [];
+    let answer!: (value: string) => void;
+    const machine = setup({
+      actors: {
+        slow: fromService(
+          ({ signal }) =>
+            new Promise<string>((resolve) => {
+              signals.push(signal);
+              answer = resolve;
+            }),
+        ),
+      },
+    }).createMachine({
+      initial: 'asking',
+      states: {
+        asking: { invoke: { src: 'slow', onDone: 'answered' }, on: { TIMEOUT: 'retry' } },
+        answered: SETTLED,
+        retry: SETTLED,
+      },
+    });
+    const step = await runDialogue(machine, { input: INPUT }, null, soon(100));
+    expect(step.value).toBe('retry');
+    expect(signals).toHaveLength(1);
+    expect(signals[0].aborted).toBe(true);
+    answer('too late');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(step.value).toBe('retry');
+  });
+
+  it('a call that ignores TIMEOUT too ends the hop with DialogueTimeoutError at the deadline', async () => {
+    const machine = setup({
+      actors: { never: fromService(() => new Promise<string>(() => undefined)) },
+    }).createMachine({ initial: 'asking', states: { asking: { invoke: { src: 'never' } } } });
+    await expect(runDialogue(machine, { input: INPUT }, null, soon(60))).rejects.toBeInstanceOf(
+      DialogueTimeoutError,
+    );
+  });
+
+  it('a step that asks for anything else first (a delayed event) runs on a live actor from the same start', async () => {
+    let calls = 0;
+    const machine = setup({
+      actors: {
+        read: fromService(async () => {
+          calls += 1;
+          return 'read';
+        }),
+      },
+    }).createMachine({
+      initial: 'asking',
+      states: {
+        asking: { invoke: { src: 'read', onDone: 'shown' }, after: { 10000: 'shown' } },
+        shown: SETTLED,
+      },
+    });
+    const step = await runDialogue(machine, { input: INPUT }, null, NO_DEADLINE);
+    expect(step.value).toBe('shown');
+    expect(calls).toBe(1);
+  });
+
+  it('once a call ran, anything else asked for fails the hop: a call is never made twice', async () => {
+    let calls = 0;
+    const machine = setup({
+      actors: {
+        read: fromService(async () => {
+          calls += 1;
+          return 'read';
+        }),
+      },
+    }).createMachine({
+      initial: 'asking',
+      states: {
+        asking: { invoke: { src: 'read', onDone: 'waiting' } },
+        waiting: { after: { 5: 'shown' } },
+        shown: SETTLED,
+      },
+    });
+    await expect(runDialogue(machine, { input: INPUT }, null, NO_DEADLINE)).rejects.toBeInstanceOf(
+      DialogueError,
+    );
+    expect(calls).toBe(1);
   });
 });

@@ -8,7 +8,7 @@ import {
   type AnyStateMachine,
   type ExecutableActionObject,
 } from 'xstate';
-import { SETTLED_TAG, type DialogueEvent, type DialogueInput, type Screen } from './dialogue';
+import { isService, SETTLED_TAG, type DialogueEvent, type DialogueInput, type Screen } from './dialogue';
 
 /** The machine did not settle within the hop budget, even after TIMEOUT. */
 export class DialogueTimeoutError extends Error {
@@ -75,7 +75,10 @@ export async function runDialogue(
     const stepped = stepPurely(machine, start, event, sharedKeys);
     if (stepped) return stepped;
   }
-  return runLive(machine, start, event, deadline, sharedKeys);
+  return (
+    (await runServed(machine, start, event, deadline, sharedKeys)) ??
+    runLive(machine, start, event, deadline, sharedKeys)
+  );
 }
 
 /**
@@ -247,6 +250,143 @@ function tryPurely(
   if (next.status !== 'active' && next.status !== 'done') return null;
   if (effectful || hasChildren(next) || !isSettled(next)) return null;
   return stepOf(machine, next, sharedKeys);
+}
+
+/** An invocation XState would start: the child's id, its reference (never started) and input. */
+interface SpawnParams {
+  id: string;
+  actorRef?: AnyActorRef & { logic?: { config?: unknown } };
+  input?: unknown;
+}
+
+/** The effect starts a service call (`fromService`) that the engine can run itself. */
+function isServiceCall(action: ExecutableActionObject): boolean {
+  return action.type === 'xstate.spawnChild' && isService((action.params as SpawnParams).actorRef?.logic);
+}
+
+/** What the engine runs itself: service calls started, and calls stopped (the state was left). */
+const isServed = (action: ExecutableActionObject) =>
+  isServiceCall(action) || action.type === 'xstate.stopChild';
+
+/** A service call in flight, answering with the event XState would send its parent. */
+interface Call {
+  controller: AbortController;
+  answer: Promise<{ id: string; event: { type: string } }>;
+}
+
+/**
+ * The hop without an actor when it calls services: the machine stepped by XState's pure
+ * functions, and each service it invokes (a `fromService` promise) run by the engine with what
+ * XState would give it — its input and an abort signal — and its result fed back as XState's own
+ * `xstate.done.actor.<id>` or `xstate.error.actor.<id>` event, until the machine settles. TIMEOUT
+ * and the deadline as on a live actor. Null, before anything ran, when the step asks for anything
+ * else (then the live actor does the hop); once a service was called there is no handing over:
+ * a failure is the hop's, as on a live actor.
+ */
+async function runServed(
+  machine: AnyStateMachine,
+  start: DialogueStart,
+  event: DialogueEvent | null,
+  deadline: { at: number; graceMs: number; now: () => number },
+  sharedKeys: SharedKeys,
+): Promise<DialogueStep | null> {
+  const scope = pureScope();
+  let snapshot: AnyMachineSnapshot;
+  let asked: ExecutableActionObject[];
+  effects.length = 0;
+  try {
+    if ('snapshot' in start) {
+      snapshot = machine.restoreSnapshot(start.snapshot as never, scope) as AnyMachineSnapshot;
+      putShared(snapshot, start.shared);
+      if (hasChildren(snapshot)) return null;
+      if (event) snapshot = machine.transition(snapshot, event, scope);
+    } else snapshot = machine.getInitialSnapshot(scope, start.input) as AnyMachineSnapshot;
+    asked = effects.splice(0);
+  } catch {
+    return null;
+  } finally {
+    effects.length = 0;
+  }
+  if (snapshot.status !== 'active' && snapshot.status !== 'done') return null;
+  if (!asked.some(isServiceCall) || !asked.every(isServed)) return null;
+
+  const calls = new Map<string, Call>();
+  let timeoutAt = deadline.at - deadline.graceMs;
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    for (;;) {
+      for (const action of asked) carryOut(action, calls, scope);
+      if (snapshot.status === 'error') throw new DialogueError(snapshot.error);
+      if (isSettled(snapshot)) return stepOf(machine, snapshot, sharedKeys);
+      const expired = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), Math.max(1, timeoutAt - deadline.now()));
+      });
+      const next = await Promise.race([...[...calls.values()].map((call) => call.answer), expired]);
+      clearTimeout(timer);
+      let fed: { type: string };
+      if (next === null) {
+        if (timedOut) throw new DialogueTimeoutError();
+        timedOut = true;
+        timeoutAt = deadline.at;
+        fed = { type: 'TIMEOUT' };
+      } else {
+        calls.delete(next.id);
+        // A call whose state was left meanwhile (TIMEOUT) answers nobody.
+        if (!(next.id in snapshot.children)) {
+          asked = [];
+          continue;
+        }
+        fed = next.event;
+      }
+      try {
+        snapshot = machine.transition(snapshot, fed as never, scope);
+        asked = effects.splice(0);
+      } finally {
+        effects.length = 0;
+      }
+      const unserved = asked.find((action) => !isServed(action));
+      if (unserved)
+        throw new DialogueError(new Error(`the dialogue asked for ${unserved.type} while calling services`));
+    }
+  } catch (err) {
+    throw err instanceof DialogueTimeoutError || err instanceof DialogueError ? err : new DialogueError(err);
+  } finally {
+    clearTimeout(timer);
+    // Nothing keeps running after the hop, as when a live actor is stopped.
+    for (const call of calls.values()) call.controller.abort();
+  }
+}
+
+/** Starts a service call the machine asked for, or aborts one whose state it left. */
+function carryOut(action: ExecutableActionObject, calls: Map<string, Call>, scope: AnyActorScope): void {
+  const params = action.params as SpawnParams & { actorRef?: AnyActorRef };
+  if (action.type === 'xstate.stopChild') {
+    const id = params.actorRef?.id;
+    if (id !== undefined) {
+      calls.get(id)?.controller.abort();
+      calls.delete(id);
+    }
+    return;
+  }
+  const { id, actorRef, input } = params;
+  const creator = actorRef!.logic!.config as (args: object) => PromiseLike<unknown>;
+  const controller = new AbortController();
+  const answer = new Promise<unknown>((resolve) =>
+    resolve(
+      creator({
+        input,
+        system: scope.system,
+        self: actorRef,
+        signal: controller.signal,
+        emit: () => undefined,
+      }),
+    ),
+  ).then(
+    (output) => ({ id, event: { type: `xstate.done.actor.${id}`, output, actorId: id } }),
+    (error: unknown) => ({ id, event: { type: `xstate.error.actor.${id}`, error, actorId: id } }),
+  );
+  calls.set(id, { controller, answer });
 }
 
 function hasChildren(snapshot: AnyMachineSnapshot): boolean {

@@ -6,6 +6,8 @@
  * subscriber's reply into one event.
  */
 
+import { fromPromise } from 'xstate';
+
 /** Message parameters; a LocalText parameter is rendered in the same language first (a product's name). */
 export type TextParams = { [name: string]: string | number | LocalText };
 
@@ -87,3 +89,22 @@ export const SETTLED_TAG = 'settled';
  * into a purchase). A dialogue dropped on the main menu or a final screen is not offered.
  */
 export const RESUMABLE_TAG = 'resumable';
+
+/** The machine's service calls, by their logic object (see {@link fromService}). */
+const SERVICES = new WeakSet<object>();
+
+/**
+ * A dialogue's service call (a read, a quote, an idempotent order): XState's `fromPromise`, marked
+ * so the engine may run the promise itself instead of on a live actor (src/session/dialogue-run.ts),
+ * with what XState would give it (input, an abort signal) and the same done or error event back.
+ */
+export const fromService: typeof fromPromise = (creator) => {
+  const logic = fromPromise(creator);
+  SERVICES.add(logic);
+  return logic;
+};
+
+/** Whether `logic` was made by {@link fromService}. */
+export function isService(logic: unknown): boolean {
+  return typeof logic === 'object' && logic !== null && SERVICES.has(logic);
+}
