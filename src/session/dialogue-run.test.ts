@@ -57,16 +57,22 @@ describe('a hop that calls no service is stepped without an actor', () => {
     s.steps.every((step: Step) => !('wait' in step) && step.type !== 'TIMEOUT'),
   );
 
-  it.each(plain.map((s) => [s.name, s] as const))(
-    '%s: the engine’s steps match the live actor’s, state and context',
-    async (_name, script) => {
+  // Continued from the stored form (restored), or from the very object persisted, as when the
+  // session store remembers the record in process (the snapshot it came from is reused).
+  const ways = [
+    ['restored', (step: DialogueStep) => stored(step)],
+    ['kept in process', (step: DialogueStep) => step.persisted],
+  ] as const;
+  it.each(ways.flatMap(([way, keep]) => plain.map((s) => [s.name, way, s, keep] as const)))(
+    '%s (%s): the engine’s steps match the live actor’s, state and context',
+    async (_name, _way, script, keep) => {
       const live = await play(script, false);
       const machine = machineOver(services(script.overrides?.() ?? {}).services);
       let step = await runDialogue(machine, { input: INPUT }, null, NO_DEADLINE);
       const seen = [step];
       for (const event of script.steps as DialogueEvent[]) {
         // A finished dialogue ignores what comes after (the live actor too).
-        if (!step.done) step = await runDialogue(machine, { snapshot: stored(step) }, event, NO_DEADLINE);
+        if (!step.done) step = await runDialogue(machine, { snapshot: keep(step) }, event, NO_DEADLINE);
         seen.push(step);
       }
       expect(seen.map((s) => ({ state: s.value, done: s.done, context: s.context }))).toEqual(

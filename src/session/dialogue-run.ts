@@ -114,6 +114,47 @@ function stepOf(
   return { persisted: machine.getPersistedSnapshot({ ...snapshot, context: rest }), shared, ...view };
 }
 
+/**
+ * The machine snapshot a stored snapshot was persisted from by a pure step, for as long as the
+ * stored object lives (the session store keeps the last record of each live dialogue in
+ * process): the next hop continues from it rather than restoring the stored form, which walks
+ * the whole context again. Snapshots are immutable; a settled one holds no running child.
+ */
+const settledSnapshots = new WeakMap<object, AnyMachineSnapshot>();
+
+/** A settled pure step, remembered as the snapshot to continue its stored form from. */
+function pureStepOf(
+  machine: AnyStateMachine,
+  snapshot: AnyMachineSnapshot,
+  sharedKeys: SharedKeys,
+): DialogueStep {
+  const step = stepOf(machine, snapshot, sharedKeys);
+  if (
+    snapshot.status === 'active' &&
+    !hasChildren(snapshot) &&
+    typeof step.persisted === 'object' &&
+    step.persisted
+  )
+    settledSnapshots.set(step.persisted, snapshot);
+  return step;
+}
+
+/** The snapshot a stored dialogue continues from: the one it was persisted from, else restored. */
+function continued(
+  machine: AnyStateMachine,
+  start: StoredDialogue,
+  scope: AnyActorScope,
+): AnyMachineSnapshot {
+  const kept =
+    typeof start.snapshot === 'object' && start.snapshot !== null
+      ? settledSnapshots.get(start.snapshot)
+      : undefined;
+  if (kept && kept.machine === machine) return kept;
+  const restored = machine.restoreSnapshot(start.snapshot as never, scope) as AnyMachineSnapshot;
+  putShared(restored, start.shared);
+  return restored;
+}
+
 /** The hop on a live actor: restored (or started), fed the event, settled, persisted, stopped. */
 async function runLive(
   machine: AnyStateMachine,
@@ -234,8 +275,7 @@ function tryPurely(
   let next: AnyMachineSnapshot;
   let effectful: boolean;
   try {
-    const restored = machine.restoreSnapshot(start.snapshot as never, scope) as AnyMachineSnapshot;
-    putShared(restored, start.shared);
+    const restored = continued(machine, start, scope);
     // A stored dialogue with a service call still running (its hop ran out of time) restarts it.
     if (hasChildren(restored)) return null;
     next = machine.transition(restored, event, scope);
@@ -249,7 +289,7 @@ function tryPurely(
   }
   if (next.status !== 'active' && next.status !== 'done') return null;
   if (effectful || hasChildren(next) || !isSettled(next)) return null;
-  return stepOf(machine, next, sharedKeys);
+  return pureStepOf(machine, next, sharedKeys);
 }
 
 /** An invocation XState would start: the child's id, its reference (never started) and input. */
@@ -296,8 +336,7 @@ async function runServed(
   effects.length = 0;
   try {
     if ('snapshot' in start) {
-      snapshot = machine.restoreSnapshot(start.snapshot as never, scope) as AnyMachineSnapshot;
-      putShared(snapshot, start.shared);
+      snapshot = continued(machine, start, scope);
       if (hasChildren(snapshot)) return null;
       if (event) snapshot = machine.transition(snapshot, event, scope);
     } else snapshot = machine.getInitialSnapshot(scope, start.input) as AnyMachineSnapshot;
@@ -318,7 +357,7 @@ async function runServed(
     for (;;) {
       for (const action of asked) carryOut(action, calls, scope);
       if (snapshot.status === 'error') throw new DialogueError(snapshot.error);
-      if (isSettled(snapshot)) return stepOf(machine, snapshot, sharedKeys);
+      if (isSettled(snapshot)) return pureStepOf(machine, snapshot, sharedKeys);
       const expired = new Promise<null>((resolve) => {
         timer = setTimeout(() => resolve(null), Math.max(1, timeoutAt - deadline.now()));
       });
