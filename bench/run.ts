@@ -182,6 +182,8 @@ interface Result {
   /** Busy and total CPU ms of the whole machine during the measured window. */
   machine: { busy: number; total: number } | null;
   errors: number;
+  /** The first few unexpected answers, as received (the step, the HTTP status, the body). */
+  unexpected: string[];
   elapsedMs: number;
   latencies: number[];
 }
@@ -197,6 +199,7 @@ async function load(
 ): Promise<Result> {
   const latencies: number[] = [];
   let errors = 0;
+  const unexpected: string[] = [];
   let buys = 0;
   const start = Date.now();
   const measureFrom = start + WARMUP_MS;
@@ -234,7 +237,13 @@ async function load(
         const now = Date.now();
         if (now >= measureFrom && now < stopAt) {
           if (ok) latencies.push(tookMs);
-          else errors += 1;
+          else {
+            errors += 1;
+            if (unexpected.length < 3)
+              unexpected.push(
+                `hop ${step + 1} (${JSON.stringify(text)}): ${reply.status} ${JSON.stringify(reply.body)}`,
+              );
+          }
         }
         if (!ok || reply.body.startsWith('END')) break;
       }
@@ -251,7 +260,16 @@ async function load(
     from.machine && to.machine
       ? { busy: to.machine.busy - from.machine.busy, total: to.machine.total - from.machine.total }
       : null;
-  return { hops: latencies.length, buys, cpu, machine, errors, elapsedMs: DURATION_MS, latencies };
+  return {
+    hops: latencies.length,
+    buys,
+    cpu,
+    machine,
+    errors,
+    unexpected,
+    elapsedMs: DURATION_MS,
+    latencies,
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -576,22 +594,22 @@ async function main(): Promise<void> {
       console.log(`round ${round}`);
       console.log(header);
       for (const target of targets) {
-        const result = summary(
-          await load(
-            target.port,
-            '/ussd/africastalking',
-            `${runId}-${round}`,
-            [processMeter('server', target.server.pid), ...others],
-            // The gateway's live dialogue records, sampled mid-round (every dialogue ends by the round's end).
-            target === targets[0]
-              ? async () => {
-                  liveBytes = (await liveDialogueBytes(infoClient, `bench-${runId}`)) ?? liveBytes;
-                }
-              : undefined,
-          ),
+        const played = await load(
+          target.port,
+          '/ussd/africastalking',
+          `${runId}-${round}`,
+          [processMeter('server', target.server.pid), ...others],
+          // The gateway's live dialogue records, sampled mid-round (every dialogue ends by the round's end).
+          target === targets[0]
+            ? async () => {
+                liveBytes = (await liveDialogueBytes(infoClient, `bench-${runId}`)) ?? liveBytes;
+              }
+            : undefined,
         );
+        const result = summary(played);
         target.results.push(result);
         console.log(row(target.name, result));
+        for (const answer of played.unexpected) console.log(`  unexpected answer: ${answer}`);
         if (target.build) {
           target.build.fulfilled.buys += result.buys;
           // The hop path alone: the round's purchases are fulfilled (and checked) before the next
