@@ -232,47 +232,39 @@ describe('service calls run by the engine (no live actor)', () => {
     );
   });
 
-  it('a step that asks for anything else first (a delayed event) runs on a live actor from the same start', async () => {
-    let calls = 0;
+  /** A machine whose one service counts its calls, then goes on to `states`. */
+  function counting(states: Parameters<ReturnType<typeof setup>['createMachine']>[0]['states']) {
+    const counted = { calls: 0 };
     const machine = setup({
       actors: {
         read: fromService(async () => {
-          calls += 1;
+          counted.calls += 1;
           return 'read';
         }),
       },
-    }).createMachine({
-      initial: 'asking',
-      states: {
-        asking: { invoke: { src: 'read', onDone: 'shown' }, after: { 10000: 'shown' } },
-        shown: SETTLED,
-      },
+    }).createMachine({ initial: 'asking', states });
+    return { machine, counted };
+  }
+
+  it('a step that asks for anything else first (a delayed event) runs on a live actor from the same start', async () => {
+    const { machine, counted } = counting({
+      asking: { invoke: { src: 'read', onDone: 'shown' }, after: { 10000: 'shown' } },
+      shown: SETTLED,
     });
     const step = await runDialogue(machine, { input: INPUT }, null, NO_DEADLINE);
     expect(step.value).toBe('shown');
-    expect(calls).toBe(1);
+    expect(counted.calls).toBe(1);
   });
 
   it('once a call ran, anything else asked for fails the hop: a call is never made twice', async () => {
-    let calls = 0;
-    const machine = setup({
-      actors: {
-        read: fromService(async () => {
-          calls += 1;
-          return 'read';
-        }),
-      },
-    }).createMachine({
-      initial: 'asking',
-      states: {
-        asking: { invoke: { src: 'read', onDone: 'waiting' } },
-        waiting: { after: { 5: 'shown' } },
-        shown: SETTLED,
-      },
+    const { machine, counted } = counting({
+      asking: { invoke: { src: 'read', onDone: 'waiting' } },
+      waiting: { after: { 5: 'shown' } },
+      shown: SETTLED,
     });
     await expect(runDialogue(machine, { input: INPUT }, null, NO_DEADLINE)).rejects.toBeInstanceOf(
       DialogueError,
     );
-    expect(calls).toBe(1);
+    expect(counted.calls).toBe(1);
   });
 });
