@@ -270,27 +270,45 @@ function tryPurely(
   event: DialogueEvent,
   sharedKeys: SharedKeys,
 ): DialogueStep | null {
+  const first = firstStep(machine, start, event);
+  if (!first || first.asked.length > 0 || hasChildren(first.snapshot) || !isSettled(first.snapshot))
+    return null;
+  return pureStepOf(machine, first.snapshot, sharedKeys);
+}
+
+/**
+ * The hop's start (stored or fresh) with its event applied by XState's pure functions, and the
+ * effects it asked for (collected, not carried out); null when that cannot be done purely: a
+ * stored dialogue with a service call still running (its hop ran out of time; a live actor
+ * restarts it), a failing step (the live actor decides what that comes to, and reports it as its
+ * own error), or a machine that stopped or failed.
+ */
+function firstStep(
+  machine: AnyStateMachine,
+  start: DialogueStart,
+  event: DialogueEvent | null,
+): { snapshot: AnyMachineSnapshot; asked: readonly ExecutableActionObject[] } | null {
   const scope = pureScope();
   effects.length = 0;
-  let next: AnyMachineSnapshot;
-  let effectful: boolean;
   try {
-    const restored = continued(machine, start, scope);
-    // A stored dialogue with a service call still running (its hop ran out of time) restarts it.
-    if (hasChildren(restored)) return null;
-    next = machine.transition(restored, event, scope);
-    effectful = effects.length > 0;
+    let snapshot: AnyMachineSnapshot;
+    if ('snapshot' in start) {
+      snapshot = continued(machine, start, scope);
+      if (hasChildren(snapshot)) return null;
+      if (event) snapshot = machine.transition(snapshot, event, scope);
+    } else snapshot = machine.getInitialSnapshot(scope, start.input) as AnyMachineSnapshot;
+    if (snapshot.status !== 'active' && snapshot.status !== 'done') return null;
+    return { snapshot, asked: effects.length > 0 ? effects.splice(0) : NOTHING_ASKED };
   } catch {
-    // The live actor decides what a failing step comes to (and reports it as its own error).
     return null;
   } finally {
     // The scope is shared: nothing collected may reach the next hop.
     effects.length = 0;
   }
-  if (next.status !== 'active' && next.status !== 'done') return null;
-  if (effectful || hasChildren(next) || !isSettled(next)) return null;
-  return pureStepOf(machine, next, sharedKeys);
 }
+
+/** What a step that asked for nothing asked for (most steps): no array per hop. */
+const NOTHING_ASKED: readonly ExecutableActionObject[] = Object.freeze([]);
 
 /** An invocation XState would start: the child's id, its reference (never started) and input. */
 interface SpawnParams {
@@ -330,24 +348,10 @@ async function runServed(
   deadline: { at: number; graceMs: number; now: () => number },
   sharedKeys: SharedKeys,
 ): Promise<DialogueStep | null> {
+  const first = firstStep(machine, start, event);
+  if (!first || !first.asked.some(isServiceCall) || !first.asked.every(isServed)) return null;
   const scope = pureScope();
-  let snapshot: AnyMachineSnapshot;
-  let asked: ExecutableActionObject[];
-  effects.length = 0;
-  try {
-    if ('snapshot' in start) {
-      snapshot = continued(machine, start, scope);
-      if (hasChildren(snapshot)) return null;
-      if (event) snapshot = machine.transition(snapshot, event, scope);
-    } else snapshot = machine.getInitialSnapshot(scope, start.input) as AnyMachineSnapshot;
-    asked = effects.splice(0);
-  } catch {
-    return null;
-  } finally {
-    effects.length = 0;
-  }
-  if (snapshot.status !== 'active' && snapshot.status !== 'done') return null;
-  if (!asked.some(isServiceCall) || !asked.every(isServed)) return null;
+  let { snapshot, asked } = first;
 
   const calls = new Map<string, Call>();
   let timeoutAt = deadline.at - deadline.graceMs;

@@ -163,12 +163,15 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
 /**
  * A quick hop cannot finish without the lock (it would call a service, answer a replay, or the
  * record changed): nothing was written. Carries the lock and record when the failed save took them.
+ * A signal caught by `quickHop`, never a failure: not an Error, so throwing one (on every hop that
+ * calls a service) captures no stack.
  */
-class NeedsLock extends Error {
-  constructor(readonly held?: { token: string; record: SessionRecord | null }) {
-    super('the hop needs the session lock');
-  }
+class NeedsLock {
+  constructor(readonly held?: { token: string; record: SessionRecord | null }) {}
 }
+
+/** The NeedsLock of a quick hop that took nothing: one for all. */
+const NEEDS_LOCK = new NeedsLock();
 
 /** The whole hop overran its budget (a store that does not answer). */
 class BudgetExceededError extends Error {
@@ -366,7 +369,7 @@ class Engine {
     const early = this.answerAsIs(turn, record);
     if (early) {
       // Only the record under the lock is sure to be the latest: a remembered one may not be.
-      if (turn.basedOn !== undefined) throw new NeedsLock();
+      if (turn.basedOn !== undefined) throw NEEDS_LOCK;
       if (early.outcome === 'refused')
         log.warn('hop refused: msisdn differs from the session', {
           sessionMsisdn: maskMsisdn(record.msisdn),
@@ -417,7 +420,7 @@ class Engine {
 
   /** Goes no further on a quick hop: what follows needs the lock (see {@link Engine.quickHop}). */
   private underLock(turn: Turn): undefined {
-    if (turn.basedOn !== undefined) throw new NeedsLock();
+    if (turn.basedOn !== undefined) throw NEEDS_LOCK;
     return undefined;
   }
 
@@ -487,7 +490,7 @@ class Engine {
           'snapshot' in start && event
             ? stepPurely(this.options.machine, start, event, this.shared.fields)
             : null;
-        if (!step) throw new NeedsLock();
+        if (!step) throw NEEDS_LOCK;
       } else
         step = await runDialogue(
           this.options.machine,
@@ -582,9 +585,9 @@ class Engine {
     };
     const ttl = final ? this.options.sessionTtlS : this.activeTtlS;
     if (turn.basedOn !== undefined) {
-      if (outcome !== 'event' && outcome !== 'page') throw new NeedsLock();
+      if (outcome !== 'event' && outcome !== 'page') throw NEEDS_LOCK;
       const quick = await this.store.saveIfCurrent(turn.ref, turn.basedOn, record, ttl, this.lockMs);
-      if (quick.kind === 'busy') throw new NeedsLock();
+      if (quick.kind === 'busy') throw NEEDS_LOCK;
       if (quick.kind === 'locked') throw new NeedsLock(quick);
       turn.saved = true;
       return { reply, outcome };
