@@ -1,6 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 import type { LifecycleSettings } from '../../machines/purchase.machine';
-import { componentLogger, maskMsisdn } from '../observability/logger';
+import { componentLogger, maskMsisdn, premasked } from '../observability/logger';
 import { localDay } from '../i18n/local-time';
 import type { PurchaseService } from '../vas/port';
 import {
@@ -88,18 +88,38 @@ export interface RunningPurchaseDesk extends PurchaseDesk {
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
+const REFERENCE_BYTES = 10;
+
+/**
+ * Random bytes for references, drawn from a pool filled 100 references at a time: each
+ * `randomBytes` call is a crypto job of its own, and one per Buy cost a loaded gateway 1% of
+ * its CPU (`randomUUID` pools the same way).
+ */
+const randomPool = Buffer.alloc(REFERENCE_BYTES * 100);
+let randomUsed = randomPool.length;
+
+/** The offset in {@link randomPool} of `size` fresh random bytes. */
+function drawRandom(size: number): number {
+  if (randomUsed + size > randomPool.length) {
+    randomFillSync(randomPool);
+    randomUsed = 0;
+  }
+  randomUsed += size;
+  return randomUsed - size;
+}
+
 /**
  * `GW-20250101-<16 base32>`: 28 characters, unique (80 random bits), safe in any form field.
  * The day is the local one in `timeZone`, so a purchase at 00:30 in Gaborone carries that day.
  */
 export function newExternalReference(now: Date, timeZone: string): string {
   const day = localDay(now, timeZone).replace(/-/g, '');
-  const bytes = randomBytes(10);
+  const at = drawRandom(REFERENCE_BYTES);
   let bits = 0;
   let value = 0;
   let out = '';
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
+  for (let i = at; i < at + REFERENCE_BYTES; i++) {
+    value = (value << 8) | randomPool[i];
     bits += 8;
     while (bits >= 5) {
       out += BASE32[(value >>> (bits - 5)) & 31];
@@ -190,13 +210,17 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
       const { created, record } = existing
         ? { created: false, record: existing }
         : await store.create(candidate);
+      // Our own ids and a masked number: no masking walk (one line per Buy).
       if (created)
-        log.info('purchase created', {
-          purchaseId: record.id,
-          externalReference: record.externalReference,
-          channel: record.intent.channel,
-          beneficiary: maskMsisdn(record.intent.beneficiaryMsisdn),
-        });
+        log.info(
+          'purchase created',
+          premasked({
+            purchaseId: record.id,
+            externalReference: record.externalReference,
+            channel: record.intent.channel,
+            beneficiary: maskMsisdn(record.intent.beneficiaryMsisdn),
+          }),
+        );
       // Enqueue again for a duplicate still in `created`: the job id de-duplicates, the CAS guards.
       if (record.state === 'created')
         await queue.enqueue({ kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts });

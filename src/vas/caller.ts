@@ -1,4 +1,4 @@
-import { componentLogger } from '../observability/logger';
+import { componentLogger, maskNumbersInText, premasked } from '../observability/logger';
 import { TokenManager, type Credentials } from './auth';
 import { mapErrorResponse, isLegacyErrorBody } from './error-mapper';
 import {
@@ -194,7 +194,16 @@ export class ServiceCaller {
       responseRequestId,
     };
     if (error === undefined) {
-      log.info('purchase-service call', fields);
+      // One line per call of every quote: the free-text fields masked here, no masking walk.
+      log.info(
+        'purchase-service call',
+        premasked({
+          ...fields,
+          path: maskNumbersInText(request.path),
+          requestId: maskNumbersInText(request.requestId),
+          responseRequestId: responseRequestId === null ? null : maskNumbersInText(responseRequestId),
+        }),
+      );
       return;
     }
     fields.outcome = outcomeOf(error);
