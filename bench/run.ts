@@ -474,7 +474,7 @@ async function main(): Promise<void> {
     await waitForHealth(sandboxPort, sandbox, '/sandbox/scenarios');
     const purchaseService = `http://127.0.0.1:${sandboxPort}`;
 
-    // BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway process, written when it exits.
+    // BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway process (and the peer's), written when it exits.
     // BENCH_NODE_ARGS: node flags for the gateway instead of `npm start`'s (e.g. GC settings to compare).
     const startArgs = (process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS).split(' ').filter((arg) => arg !== '');
     const profileArgs = [
@@ -535,12 +535,17 @@ async function main(): Promise<void> {
       return started;
     };
     const worker = TOPOLOGY === 'alongside' ? await startWorker() : undefined;
-    const peer = startProcess('bench/peer-server.js', {
-      PORT: String(peerPort),
-      REDIS_URL,
-      PEER_PREFIX: `bench-${runId}-peer`,
-      PURCHASE_API_BASE_URL: purchaseService,
-    });
+    // The peer is profiled too (its own file in BENCH_PROFILE): a profile is read against the peer's.
+    const peer = startProcess(
+      'bench/peer-server.js',
+      {
+        PORT: String(peerPort),
+        REDIS_URL,
+        PEER_PREFIX: `bench-${runId}-peer`,
+        PURCHASE_API_BASE_URL: purchaseService,
+      },
+      profileArgs.slice(0, process.env.BENCH_PROFILE ? 2 : 0),
+    );
     children.push(peer);
     const bare = startProcess('bench/bare-server.js', { PORT: String(barePort) });
     children.push(bare);

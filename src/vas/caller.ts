@@ -107,10 +107,22 @@ export class ServiceCaller {
     let bearer = await this.bearer(spec, requestId, () => this.tokens.accessToken(requestId));
     let authRetried = false;
     let rateLimitRetries = 0;
+    let staleRetried = false;
     for (;;) {
       try {
         return await this.attempt({ ...spec, bearer, timeoutMs, requestId });
       } catch (error) {
+        // The server closed the idle connection as the read went out on it: once more on a new
+        // one (Node's agent picks a fresh socket). Never a write: a confirm may have arrived.
+        if (
+          error instanceof TransportError &&
+          error.staleConnection &&
+          spec.kind === 'read' &&
+          !staleRetried
+        ) {
+          staleRetried = true;
+          continue;
+        }
         if (error instanceof AuthenticationError && error.code === 'invalid_credentials' && !authRetried) {
           authRetried = true;
           const rejected = bearer;

@@ -103,14 +103,22 @@ export class InternalServerError extends PurchaseServiceError {}
 
 /** A transport failure: no usable answer came back. */
 export class TransportError extends Error {
+  /**
+   * The kept-alive connection the request went out on was reset (ECONNRESET, EPIPE): the server
+   * closed it as an idle one while the request was on its way. A read is sent again on a new
+   * connection; a write's outcome stays unknown.
+   */
+  readonly staleConnection: boolean;
+
   constructor(
     readonly outcome: Exclude<CallOutcome, 'rejected'>,
     message: string,
     readonly requestId: string | null,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; staleConnection?: boolean },
   ) {
     super(message, options);
     this.name = outcome === 'not_sent' ? 'RequestNotSentError' : 'OutcomeUnknownError';
+    this.staleConnection = options?.staleConnection ?? false;
   }
 }
 

@@ -54,6 +54,8 @@ export function outgoingRequestId(raw: string): string {
 interface SocketState {
   connected: boolean;
   flushed: boolean;
+  /** The request went out on a kept-alive connection that served an earlier one. */
+  reused: boolean;
 }
 
 /** `http.request` wrapped so the call can see when its socket connects and its body is written. */
@@ -63,6 +65,7 @@ function watchingTransport(state: SocketState, secure: boolean) {
     request(options: http.RequestOptions, callback?: (res: http.IncomingMessage) => void) {
       const req = base.request(options, callback);
       req.on('socket', (socket: Socket) => {
+        state.reused = req.reusedSocket;
         // A kept-alive socket is already connected; a fresh one connects (and for TLS, handshakes) later.
         const event = secure ? 'secureConnect' : 'connect';
         if (!socket.connecting && (!secure || (socket as { encrypted?: boolean }).encrypted)) {
@@ -130,7 +133,7 @@ export class HttpTransport {
   }
 
   async send(request: HttpRequest): Promise<HttpAnswer> {
-    const state: SocketState = { connected: false, flushed: false };
+    const state: SocketState = { connected: false, flushed: false, reused: false };
     const controller = new AbortController();
     let fired: 'connect' | 'read' | null = null;
     const connectTimeoutMs = Math.min(request.timeoutMs, this.options.connectTimeoutMs ?? 5000);
@@ -218,9 +221,9 @@ export class HttpTransport {
     }
     return new TransportError(
       'unknown',
-      `${where}: ${code} after the request was ${state.flushed ? 'sent' : 'started'} (outcome unknown)`,
+      `${where}: ${code} after the request was ${state.flushed ? 'sent' : 'started'}${state.reused ? ' on a kept-alive connection' : ''} (outcome unknown)`,
       request.requestId,
-      { cause: error },
+      { cause: error, staleConnection: state.reused && (code === 'ECONNRESET' || code === 'EPIPE') },
     );
   }
 }

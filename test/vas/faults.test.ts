@@ -100,7 +100,7 @@ describe('confirm faults', () => {
 });
 
 describe('read faults', () => {
-  it('a slow validate past the read timeout and a dropped validate are outcome unknown', async () => {
+  it('a slow validate past the read timeout and a validate dropped on a new connection are outcome unknown', async () => {
     const service = serviceFor(sandbox.url, { timeoutMs: 300, confirmTimeoutMs: 1000 });
     await service.listAccounts(ctx()); // log in first, so the fault hits validate
     await armFault(sandbox.url, { endpoint: 'validate', fault: 'slow', delayMs: 2000 });
@@ -108,8 +108,34 @@ describe('read faults', () => {
       outcome: 'unknown',
       name: 'OutcomeUnknownError',
     });
+    // Dropped on the kept-alive connection, then on the new one: sent twice, then unknown.
+    await armFault(sandbox.url, { endpoint: 'validate', fault: 'drop', count: 2 });
+    await expect(service.validate(purchase(), ctx())).rejects.toMatchObject({
+      outcome: 'unknown',
+      staleConnection: false,
+    });
+  });
+
+  it('a read whose kept-alive connection is reset (the server closed it as idle) is sent once more on a new one', async () => {
+    const service = serviceFor(proxy.url);
+    await service.listAccounts(ctx()); // the connection the validate will reuse
+    const VALIDATE = '/public/v1/purchases/validate';
+    const before = proxy.count(VALIDATE);
     await armFault(sandbox.url, { endpoint: 'validate', fault: 'drop' });
-    await expect(service.validate(purchase(), ctx())).rejects.toMatchObject({ outcome: 'unknown' });
+    const quote = await service.validate(purchase(), ctx());
+    expect(quote.status).toBe('ON_GOING');
+    expect(proxy.count(VALIDATE) - before).toBe(2);
+  });
+
+  it('a confirm whose kept-alive connection is reset is never sent again: outcome unknown', async () => {
+    const service = serviceFor(proxy.url);
+    await service.listAccounts(ctx());
+    await armFault(sandbox.url, { endpoint: 'confirm', fault: 'drop', completes: false });
+    const before = proxy.count(CONFIRM);
+    const error = await service.confirm(purchase({ externalReference: ref('stale') }), ctx()).catch((e) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error).toMatchObject({ outcome: 'unknown', staleConnection: true });
+    expect(proxy.count(CONFIRM) - before).toBe(1);
   });
 
   it('a dropped login is a transport error the caller sees (no silent retry)', async () => {
