@@ -105,6 +105,9 @@ function headerRecord(headers: unknown): Record<string, string> {
   return out;
 }
 
+/** The TCP keep-alive delay axios gives every request's socket (`socket.setKeepAlive(true, 60000)`). */
+const AXIOS_KEEPALIVE_MS = 60_000;
+
 /** Sends one HTTP request and returns whatever status came back; throws only `TransportError`. */
 export class HttpTransport {
   private readonly axios: AxiosInstance;
@@ -127,8 +130,14 @@ export class HttpTransport {
       headers: { Accept: 'application/json' },
       // Connections kept open between calls (a quote on every purchase dialogue): the most recently
       // used first, so idle ones age out; a server's `Keep-Alive: timeout` is honoured by Node.
-      httpAgent: new http.Agent({ keepAlive: true, scheduling: 'lifo' }),
-      httpsAgent: new https.Agent({ keepAlive: true, scheduling: 'lifo' }),
+      // TCP keep-alive probes after 60 s, as axios sets on every request's socket: with the
+      // agent's default (1 s) the two would alternate, two setsockopt calls per request.
+      httpAgent: new http.Agent({ keepAlive: true, keepAliveMsecs: AXIOS_KEEPALIVE_MS, scheduling: 'lifo' }),
+      httpsAgent: new https.Agent({
+        keepAlive: true,
+        keepAliveMsecs: AXIOS_KEEPALIVE_MS,
+        scheduling: 'lifo',
+      }),
     });
   }
 

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { TransportError } from '../../src/vas';
 import { HttpTransport } from '../../src/vas/http';
 
@@ -74,6 +74,25 @@ describe('HttpTransport', () => {
     for (let i = 0; i < 3; i += 1)
       expect((await transport.send({ ...call, method: 'GET', path: '/ping' })).status).toBe(200);
     expect(sockets.size).toBe(1);
+  });
+
+  it('asks for one TCP keep-alive delay, as axios does: no setsockopt per request once connected', async () => {
+    handler = (_req, _body, res) => res.end('{}');
+    const delays: Array<number | undefined> = [];
+    const original = net.Socket.prototype.setKeepAlive;
+    net.Socket.prototype.setKeepAlive = function (this: net.Socket, enable?: boolean, delay?: number) {
+      delays.push(delay);
+      return original.call(this, enable, delay);
+    };
+    try {
+      const transport = new HttpTransport(`http://127.0.0.1:${port}`);
+      for (let i = 0; i < 3; i += 1) await transport.send({ ...call, method: 'GET', path: '/ping' });
+    } finally {
+      net.Socket.prototype.setKeepAlive = original;
+    }
+    // axios on every request's socket, the agent whenever the socket goes back to the pool.
+    expect(delays.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(delays)).toEqual(new Set([60_000]));
   });
 
   it('a GET has no body; any status comes back as it is, redirects are not followed', async () => {
