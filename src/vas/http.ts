@@ -105,8 +105,18 @@ function headerRecord(headers: unknown): Record<string, string> {
   return out;
 }
 
-/** The TCP keep-alive delay axios gives every request's socket (`socket.setKeepAlive(true, 60000)`). */
-const AXIOS_KEEPALIVE_MS = 60_000;
+/**
+ * Connections kept open between calls (a quote on every purchase dialogue), the most recently
+ * used first so that idle ones age out.
+ * - `timeout`: an idle connection is closed after 30 s, or 1 s before the server's own
+ *   `Keep-Alive: timeout=` says it will close it. Node's agent applies that hint only when it
+ *   has a timeout of its own; without one, a request could go out on a connection the server
+ *   was closing as idle, and a confirm sent that way has an unknown outcome. (It does not abort
+ *   a request in flight: the agent destroys only free sockets on it.)
+ * - `keepAliveMsecs`: TCP keep-alive probes after 60 s, as axios sets on every request's
+ *   socket: with the agent's default (1 s) the two would alternate, a setsockopt per request.
+ */
+const KEEP_ALIVE = { keepAlive: true, timeout: 30_000, keepAliveMsecs: 60_000, scheduling: 'lifo' } as const;
 
 /** Sends one HTTP request and returns whatever status came back; throws only `TransportError`. */
 export class HttpTransport {
@@ -128,16 +138,8 @@ export class HttpTransport {
       timeout: 0,
       proxy: false,
       headers: { Accept: 'application/json' },
-      // Connections kept open between calls (a quote on every purchase dialogue): the most recently
-      // used first, so idle ones age out; a server's `Keep-Alive: timeout` is honoured by Node.
-      // TCP keep-alive probes after 60 s, as axios sets on every request's socket: with the
-      // agent's default (1 s) the two would alternate, two setsockopt calls per request.
-      httpAgent: new http.Agent({ keepAlive: true, keepAliveMsecs: AXIOS_KEEPALIVE_MS, scheduling: 'lifo' }),
-      httpsAgent: new https.Agent({
-        keepAlive: true,
-        keepAliveMsecs: AXIOS_KEEPALIVE_MS,
-        scheduling: 'lifo',
-      }),
+      httpAgent: new http.Agent(KEEP_ALIVE),
+      httpsAgent: new https.Agent(KEEP_ALIVE),
     });
   }
 

@@ -2,6 +2,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { TransportError } from '../../src/vas';
 import { HttpTransport } from '../../src/vas/http';
+import { until } from '../support/wait';
 
 /**
  * The raw HTTP leg on its own (axios over node:http): what goes on the wire, what comes back, and
@@ -74,6 +75,52 @@ describe('HttpTransport', () => {
     for (let i = 0; i < 3; i += 1)
       expect((await transport.send({ ...call, method: 'GET', path: '/ping' })).status).toBe(200);
     expect(sockets.size).toBe(1);
+  });
+
+  it('closes an idle connection before the server does, as its Keep-Alive hint says: none is reused as the server closes it', async () => {
+    // The server closes idle connections after 3 s and says so (`Keep-Alive: timeout=3`).
+    const hinting = http.createServer((_req, res) => res.end('{}'));
+    hinting.keepAliveTimeout = 3000;
+    const closedBy: string[] = [];
+    hinting.on('connection', (socket: net.Socket) => {
+      let ended = false;
+      socket.on('end', () => (ended = true));
+      socket.on('close', () => closedBy.push(ended ? 'client' : 'server'));
+    });
+    await new Promise<void>((resolve) => hinting.listen(0, '127.0.0.1', resolve));
+    try {
+      const transport = new HttpTransport(`http://127.0.0.1:${(hinting.address() as AddressInfo).port}`);
+      expect((await transport.send({ ...call, method: 'GET', path: '/ping' })).status).toBe(200);
+      // Left idle: the client hangs up first (1 s before the server would), never the server.
+      await until('the idle connection closed', () => closedBy.length === 1 || null, { timeoutMs: 10_000 });
+      expect(closedBy).toEqual(['client']);
+    } finally {
+      await new Promise<void>((resolve) => hinting.close(() => resolve()));
+    }
+  });
+
+  it('the idle timeout never cuts a slow answer short on a reused connection', async () => {
+    // `timeout=2`: the client keeps an idle connection 1 s. The second answer takes 1.5 s.
+    let calls = 0;
+    const slow = http.createServer((_req, res) => {
+      calls += 1;
+      if (calls === 1) res.end('{}');
+      else setTimeout(() => res.end('{"slow":true}'), 1500);
+    });
+    slow.keepAliveTimeout = 2000;
+    const sockets = new Set<net.Socket>();
+    slow.on('connection', (socket: net.Socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const transport = new HttpTransport(`http://127.0.0.1:${(slow.address() as AddressInfo).port}`);
+      await transport.send({ ...call, method: 'GET', path: '/first' });
+      const answer = await transport.send({ ...call, timeoutMs: 5000, method: 'GET', path: '/slow' });
+      expect(answer.body).toEqual({ slow: true });
+      expect(sockets.size).toBe(1);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
   });
 
   it('asks for one TCP keep-alive delay, as axios does: no setsockopt per request once connected', async () => {
