@@ -78,9 +78,9 @@ describe('HttpTransport', () => {
   });
 
   it('closes an idle connection before the server does, as its Keep-Alive hint says: none is reused as the server closes it', async () => {
-    // The server closes idle connections after 3 s and says so (`Keep-Alive: timeout=3`).
+    // The server closes idle connections after 2 s and says so (`Keep-Alive: timeout=2`).
     const hinting = http.createServer((_req, res) => res.end('{}'));
-    hinting.keepAliveTimeout = 3000;
+    hinting.keepAliveTimeout = 2000;
     const closedBy: string[] = [];
     hinting.on('connection', (socket: net.Socket) => {
       let ended = false;
