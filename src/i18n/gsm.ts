@@ -99,18 +99,14 @@ function gsmLength(text: string): number {
   return length;
 }
 
+/** Whether one character (a code point: astral ones are two units, never GSM) is in GSM 03.38. */
 function isGsmChar(ch: string): boolean {
-  return GSM_BASIC.has(ch) || GSM_EXTENSION.has(ch);
-}
-
-/** Septets one character costs in GSM-7 (only meaningful for GSM characters). */
-function septets(ch: string): number {
-  return GSM_EXTENSION.has(ch) ? 2 : 1;
+  return ch.length === 1 && septetsOfCode(ch.charCodeAt(0)) > 0;
 }
 
 /** Length of one character in the given encoding: septets, or UTF-16 code units (astral chars are 2). */
 function charLength(ch: string, encoding: SmsEncoding): number {
-  return encoding === 'GSM-7' ? septets(ch) : ch.length;
+  return encoding === 'GSM-7' ? septetsOfCode(ch.charCodeAt(0)) : ch.length;
 }
 
 function transliterateChar(ch: string): string {
