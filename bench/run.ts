@@ -477,10 +477,10 @@ async function main(): Promise<void> {
     // BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway process (and the peer's), written when it exits.
     // BENCH_NODE_ARGS: node flags for the gateway instead of `npm start`'s (e.g. GC settings to compare).
     const startArgs = (process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS).split(' ').filter((arg) => arg !== '');
-    const profileArgs = [
-      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-      ...startArgs,
-    ];
+    const profileFlags = process.env.BENCH_PROFILE
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
+    const profileArgs = [...profileFlags, ...startArgs];
     const gatewayEnv = {
       REDIS_URL,
       REDIS_PREFIX: `bench-${runId}`,
@@ -544,7 +544,7 @@ async function main(): Promise<void> {
         PEER_PREFIX: `bench-${runId}-peer`,
         PURCHASE_API_BASE_URL: purchaseService,
       },
-      profileArgs.slice(0, process.env.BENCH_PROFILE ? 2 : 0),
+      profileFlags,
     );
     children.push(peer);
     const bare = startProcess('bench/bare-server.js', { PORT: String(barePort) });
