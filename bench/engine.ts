@@ -1,14 +1,17 @@
 /**
- * `npm run bench:engine`: the hop engine alone, in this process — the USSD machine, rendering,
+ * `npm run bench:engine`: the hop engine alone — the USSD machine, rendering,
  * the info log line per hop, a memory session store and services that answer at once — playing
  * the same five-hop electricity dialogue as `npm run bench`, with no HTTP, Redis or sandbox.
  * It measures what the engine and the machine cost per hop with far less noise than the whole
  * gateway under load, so a change to them can be judged on its own.
  *
- * `BENCH_BASELINE=<another build's dist/>` loads that build's engine too and alternates the two
- * round by round (the same process, the same moment): the median of the per-round ratios is
- * the change. The log lines are written to a sink (production writes them to stdout).
+ * `BENCH_BASELINE=<another build's dist/>` runs that build's engine too and alternates the two
+ * round by round (the same moment): the median of the per-round ratios is the change. Each build
+ * runs in a child process of its own, started the same way: two builds in one process were not
+ * equal (the first loaded measured 1.15–1.3× the second with the same code on both sides). The
+ * log lines are written to a sink (production writes them to stdout).
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DialogueServices } from '../machines/ussd-session.machine';
@@ -102,30 +105,76 @@ async function dialogue(engine: HopEngine): Promise<void> {
     throw new Error(`the dialogue did not end with the Buy: ${JSON.stringify(reply)}`);
 }
 
-async function main(): Promise<void> {
-  const print = (line: string) => fs.writeSync(1, `${line}\n`);
-  const builds: Array<{ name: string; engine: HopEngine; perHop: number[] }> = [
-    { name: 'this build', engine: await engineOf(path.resolve(__dirname, '..')), perHop: [] },
-  ];
-  if (process.env.BENCH_BASELINE)
-    builds.push({
-      name: 'baseline',
-      engine: await engineOf(path.resolve(process.env.BENCH_BASELINE)),
-      perHop: [],
-    });
+/** A child process playing one build: it answers each `round` message with its CPU µs per hop. */
+async function playBuild(root: string): Promise<void> {
+  const engine = await engineOf(root);
   // The info lines go to a sink: only the CPU to write them counts, not the terminal's.
   process.stdout.write = () => true;
-  print(
-    `${DIALOGUES} five-hop dialogues per build and round, ${ROUNDS} rounds alternating the builds, ` +
-      `CPU µs per hop (user + system), medians after ${WARM_UP_ROUNDS} warm-up rounds`,
-  );
-  for (let round = 0; round < ROUNDS; round += 1) {
-    for (const build of round % 2 ? [...builds].reverse() : builds) {
+  process.on('message', (message: { round: number }) => {
+    void (async () => {
       const before = process.cpuUsage();
-      for (let i = 0; i < DIALOGUES; i += 1) await dialogue(build.engine);
+      for (let i = 0; i < DIALOGUES; i += 1) await dialogue(engine);
       const used = process.cpuUsage(before);
-      build.perHop.push((used.user + used.system) / (DIALOGUES * TEXTS.length));
-    }
+      process.send!({ round: message.round, perHop: (used.user + used.system) / (DIALOGUES * TEXTS.length) });
+    })().catch((error: unknown) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    });
+  });
+  process.send!({ ready: true });
+}
+
+/** A build's child process, ready for rounds. */
+async function startBuild(root: string): Promise<ChildProcess> {
+  const child = fork(__filename, [], {
+    env: { ...process.env, BENCH_ENGINE_ROOT: root },
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) =>
+      reject(new Error(`the engine of ${root} exited (${code}) before its rounds`)),
+    );
+  });
+  return child;
+}
+
+/** One round on a build's child: its CPU µs per hop. */
+function round(child: ChildProcess, index: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) =>
+      reject(new Error(`an engine exited (${code}) in round ${index + 1}`));
+    child.once('exit', onExit);
+    child.once('message', (answer: { perHop: number }) => {
+      child.off('exit', onExit);
+      resolve(answer.perHop);
+    });
+    child.send({ round: index });
+  });
+}
+
+async function main(): Promise<void> {
+  const print = (line: string) => fs.writeSync(1, `${line}\n`);
+  const roots = [
+    { name: 'this build', root: path.resolve(__dirname, '..') },
+    ...(process.env.BENCH_BASELINE
+      ? [{ name: 'baseline', root: path.resolve(process.env.BENCH_BASELINE) }]
+      : []),
+  ];
+  const builds = await Promise.all(
+    roots.map(async ({ name, root }) => ({ name, child: await startBuild(root), perHop: [] as number[] })),
+  );
+  print(
+    `${DIALOGUES} five-hop dialogues per build and round, ${ROUNDS} rounds alternating the builds ` +
+      `(a process each), CPU µs per hop (user + system), medians after ${WARM_UP_ROUNDS} warm-up rounds`,
+  );
+  try {
+    for (let index = 0; index < ROUNDS; index += 1)
+      for (const build of index % 2 ? [...builds].reverse() : builds)
+        build.perHop.push(await round(build.child, index));
+  } finally {
+    for (const build of builds) build.child.kill();
   }
   for (const build of builds)
     print(`${build.name.padEnd(11)} ${median(build.perHop.slice(WARM_UP_ROUNDS)).toFixed(1)} µs per hop`);
@@ -138,7 +187,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+(process.env.BENCH_ENGINE_ROOT ? playBuild(process.env.BENCH_ENGINE_ROOT) : main()).catch(
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);
