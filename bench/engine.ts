@@ -121,6 +121,8 @@ async function playBuild(root: string): Promise<void> {
       process.exit(1);
     });
   });
+  // The parent is done: an orderly exit, so that a CPU profile (`--cpu-prof`) is written.
+  process.once('disconnect', () => process.exit(0));
   process.send!({ ready: true });
 }
 
@@ -174,7 +176,7 @@ async function main(): Promise<void> {
       for (const build of index % 2 ? [...builds].reverse() : builds)
         build.perHop.push(await round(build.child, index));
   } finally {
-    for (const build of builds) build.child.kill();
+    for (const build of builds) build.child.disconnect();
   }
   for (const build of builds)
     print(`${build.name.padEnd(11)} ${median(build.perHop.slice(WARM_UP_ROUNDS)).toFixed(1)} µs per hop`);

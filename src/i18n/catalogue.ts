@@ -13,6 +13,9 @@ export const FALLBACK_LANG = 'en';
 
 const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9_]*)\}/g;
 
+/** How many distinct tags {@link Locales.resolve} remembers; past it, each is parsed per call. */
+const MAX_RESOLVED_TAGS = 256;
+
 const catalogueSchema = z
   .object({
     meta: z.object({ name: z.string().min(1), tag: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]+)*$/) }),
@@ -44,6 +47,12 @@ export class MessageCatalogueError extends Error {
  */
 export class Locales {
   private readonly byLang: Map<Lang, MessageCatalogue>;
+  /**
+   * {@link resolve}'s answers by tag: every line of every screen asks it, and parsing the tag
+   * each time cost 1% of a loaded gateway. Bounded: tags come from catalogues and stored
+   * preferences, but one from outside must not grow it without end.
+   */
+  private readonly resolved = new Map<string, Lang>();
 
   constructor(
     catalogues: MessageCatalogue[],
@@ -77,8 +86,14 @@ export class Locales {
 
   /** The catalogue language for a code or tag (`tn-BW` → `tn`), English when there is none. */
   resolve(langOrTag: string | undefined): Lang {
-    const lang = langOrTag ? languageOf(langOrTag) : FALLBACK_LANG;
-    return this.byLang.has(lang) ? lang : FALLBACK_LANG;
+    if (!langOrTag) return FALLBACK_LANG;
+    let lang = this.resolved.get(langOrTag);
+    if (lang === undefined) {
+      const parsed = languageOf(langOrTag);
+      lang = this.byLang.has(parsed) ? parsed : FALLBACK_LANG;
+      if (this.resolved.size < MAX_RESOLVED_TAGS) this.resolved.set(langOrTag, lang);
+    }
+    return lang;
   }
 
   /** Every message key of the English catalogue (the reference key set). */
@@ -113,6 +128,8 @@ export class Locales {
         );
       }
     }
+    // Most lines (a menu entry, a prompt) have nothing to fill in.
+    if (!template.includes('{')) return template;
     return template.replace(PLACEHOLDER, (_m, name: string) =>
       Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : '',
     );

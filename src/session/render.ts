@@ -16,8 +16,9 @@ export interface RenderedDialogueScreen {
  */
 export function localText(locales: Locales, language: string, text: LocalText): string {
   if ('literal' in text) return text.literal;
+  if (!text.params) return locales.t(language, text.key);
   const params: Record<string, string | number> = {};
-  for (const [name, value] of Object.entries(text.params ?? {}))
+  for (const [name, value] of Object.entries(text.params))
     params[name] = typeof value === 'object' ? localText(locales, language, value) : value;
   return locales.t(language, text.key, params);
 }

@@ -15,8 +15,8 @@
 if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return {-1}
 end
-local raw = redis.call('GET', KEYS[1])
-if raw and ARGV[3] ~= '' and string.sub(raw, 1, #ARGV[3]) == ARGV[3] then
+-- Only the start is compared: the whole record is copied into Lua only when it is sent back.
+if ARGV[3] ~= '' and redis.call('GETRANGE', KEYS[1], 0, #ARGV[3] - 1) == ARGV[3] then
   return {2}
 end
-return {1, raw}
+return {1, redis.call('GET', KEYS[1])}

@@ -20,10 +20,11 @@
 if redis.call('EXISTS', KEYS[2]) == 1 then
   return {-1}
 end
-local raw = redis.call('GET', KEYS[1])
-if raw and string.sub(raw, 1, #ARGV[1]) == ARGV[1] then
+-- Only the start is compared: the whole record is copied into Lua only when it changed.
+if redis.call('GETRANGE', KEYS[1], 0, #ARGV[1] - 1) == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
   return {1}
 end
+local raw = redis.call('GET', KEYS[1])
 redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[5])
 return {3, raw}
