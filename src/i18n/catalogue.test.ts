@@ -213,6 +213,36 @@ describe('t()', () => {
     expect(l.t('tn', 'a')).toBe('T ');
     expect(l.t('fr', 'a', { x: 1 })).toBe('A 1');
   });
+
+  it('answers the same for a tag asked again, and past the tags it remembers', () => {
+    const l = new Locales(catalogues, false);
+    // Many distinct tags (an outside value stored as a preference) fill what resolve() remembers.
+    for (let i = 0; i < 600; i += 1) expect(l.resolve(`x${i}-BW`)).toBe('en');
+    for (const round of [1, 2]) {
+      expect([round, l.resolve('tn-BW'), l.resolve('TN_bw'), l.resolve('fr-FR')]).toEqual([
+        round,
+        'tn',
+        'tn',
+        'en',
+      ]);
+      expect(l.t('tn-BW', 'a', { x: 1 })).toBe('T 1');
+    }
+  });
+
+  it('returns a template without placeholders as it is, and still fills the others', () => {
+    const l = new Locales(
+      [
+        {
+          lang: 'en',
+          meta: { name: 'English', tag: 'en-BW' },
+          messages: { plain: 'No {braces here', a: '{x}!' },
+        },
+      ],
+      true,
+    );
+    expect(l.t('en', 'plain')).toBe('No {braces here');
+    expect(l.t('en', 'a', { x: 'y' })).toBe('y!');
+  });
 });
 
 describe('loadLocales', () => {
