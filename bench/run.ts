@@ -391,6 +391,8 @@ interface Fulfilment {
   drainCpuMs: number;
   drainMs: number;
   states: Record<string, number>;
+  /** What the build's sandbox wallet had left at the end, when purchases failed. */
+  walletLeft?: string | null;
 }
 
 /**
@@ -414,6 +416,27 @@ async function drain(worker: ChildProcess, port: number, totals: Fulfilment): Pr
 }
 
 /** Prints what the purchases came to; throws when a Buy was not fulfilled. */
+/**
+ * The sandbox's main wallet (account 1001, BWP 1,000,000) pays every Buy of a build: BWP 10 and
+ * the charges. A run long or fast enough to spend it sees its last purchases fail as
+ * `insufficient_balance`; the report then says so rather than leave it to guess.
+ */
+async function walletLeft(sandboxPort: number): Promise<string | null> {
+  const reply = await new Promise<string>((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port: sandboxPort, path: '/sandbox/accounts', agent }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve(text));
+      })
+      .on('error', reject);
+  });
+  const accounts = JSON.parse(reply) as Array<{ id: number; balance?: unknown }>;
+  const main = accounts.find((account) => account.id === 1001);
+  return main ? String(main.balance) : null;
+}
+
 function reportFulfilment(totals: Fulfilment): void {
   const { buys, states } = totals;
   const settled = (states.succeeded ?? 0) + (states.failed ?? 0) + (states.needs_attention ?? 0);
@@ -427,7 +450,9 @@ function reportFulfilment(totals: Fulfilment): void {
       `${states.needs_attention ?? 0} need attention${perPurchase}`,
   );
   if (settled < buys || (states.failed ?? 0) > 0 || (states.needs_attention ?? 0) > 0)
-    throw new Error('not every Buy was fulfilled');
+    throw new Error(
+      `not every Buy was fulfilled${totals.walletLeft ? ` (the sandbox's main wallet has ${totals.walletLeft} left: a shorter run spends less)` : ''}`,
+    );
 }
 
 type Summary = ReturnType<typeof summary>;
@@ -437,6 +462,8 @@ interface Target {
   port: number;
   server: ChildProcess;
   results: Summary[];
+  /** The sandbox process that answers this target's purchase-service calls. */
+  sandbox: ChildProcess;
   /** A gateway build (this one or the baseline): its Buys are purchases to fulfil. */
   build?: Build;
 }
@@ -448,17 +475,13 @@ interface Build {
   env: Record<string, string>;
   server: ChildProcess;
   fulfilled: Fulfilment;
+  /** The build's own sandbox: its wallet pays only this build's purchases. */
+  sandbox: { process: ChildProcess; port: number };
 }
 
 async function main(): Promise<void> {
-  const [gatewayPort, sandboxPort, barePort, peerPort, workerPort, baselinePort] = await Promise.all([
-    freePort(),
-    freePort(),
-    freePort(),
-    freePort(),
-    freePort(),
-    freePort(),
-  ]);
+  const [gatewayPort, sandboxPort, barePort, peerPort, workerPort, baselinePort, baselineSandboxPort] =
+    await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   const runId = Date.now().toString(36);
   const children: ChildProcess[] = [];
   const stopAll = () => children.forEach((child) => child.kill('SIGTERM'));
@@ -466,12 +489,17 @@ async function main(): Promise<void> {
 
   const infoClient = new Redis(REDIS_URL);
   try {
-    const sandbox = startProcess('src/sandbox/main.js', {
-      SANDBOX_PORT: String(sandboxPort),
-      SANDBOX_DELAY_MS: '0',
-    });
-    children.push(sandbox);
-    await waitForHealth(sandboxPort, sandbox, '/sandbox/scenarios');
+    // A sandbox per gateway build: two builds paying from one wallet ran it dry in a long run.
+    const startSandbox = async (port: number) => {
+      const started = startProcess('src/sandbox/main.js', {
+        SANDBOX_PORT: String(port),
+        SANDBOX_DELAY_MS: '0',
+      });
+      children.push(started);
+      await waitForHealth(port, started, '/sandbox/scenarios');
+      return { process: started, port };
+    };
+    const sandbox = await startSandbox(sandboxPort);
     const purchaseService = `http://127.0.0.1:${sandboxPort}`;
 
     // BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway process (and the peer's), written when it exits.
@@ -502,6 +530,7 @@ async function main(): Promise<void> {
       port: number,
       env: Record<string, string>,
       nodeArgs: string[],
+      ownSandbox: Build['sandbox'],
     ): Build => {
       const server = startProcess(
         'src/main.js',
@@ -511,18 +540,26 @@ async function main(): Promise<void> {
         root,
       );
       children.push(server);
-      return { root, port, env, server, fulfilled: { buys: 0, drainCpuMs: 0, drainMs: 0, states: {} } };
+      const fulfilled = { buys: 0, drainCpuMs: 0, drainMs: 0, states: {} };
+      return { root, port, env, server, fulfilled, sandbox: ownSandbox };
     };
-    const current = startGateway(distRoot, gatewayPort, gatewayEnv, profileArgs);
+    const current = startGateway(distRoot, gatewayPort, gatewayEnv, profileArgs, sandbox);
     const gateway = current.server;
-    const baseline = BASELINE
-      ? startGateway(
-          BASELINE,
-          baselinePort,
-          { ...gatewayEnv, REDIS_PREFIX: `bench-${runId}-baseline` },
-          startArgs,
-        )
-      : undefined;
+    const baselineSandbox = BASELINE ? await startSandbox(baselineSandboxPort) : undefined;
+    const baseline =
+      BASELINE && baselineSandbox
+        ? startGateway(
+            BASELINE,
+            baselinePort,
+            {
+              ...gatewayEnv,
+              REDIS_PREFIX: `bench-${runId}-baseline`,
+              PURCHASE_API_BASE_URL: `http://127.0.0.1:${baselineSandboxPort}`,
+            },
+            startArgs,
+            baselineSandbox,
+          )
+        : undefined;
     const startWorker = async (build: Build = current): Promise<ChildProcess> => {
       const started = startProcess(
         'src/worker.js',
@@ -567,9 +604,17 @@ async function main(): Promise<void> {
         `targets interleaved over ${ROUNDS} rounds (medians reported)`,
     );
     const targets: Target[] = [
-      { name: 'gateway (Redis)', port: gatewayPort, server: gateway, results: [], build: current },
-      { name: 'ussd-builder peer', port: peerPort, server: peer, results: [] },
-      { name: 'bare express handler', port: barePort, server: bare, results: [] },
+      {
+        name: 'gateway (Redis)',
+        port: gatewayPort,
+        server: gateway,
+        results: [],
+        sandbox: sandbox.process,
+        build: current,
+      },
+      // The peer's quotes go to this build's sandbox (a quote debits nothing).
+      { name: 'ussd-builder peer', port: peerPort, server: peer, results: [], sandbox: sandbox.process },
+      { name: 'bare express handler', port: barePort, server: bare, results: [], sandbox: sandbox.process },
       ...(baseline
         ? [
             {
@@ -577,16 +622,17 @@ async function main(): Promise<void> {
               port: baselinePort,
               server: baseline.server,
               results: [],
+              sandbox: baseline.sandbox.process,
               build: baseline,
             },
           ]
         : []),
     ];
     // The server's own CPU, then everything else the machine spends on a hop.
-    const others = [
+    const others = (target: Target) => [
       loadGeneratorMeter,
       redisMeter(infoClient),
-      processMeter('sandbox', sandbox.pid),
+      processMeter('sandbox', target.sandbox.pid),
       ...(worker ? [processMeter('worker', worker.pid)] : []),
     ];
     const header =
@@ -603,7 +649,7 @@ async function main(): Promise<void> {
           target.port,
           '/ussd/africastalking',
           `${runId}-${round}`,
-          [processMeter('server', target.server.pid), ...others],
+          [processMeter('server', target.server.pid), ...others(target)],
           // The gateway's live dialogue records, sampled mid-round (every dialogue ends by the round's end).
           target === targets[0]
             ? async () => {
@@ -682,9 +728,12 @@ async function main(): Promise<void> {
           `plus ${redisBytes.shared} bytes of shared context stored once for all`,
       );
     await drain(worker ?? gateway, gatewayPort, current.fulfilled);
+    if (baseline) await drain(baseline.server, baselinePort, baseline.fulfilled);
+    for (const build of [current, ...(baseline ? [baseline] : [])])
+      if ((build.fulfilled.states.failed ?? 0) > 0)
+        build.fulfilled.walletLeft = await walletLeft(build.sandbox.port);
     reportFulfilment(current.fulfilled);
     if (baseline) {
-      await drain(baseline.server, baselinePort, baseline.fulfilled);
       process.stdout.write('baseline ');
       reportFulfilment(baseline.fulfilled);
     }
