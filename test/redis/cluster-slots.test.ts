@@ -59,7 +59,8 @@ const calls: ScriptCall[] = [];
 beforeAll(async () => {
   await server.start();
   test = { redis: new Redis(server.url), prefix: 'slots' };
-  monitor = await test.redis.duplicate().monitor();
+  // monitor() opens a connection of its own (a duplicate first would be one more, never closed).
+  monitor = await test.redis.monitor();
   monitor.on('monitor', (_time: string, args: string[]) => {
     const [command, body, numKeys, ...rest] = args;
     const lower = command.toLowerCase();
