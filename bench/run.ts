@@ -503,8 +503,13 @@ async function main(): Promise<void> {
     const purchaseService = `http://127.0.0.1:${sandboxPort}`;
 
     // BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway process (and the peer's), written when it exits.
-    // BENCH_NODE_ARGS: node flags for the gateway instead of `npm start`'s (e.g. GC settings to compare).
-    const startArgs = (process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS).split(' ').filter((arg) => arg !== '');
+    // BENCH_NODE_ARGS: node flags for the gateway instead of `npm start`'s (e.g. GC settings to compare);
+    // BENCH_BASELINE_NODE_ARGS the same for the baseline build (the same flags unless given).
+    const nodeArgs = (flags: string) => flags.split(' ').filter((arg) => arg !== '');
+    const startArgs = nodeArgs(process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS);
+    const baselineArgs = nodeArgs(
+      process.env.BENCH_BASELINE_NODE_ARGS ?? process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS,
+    );
     const profileFlags = process.env.BENCH_PROFILE
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
       : [];
@@ -556,7 +561,7 @@ async function main(): Promise<void> {
               REDIS_PREFIX: `bench-${runId}-baseline`,
               PURCHASE_API_BASE_URL: `http://127.0.0.1:${baselineSandboxPort}`,
             },
-            startArgs,
+            baselineArgs,
             baselineSandbox,
           )
         : undefined;
@@ -600,7 +605,8 @@ async function main(): Promise<void> {
 
     console.log(
       `playing electricity dialogues (5 hops) for ${SUBSCRIBERS} subscribers, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured, ` +
-        `gateway: ${jobsRun} (node ${profileArgs.join(' ') || 'without flags'}), ` +
+        `gateway: ${jobsRun} (node ${profileArgs.join(' ') || 'without flags'}` +
+        `${baseline ? `; baseline: node ${baselineArgs.join(' ') || 'without flags'}` : ''}), ` +
         `targets interleaved over ${ROUNDS} rounds (medians reported)`,
     );
     const targets: Target[] = [
