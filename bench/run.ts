@@ -14,6 +14,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { median } from './median';
 import { freePort } from './ports';
+import { sessionKeys, sharedPartKey } from '../src/session/store/keys';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 64);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 15000);
@@ -194,8 +195,8 @@ async function load(
   urlPath: string,
   runId: string,
   meters: CpuMeter[],
-  /** Called once halfway through the measured window, while dialogues are in flight. */
-  midway?: () => Promise<void>,
+  /** Called once halfway through the measured window with the session ids of the dialogues in flight. */
+  midway?: (inFlight: string[]) => Promise<void>,
 ): Promise<Result> {
   const latencies: number[] = [];
   let errors = 0;
@@ -212,7 +213,8 @@ async function load(
   const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const windowFrom = delay(WARMUP_MS).then(readAll);
   const windowTo = delay(WARMUP_MS + DURATION_MS).then(readAll);
-  const sampled = midway ? delay(WARMUP_MS + DURATION_MS / 2).then(midway) : undefined;
+  const inFlight: string[] = [];
+  const sampled = midway ? delay(WARMUP_MS + DURATION_MS / 2).then(() => midway([...inFlight])) : undefined;
   // BWP 10 a purchase: the sandbox's debit account (BWP 1,000,000) covers every round's Buys.
   const steps = ['', '1', `1*${METER}`, `1*${METER}*10`, `1*${METER}*10*1`];
 
@@ -220,6 +222,7 @@ async function load(
     const phone = `+2677${String(1000000 + index).slice(-7)}`;
     for (let dialogue = 0; Date.now() < stopAt; dialogue += 1) {
       const sessionId = `bench-${runId}-${index}-${dialogue}`;
+      inFlight[index] = sessionId;
       for (const [step, text] of steps.entries()) {
         const sent = process.hrtime.bigint();
         const reply = await post(port, urlPath, {
@@ -328,35 +331,34 @@ const START_NODE_ARGS = (() => {
 
 /**
  * Redis memory of a live dialogue (`MEMORY USAGE`, key and value with overhead): the mean over
- * the run's records still waiting for a hop (those a round's end cut off), and the shared
- * context parts they name (stored once for all of them); null when there are none.
+ * the dialogues in flight mid-round that are waiting for a hop, and the shared context parts
+ * they name (stored once for all of them); null when there are none.
  */
 async function liveDialogueBytes(
   redis: Redis,
   prefix: string,
+  sessionIds: string[],
 ): Promise<{ record: number; records: number; shared: number } | null> {
-  const live: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:ussd:*:rec`, 'COUNT', 1000);
-    const values = keys.length ? await redis.mget(...keys) : [];
-    keys.forEach((key, i) => {
-      if (values[i]?.includes('"status":"active"')) live.push(key);
-    });
-    cursor = next;
-  } while (cursor !== '0' && live.length < 500);
+  // The dialogues the load generator has in flight, read by key: a SCAN of the keyspace (every
+  // purchase and job of the run) cost Redis more than the hops it was measuring.
+  const keys = sessionIds.map(
+    (sessionId) => sessionKeys(prefix, { aggregator: 'africastalking', sessionId }).record,
+  );
+  const values = keys.length ? await redis.mget(...keys) : [];
+  const live = keys.filter((_key, i) => values[i]?.includes('"status":"active"'));
   if (live.length === 0) return null;
-  const usage = async (keys: string[]) =>
-    (await Promise.all(keys.map((key) => redis.memory('USAGE', key)))).map((size) => Number(size ?? 0));
+  const usage = async (names: string[]) =>
+    (await Promise.all(names.map((key) => redis.memory('USAGE', key)))).map((size) => Number(size ?? 0));
   const sizes = await usage(live);
-  const sharedKeys: string[] = [];
-  cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:ussd:shared:*`, 'COUNT', 1000);
-    sharedKeys.push(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  const shared = (await usage(sharedKeys)).reduce((a, b) => a + b, 0);
+  const hashes = new Set<string>();
+  for (const value of values) {
+    const shared = value && (JSON.parse(value) as { shared?: unknown }).shared;
+    if (typeof shared === 'string') hashes.add(shared);
+  }
+  const shared = (await usage([...hashes].map((hash) => sharedPartKey(prefix, hash)))).reduce(
+    (a, b) => a + b,
+    0,
+  );
   return {
     record: Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length),
     records: live.length,
@@ -662,8 +664,8 @@ async function main(): Promise<void> {
           [processMeter('server', target.server.pid), ...others(target)],
           // The gateway's live dialogue records, sampled mid-round (every dialogue ends by the round's end).
           target === targets[0]
-            ? async () => {
-                liveBytes = (await liveDialogueBytes(infoClient, `bench-${runId}`)) ?? liveBytes;
+            ? async (inFlight) => {
+                liveBytes = (await liveDialogueBytes(infoClient, `bench-${runId}`, inFlight)) ?? liveBytes;
               }
             : undefined,
         );
