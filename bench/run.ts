@@ -215,7 +215,7 @@ async function load(
   const windowTo = delay(WARMUP_MS + DURATION_MS).then(readAll);
   const inFlight: string[] = [];
   const sampled = midway ? delay(WARMUP_MS + DURATION_MS / 2).then(() => midway([...inFlight])) : undefined;
-  // BWP 10 a purchase: the sandbox's debit account (BWP 1,000,000) covers every round's Buys.
+  // BWP 10 a purchase (and BWP 1.50 of charges): a build's sandbox wallet pays about 87,000 (see walletLeft).
   const steps = ['', '1', `1*${METER}`, `1*${METER}*10`, `1*${METER}*10*1`];
 
   async function subscriber(index: number): Promise<void> {
@@ -417,7 +417,6 @@ async function drain(worker: ChildProcess, port: number, totals: Fulfilment): Pr
   totals.states = states;
 }
 
-/** Prints what the purchases came to; throws when a Buy was not fulfilled. */
 /**
  * The sandbox's main wallet (account 1001, BWP 1,000,000) pays every Buy of a build: BWP 10 and
  * the charges. A run long or fast enough to spend it sees its last purchases fail as
@@ -439,6 +438,7 @@ async function walletLeft(sandboxPort: number): Promise<string | null> {
   return main ? String(main.balance) : null;
 }
 
+/** Prints what the purchases came to; throws when a Buy was not fulfilled. */
 function reportFulfilment(totals: Fulfilment): void {
   const { buys, states } = totals;
   const settled = (states.succeeded ?? 0) + (states.failed ?? 0) + (states.needs_attention ?? 0);
