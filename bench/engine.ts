@@ -105,17 +105,17 @@ async function dialogue(engine: HopEngine): Promise<void> {
     throw new Error(`the dialogue did not end with the Buy: ${JSON.stringify(reply)}`);
 }
 
-/** A child process playing one build: it answers each `round` message with its CPU µs per hop. */
+/** A child process playing one build: it answers each message (a round) with its CPU µs per hop. */
 async function playBuild(root: string): Promise<void> {
   const engine = await engineOf(root);
   // The info lines go to a sink: only the CPU to write them counts, not the terminal's.
   process.stdout.write = () => true;
-  process.on('message', (message: { round: number }) => {
+  process.on('message', () => {
     void (async () => {
       const before = process.cpuUsage();
       for (let i = 0; i < DIALOGUES; i += 1) await dialogue(engine);
       const used = process.cpuUsage(before);
-      process.send!({ round: message.round, perHop: (used.user + used.system) / (DIALOGUES * TEXTS.length) });
+      process.send!({ perHop: (used.user + used.system) / (DIALOGUES * TEXTS.length) });
     })().catch((error: unknown) => {
       console.error(error instanceof Error ? error.message : error);
       process.exit(1);
@@ -134,10 +134,13 @@ async function startBuild(root: string): Promise<ChildProcess> {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) =>
-      reject(new Error(`the engine of ${root} exited (${code}) before its rounds`)),
-    );
+    const onExit = (code: number | null) =>
+      reject(new Error(`the engine of ${root} exited (${code}) before its rounds`));
+    child.once('exit', onExit);
+    child.once('message', () => {
+      child.off('exit', onExit);
+      resolve();
+    });
   });
   return child;
 }

@@ -366,11 +366,11 @@ async function liveDialogueBytes(
   };
 }
 
-/** `purchases_by_state` of the gateway's `/metrics` (read from the purchase store at each scrape). */
-async function purchaseStates(port: number): Promise<Record<string, number>> {
-  const text = await new Promise<string>((resolve, reject) => {
+/** The body of a GET to a local server of the bench (the gateway's metrics, a sandbox's accounts). */
+function getText(port: number, urlPath: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     http
-      .get({ host: '127.0.0.1', port, path: '/metrics' }, (res) => {
+      .get({ host: '127.0.0.1', port, path: urlPath }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
@@ -378,6 +378,11 @@ async function purchaseStates(port: number): Promise<Record<string, number>> {
       })
       .on('error', reject);
   });
+}
+
+/** `purchases_by_state` of the gateway's `/metrics` (read from the purchase store at each scrape). */
+async function purchaseStates(port: number): Promise<Record<string, number>> {
+  const text = await getText(port, '/metrics');
   const states: Record<string, number> = {};
   for (const [, state, count] of text.matchAll(/^purchases_by_state\{state="(\w+)"\} (\d+)/gm))
     states[state] = Number(count);
@@ -423,17 +428,10 @@ async function drain(worker: ChildProcess, port: number, totals: Fulfilment): Pr
  * `insufficient_balance`; the report then says so rather than leave it to guess.
  */
 async function walletLeft(sandboxPort: number): Promise<string | null> {
-  const reply = await new Promise<string>((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port: sandboxPort, path: '/sandbox/accounts', agent }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve(text));
-      })
-      .on('error', reject);
-  });
-  const accounts = JSON.parse(reply) as Array<{ id: number; balance?: unknown }>;
+  const accounts = JSON.parse(await getText(sandboxPort, '/sandbox/accounts')) as Array<{
+    id: number;
+    balance?: unknown;
+  }>;
   const main = accounts.find((account) => account.id === 1001);
   return main ? String(main.balance) : null;
 }
