@@ -76,6 +76,8 @@ async function engineOf(root: string): Promise<HopEngine> {
     machine: machine.createUssdMachine(services(languages)),
     machineVersion: machine.USSD_MACHINE_VERSION,
     sharedContextKeys: machine.USSD_SHARED_CONTEXT,
+    // A build whose machine stores its screen has no `dialogueScreen`: the engine reads `context.screen`.
+    screenOf: machine.dialogueScreen as never,
     locales,
     screenLimit: 182,
     hopBudgetMs: 8000,

@@ -2,7 +2,7 @@
  * The USSD dialogue: main menu → provider → (airtime: whose number) → identifier → amount →
  * quote → buy, plus "My tokens" and "Language". The engine (src/session/) restores this
  * machine from a snapshot on every hop, sends one DialogueEvent, waits for the `settled`
- * tag and renders `context.screen`.
+ * tag and renders the screen `dialogueScreen` derives from the context (`context.shown`).
  *
  * A registered agent's number gets the agent states (`agent*`, `customer`): the PIN first, then
  * the agent menu; a sale reuses the purchase states with the customer's number added.
@@ -38,7 +38,7 @@ import {
 export type { UssdContext } from './ussd/context';
 export type { DialogueServices, OperatorProblemReport } from './ussd/actors';
 export { dialogueActors } from './ussd/actors';
-export { OPT } from './ussd/screens';
+export { OPT, dialogueScreen } from './ussd/screens';
 
 /**
  * Bump when the state or context shape changes: the engine discards snapshots of another
@@ -47,8 +47,9 @@ export { OPT } from './ussd/screens';
  * ranges in the settings, `backAsked`, the quote's `deducted`, the closing state `refused`.
  * 4: the snapshot is stored without its catalogue and settings (USSD_SHARED_CONTEXT), which a
  * version 3 process would miss. 5: the purchase being put together is one field (`purchase`).
+ * 6: the screen is shown by name (`shown`) and derived when rendered, not stored.
  */
-export const USSD_MACHINE_VERSION = '5';
+export const USSD_MACHINE_VERSION = '6';
 
 /**
  * Context fields every dialogue started on the same catalogue holds alike: the engine stores
@@ -75,7 +76,7 @@ export const ussdMachine = setup({
     msisdn: input.msisdn,
     language: input.language,
     serviceCode: input.serviceCode,
-    screen: { body: [] },
+    shown: null,
     notice: null,
     products: [],
     account: null,

@@ -1,9 +1,9 @@
 /** The dialogue's actions: context updates only (no I/O, no logging; the actors do that). */
 import { refusalText, SpendRefusedError, type SpendRefusal } from '../../src/spend/rules';
 import { assign } from 'xstate';
-import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogue';
+import type { DialogueEvent, LocalText } from '../../src/session/dialogue';
 import { errorInfo } from '../../src/vas/error-info';
-import type { DialogueArgs, PurchaseDraft, StallTarget, UssdContext } from './context';
+import type { DialogueArgs, PurchaseDraft, Shown, StallTarget, UssdContext } from './context';
 import { dialogueError, reasonText, refusalNotice, routeQuoteError } from './errors';
 import {
   airtimeNumber,
@@ -16,7 +16,7 @@ import {
   productOf,
   typed,
 } from './input';
-import * as screens from './screens';
+import type { PromptName } from './screens';
 
 /** `assign` typed for this machine, so the actions can live outside `setup`. */
 const update = <P = undefined>(fn: (args: DialogueArgs, params: P) => Partial<UssdContext>) =>
@@ -37,48 +37,23 @@ export const NO_PURCHASE: Readonly<PurchaseDraft> = Object.freeze({
   lastError: null,
 });
 
+/** The Buy's thank-you screen, by name (one object for every dialogue). */
+const DONE: Shown = Object.freeze({ done: true });
+
 /** The context's update for a change to the purchase being put together. */
 const draft = (context: UssdContext, changes: Partial<PurchaseDraft>): Pick<UssdContext, 'purchase'> => ({
   purchase: { ...context.purchase, ...changes },
 });
 
-/** The screens that wait for the subscriber, by the name the machine shows them with. */
-const PROMPTS = {
-  menu: screens.menuScreen,
-  provider: screens.providerScreen,
-  airtimeFor: screens.airtimeForScreen,
-  phone: screens.phoneScreen,
-  identifier: screens.identifierScreen,
-  amount: screens.amountScreen,
-  quote: screens.quoteScreen,
-  tokens: screens.tokensScreen,
-  language: screens.languageScreen,
-  stalled: screens.stalledScreen,
-  agentPin: screens.agentPinScreen,
-  agentMenu: screens.agentMenuScreen,
-  customer: screens.customerScreen,
-  agentFloat: screens.agentFloatScreen,
-  agentOldPin: screens.agentOldPinScreen,
-  agentNewPin: screens.agentNewPinScreen,
-  agentRepeatPin: screens.agentRepeatPinScreen,
-  agentSales: screens.agentSalesScreen,
-} satisfies Record<string, (ctx: UssdContext) => Screen>;
-
-/** A prompt the machine can show. */
-export type PromptName = keyof typeof PROMPTS;
-
 /** Named actions for `setup`. */
 export const actions = {
-  /**
-   * A prompt, with the pending notice above it (shown once). An agent's dialogue is never
-   * resumed by a new session: that one asks for the PIN again.
-   */
+  /** A prompt, with the pending notice above it (shown once: the context's is cleared). */
   show: update(({ context }, params: { prompt: PromptName }) => ({
-    screen: { ...PROMPTS[params.prompt](context), ...(context.agent && { noResume: true }) },
+    shown: context.notice ? { prompt: params.prompt, notice: context.notice } : { prompt: params.prompt },
     notice: null,
   })),
-  showDone: update(({ context }) => ({ screen: screens.doneScreen(context) })),
-  showFinal: update((_, params: { key: string }) => ({ screen: screens.finalScreen({ key: params.key }) })),
+  showDone: update(() => ({ shown: DONE })),
+  showFinal: update((_, params: { key: string }) => ({ shown: { end: { key: params.key } } })),
   /** Field agents: the PIN passed; a wrong one (attempts left); locked (until when). */
   agentVerified: update(({ context }) => ({
     agent: context.agent ? { ...context.agent, verified: true } : null,
@@ -132,10 +107,10 @@ export const actions = {
   ),
   /** A closing screen that says why (the notice set by the refusal). */
   showNoticeFinal: update(({ context }) => ({
-    screen: screens.finalScreen(context.notice ?? { key: 'error.serviceUnavailable' }),
+    shown: { end: context.notice ?? { key: 'error.serviceUnavailable' } },
   })),
   showTryLater: update(({ context }) => ({
-    screen: screens.finalScreen(reasonText(context.purchase.lastError?.code ?? '', 'error.tryAgainLater')),
+    shown: { end: reasonText(context.purchase.lastError?.code ?? '', 'error.tryAgainLater') },
   })),
   notice: update((_, params: { key: string }) => ({ notice: { key: params.key } })),
   clearPurchase: update(() => ({ purchase: NO_PURCHASE })),

@@ -1,8 +1,9 @@
-import type { DialogueEvent, LocalText, Screen } from '../../src/session/dialogue';
+import type { DialogueEvent, LocalText } from '../../src/session/dialogue';
 import type { Money } from '../../src/vas/money';
 import type { PurchaseIntent } from '../../src/purchases/types';
 import type { ProductType, VasProduct } from '../../src/vas/port';
 import type { AmountRange } from '../../src/spend/rules';
+import type { PromptName } from './screens';
 
 /** The quote as shown and as bought: plain JSON (money in minor units). */
 export interface QuoteView {
@@ -102,6 +103,16 @@ export interface PurchaseDraft {
   customer?: string | null;
 }
 
+/**
+ * A screen by name. A prompt keeps the notice that was pending when it was shown (the notice is
+ * shown once: the context's own is cleared then); a closing screen keeps its one line.
+ */
+export type Shown =
+  | { prompt: PromptName; notice?: LocalText }
+  | { end: LocalText }
+  /** The Buy went in: the thank-you naming who gets the SMS (from the quote). */
+  | { done: true };
+
 /** Everything the dialogue remembers between hops. JSON-serialisable: no classes, no Dates. */
 export interface UssdContext {
   sessionId: string;
@@ -113,8 +124,12 @@ export interface UssdContext {
   /** Language tag of the dialogue (`en-BW`); the engine persists changes as the caller's preference. */
   language: string;
   serviceCode: string;
-  /** What to show now (the engine renders it). */
-  screen: Screen;
+  /**
+   * What the dialogue shows now, by name: the screen itself is derived from this and the rest of
+   * the context when the engine renders it (`dialogueScreen`), never stored. Null before the
+   * first screen.
+   */
+  shown: Shown | null;
   /** A line shown once above the next screen (a re-prompt reason, "language saved"). */
   notice: LocalText | null;
   /** Catalogue products in catalogue order (only those with at least one provider). */

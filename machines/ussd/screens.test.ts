@@ -8,7 +8,7 @@ import { loadLocales, measure, transliterate } from '../../src/i18n';
 import type { Screen } from '../../src/session/dialogue';
 import { localText, renderDialogueScreen } from '../../src/session/render';
 import type { QuoteView, UssdContext } from './context';
-import { quoteScreen } from './screens';
+import { dialogueScreen, quoteScreen } from './screens';
 import { ELEC_INTENT } from './test-kit';
 import { SCRIPTS, play } from './test-scripts';
 
@@ -24,7 +24,8 @@ async function playAll(): Promise<{ screens: Screen[]; context: UssdContext }> {
   for (const script of SCRIPTS) {
     const d = await play(script, false);
     for (const s of d.seen) {
-      seen.set(JSON.stringify(s.context.screen), s.context.screen);
+      const screen = dialogueScreen(s.context)!;
+      seen.set(JSON.stringify(screen), screen);
       if (s.value === 'quote') context ??= s.context;
     }
   }

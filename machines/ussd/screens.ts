@@ -270,3 +270,44 @@ export function doneScreen(ctx: UssdContext): Screen {
   const to = ctx.purchase.quote?.intent.agent ? ctx.purchase.quote.intent.beneficiaryMsisdn : ctx.msisdn;
   return finalScreen(key(airtime ? 'confirm.doneAirtime' : 'confirm.done', { msisdn: maskMsisdn(to) }));
 }
+
+/** The screens that wait for the subscriber, by the name the machine shows them with. */
+const PROMPTS = {
+  menu: menuScreen,
+  provider: providerScreen,
+  airtimeFor: airtimeForScreen,
+  phone: phoneScreen,
+  identifier: identifierScreen,
+  amount: amountScreen,
+  quote: quoteScreen,
+  tokens: tokensScreen,
+  language: languageScreen,
+  stalled: stalledScreen,
+  agentPin: agentPinScreen,
+  agentMenu: agentMenuScreen,
+  customer: customerScreen,
+  agentFloat: agentFloatScreen,
+  agentOldPin: agentOldPinScreen,
+  agentNewPin: agentNewPinScreen,
+  agentRepeatPin: agentRepeatPinScreen,
+  agentSales: agentSalesScreen,
+} satisfies Record<string, (ctx: UssdContext) => Screen>;
+
+/** A prompt the machine can show. */
+export type PromptName = keyof typeof PROMPTS;
+
+/**
+ * The screen a settled dialogue shows, derived from `ctx.shown` and the rest of the context (the
+ * engine's `screenOf`): snapshots store the name, not the screen. A prompt is drawn with the
+ * notice it was shown with; an agent's dialogue is never resumed by a new session (that one asks
+ * for the PIN again). Undefined before the first screen.
+ */
+export function dialogueScreen(ctx: UssdContext): Screen | undefined {
+  const shown = ctx.shown;
+  if (!shown) return undefined;
+  if ('end' in shown) return finalScreen(shown.end);
+  if ('done' in shown) return doneScreen(ctx);
+  const notice = shown.notice ?? null;
+  const screen = PROMPTS[shown.prompt](ctx.notice === notice ? ctx : { ...ctx, notice });
+  return ctx.agent ? { ...screen, noResume: true } : screen;
+}

@@ -61,7 +61,7 @@ describe('the persisted shape belongs to a machine version', () => {
     // Update both together: the engine discards snapshots of another version instead of crashing on them.
     const purchaseKeys = Object.keys(d.seen[0]!.context.purchase).sort();
     expect({ version: USSD_MACHINE_VERSION, keys, purchaseKeys }).toEqual({
-      version: '5',
+      version: '6',
       keys: [
         'account',
         'agent',
@@ -73,10 +73,10 @@ describe('the persisted shape belongs to a machine version', () => {
         'purchase',
         'purchaseId',
         'resendId',
-        'screen',
         'serviceCode',
         'sessionId',
         'settings',
+        'shown',
         'startedAt',
         'tokens',
       ],

@@ -6,6 +6,7 @@
 import { createActor, waitFor, type Actor, type SnapshotFrom } from 'xstate';
 import {
   dialogueActors,
+  dialogueScreen,
   ussdMachine,
   type DialogueServices,
   type UssdMachine,
@@ -18,6 +19,7 @@ import {
   type DialogueEvent,
   type DialogueInput,
   type LocalText,
+  type Screen,
 } from '../../src/session/dialogue';
 import type { Account, PurchaseRequest, Transaction, VasProduct } from '../../src/vas/port';
 
@@ -309,8 +311,11 @@ export class Dialogue {
     return stateOf(this.snap);
   }
 
-  get screen() {
-    return this.snap.context.screen;
+  /** The screen the dialogue shows now, derived as the engine derives it. */
+  get screen(): Screen {
+    const screen = dialogueScreen(this.snap.context);
+    if (!screen) throw new Error(`no screen shown yet (state ${this.state})`);
+    return screen;
   }
 
   /** Option ids of the current screen. */

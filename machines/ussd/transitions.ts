@@ -3,7 +3,7 @@
  * screens, the stall on a slow or failed actor, and the typed answers that count tries.
  */
 import { RESUMABLE_TAG, SETTLED_TAG } from '../../src/session/dialogue';
-import type { PromptName } from './actions';
+import type { PromptName } from './screens';
 import type { StallTarget } from './context';
 import type { QuoteErrorRoute } from './errors';
 

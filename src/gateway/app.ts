@@ -11,6 +11,7 @@ import {
   createUssdMachine,
   USSD_MACHINE_VERSION,
   USSD_SHARED_CONTEXT,
+  dialogueScreen,
 } from '../../machines/ussd-session.machine';
 import { outboxRouter, type OutboxStore } from '../channels/sms/outbound';
 import { ussdAdapters } from '../channels/ussd/adapters';
@@ -155,6 +156,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     machine: createUssdMachine(dialogueServices(config, moneyPath, catalogue)),
     machineVersion: USSD_MACHINE_VERSION,
     sharedContextKeys: USSD_SHARED_CONTEXT,
+    screenOf: dialogueScreen,
     locales,
     screenLimit: config.ussd.screenLimit,
     hopBudgetMs: config.ussd.hopBudgetMs,

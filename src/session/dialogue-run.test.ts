@@ -1,4 +1,11 @@
-import { dialogueActors, OPT, ussdMachine, type DialogueServices } from '../../machines/ussd-session.machine';
+import {
+  dialogueActors,
+  dialogueScreen,
+  OPT,
+  ussdMachine,
+  type DialogueServices,
+  type UssdContext,
+} from '../../machines/ussd-session.machine';
 import { INPUT, choose, services, text } from '../../machines/ussd/test-kit';
 import { SCRIPTS, play, type Step } from '../../machines/ussd/test-scripts';
 import { assign, setup } from 'xstate';
@@ -40,7 +47,7 @@ describe('a hop that calls no service is stepped without an actor', () => {
     // answers the same move when it calls nothing (a wrong amount).
     const wrong = await runDialogue(machine, { snapshot: stored(amount!) }, text('x'), NO_DEADLINE);
     expect(wrong.value).toBe('amount');
-    expect(wrong.context.screen?.body[0]).toEqual({ key: 'amount.invalid.notNumber' });
+    expect(dialogueScreen(wrong.context as UssdContext)?.body[0]).toEqual({ key: 'amount.invalid.notNumber' });
   });
 
   it('leaves a step that fails to the live actor, whose failure is the one reported', async () => {
@@ -97,7 +104,7 @@ describe('shared context fields are kept apart from the snapshot', () => {
     const persisted = stored(menu) as { context: Record<string, unknown> };
     expect(persisted.context.products).toBeUndefined();
     expect(persisted.context.settings).toBeUndefined();
-    expect(persisted.context.screen).toEqual(context.screen);
+    expect(persisted.context.shown).toEqual(context.shown);
 
     // Continued purely and on a live actor (the quote), from the part and from the whole snapshot alike.
     const events = [choose(OPT.product('ELECTRICITY')), text(METER), text('100')];

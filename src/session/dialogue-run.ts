@@ -8,7 +8,7 @@ import {
   type AnyStateMachine,
   type ExecutableActionObject,
 } from 'xstate';
-import { isService, SETTLED_TAG, type DialogueEvent, type DialogueInput, type Screen } from './dialogue';
+import { isService, SETTLED_TAG, type DialogueEvent, type DialogueInput } from './dialogue';
 
 /** The machine did not settle within the hop budget, even after TIMEOUT. */
 export class DialogueTimeoutError extends Error {
@@ -24,9 +24,8 @@ export class DialogueError extends Error {
   }
 }
 
-/** What the machine's context holds that the engine reads. */
+/** What the machine's context holds that the engine reads (its screen: `HopEngineOptions.screenOf`). */
 export interface DialogueContext {
-  screen?: Screen;
   language?: string;
 }
 
@@ -485,9 +484,4 @@ async function settle(
     if (actor.getSnapshot().status === 'error') throw err;
     throw new DialogueTimeoutError();
   }
-}
-
-/** The screen a stored snapshot shows. */
-export function screenOf(snapshot: unknown): Screen | undefined {
-  return (snapshot as { context?: DialogueContext } | null)?.context?.screen;
 }

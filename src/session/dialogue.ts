@@ -1,7 +1,8 @@
 /**
  * The contract between the hop engine (src/session/) and a dialogue machine
  * (machines/ussd-session.machine.ts). The machine decides; the engine persists, renders and
- * answers. The machine publishes what to show in `context.screen`; the engine renders it in
+ * answers. The machine publishes what to show: a `Screen` its context derives (the engine's
+ * `screenOf` option; by default `context.screen`); the engine renders it in
  * the session's language, paginates options to the aggregator's limit and turns the
  * subscriber's reply into one event.
  */

@@ -12,7 +12,6 @@ import {
   DialogueError,
   DialogueTimeoutError,
   runDialogue,
-  screenOf,
   stepPurely,
   type DialogueStart,
 } from './dialogue-run';
@@ -69,6 +68,12 @@ export interface HopEngineOptions {
    * per content instead of in every snapshot (src/session/shared-context.ts). Default: none.
    */
   sharedContextKeys?: readonly string[];
+  /**
+   * The screen a settled dialogue's context shows (contract: src/session/dialogue.ts). Default:
+   * its `screen` field. A machine that derives its screen from the context gives the engine that
+   * function, and its snapshots store no screen.
+   */
+  screenOf?: (context: never) => Screen | undefined;
 }
 
 /** The hop engine: load + lock → feed one event → settle → render → save + unlock. */
@@ -200,9 +205,13 @@ class Engine {
   /** Reserved after the machine's deadline for the save and unlock, inside the budget. */
   private readonly storeReserveMs: number;
   private readonly shared: SharedContext;
+  private readonly screenOf: (context: object) => Screen | undefined;
 
   constructor(private readonly options: HopEngineOptions) {
     this.store = options.store;
+    this.screenOf =
+      (options.screenOf as ((context: object) => Screen | undefined) | undefined) ??
+      ((context) => (context as { screen?: Screen }).screen);
     this.activeTtlS = Math.max(options.sessionTtlS, options.resumeWindowS);
     // A record lives its TTL after its last save; a resumed one, the resume window more.
     this.shared = new SharedContext(
@@ -387,7 +396,7 @@ class Engine {
       return this.step(turn, this.fresh(turn, record.language), null, record.language, 'new');
     }
     if (action.kind === 'page') {
-      const screen = screenOf(record.snapshot);
+      const screen = await this.storedScreen(record);
       if (!screen) throw new DialogueError(new Error('stored snapshot has no screen'));
       return this.show(turn, { ...record }, screen, record.language, 'page', action.page);
     }
@@ -435,16 +444,13 @@ class Engine {
         minUpdatedAt: Date.now() - resumeWindowS * 1000,
         machineVersion,
       });
-      if (
-        old &&
-        old.msisdn === hop.msisdn &&
-        (old.resume !== undefined || isResumable(machine, old.snapshot))
-      ) {
+      const oldScreen = old && old.msisdn === hop.msisdn ? await this.storedScreen(old) : undefined;
+      if (old && oldScreen && (old.resume !== undefined || isResumable(machine, old.snapshot, oldScreen))) {
         const resume = {
           fromSessionId: old.resume?.fromSessionId ?? caller.previous.sessionId,
           page: old.resume?.page ?? old.page,
         };
-        return this.show(turn, { ...old, resume }, resumeScreen(TEXTS, old.snapshot), old.language, 'resume');
+        return this.show(turn, { ...old, resume }, resumeScreen(TEXTS, oldScreen), old.language, 'resume');
       }
     }
     return this.step(turn, this.fresh(turn, language), null, language, 'new');
@@ -459,15 +465,15 @@ class Engine {
     const choice = resumeChoice(action);
     if (choice === 'fresh')
       return this.step(turn, this.fresh(turn, record.language), null, record.language, 'new');
+    const screen = await this.storedScreen(record);
     if (choice === 'invalid')
       return this.show(
         turn,
         { ...record },
-        resumeScreen(TEXTS, record.snapshot, { key: TEXTS.invalidChoice }),
+        resumeScreen(TEXTS, screen, { key: TEXTS.invalidChoice }),
         record.language,
         'resume',
       );
-    const screen = screenOf(record.snapshot);
     if (!screen) return this.step(turn, this.fresh(turn, record.language), null, record.language, 'new');
     const { resume, ...rest } = record;
     return this.show(turn, rest, screen, record.language, 'resume', resume?.page ?? 1);
@@ -503,7 +509,7 @@ class Engine {
       if (err instanceof DialogueTimeoutError) return this.budgetExceeded(turn, language);
       throw err;
     }
-    const screen = step.context.screen;
+    const screen = this.screenOf(step.context);
     if (!screen) throw new DialogueError(new Error('dialogue settled without a screen'));
     const lang = step.context.language ?? language;
     const final = step.done || screen.final === true;
@@ -534,7 +540,7 @@ class Engine {
   /** The machine did not settle: the previous screen again with a "try again" line; state unchanged. */
   private async budgetExceeded(turn: Turn, language: string): Promise<HopOutcome> {
     const record = turn.record;
-    const previous = record?.snapshot ? screenOf(record.snapshot) : undefined;
+    const previous = record ? await this.storedScreen(record) : undefined;
     if (!record || !previous) return this.end(language, TEXTS.timeout, 'timeout');
     const screen = { ...previous, body: [{ key: TEXTS.timeout }, ...previous.body] };
     return this.show(turn, { ...record }, screen, record.language, 'timeout', 1);
@@ -598,6 +604,18 @@ class Engine {
       return this.end(language, TEXTS.busy, 'busy');
     }
     return { reply, outcome };
+  }
+
+  /**
+   * The screen a stored dialogue shows, its shared context put back first (a screen may read
+   * the catalogue); undefined without a snapshot, or when its shared context is gone.
+   */
+  private async storedScreen(record: SessionRecord): Promise<Screen | undefined> {
+    const context = (record.snapshot as { context?: object } | null)?.context;
+    if (!context) return undefined;
+    const shared = await this.shared.valuesOf(record.shared);
+    if (shared === null) return undefined;
+    return this.screenOf(shared ? { ...context, ...shared } : context);
   }
 
   /** A fresh dialogue for this caller (the session's creation time and service code kept). */

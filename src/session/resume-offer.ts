@@ -1,6 +1,5 @@
 import { createActor, type AnyStateMachine, type Snapshot } from 'xstate';
 import { RESUMABLE_TAG, type DialogueEvent, type LocalText, type Screen } from './dialogue';
-import { screenOf } from './dialogue-run';
 
 /**
  * The resume offer: a caller who dropped part-way into a purchase and dials again within the
@@ -20,12 +19,12 @@ const YES = 'resume:yes';
 const NO = 'resume:no';
 
 /**
- * The offer's screen for the dropped dialogue's `snapshot`: the prompt, then what is being
- * resumed (the `about` line its screen published: product and identifier) so nobody continues
+ * The offer's screen for a dropped dialogue showing `dropped`: the prompt, then what is being
+ * resumed (the `about` line that screen published: product and identifier) so nobody continues
  * a purchase they do not recognise; with a notice (the invalid-choice line) when drawn again.
  */
-export function resumeScreen(texts: ResumeTexts, snapshot: unknown, notice?: LocalText): Screen {
-  const about = screenOf(snapshot)?.about;
+export function resumeScreen(texts: ResumeTexts, dropped: Screen | undefined, notice?: LocalText): Screen {
+  const about = dropped?.about;
   return {
     body: [...(notice ? [notice] : []), { key: texts.resumePrompt }, ...(about ? [about] : [])],
     options: [
@@ -44,11 +43,11 @@ export function resumeChoice(
 }
 
 /**
- * A dropped dialogue is worth resuming only part-way into a purchase (see RESUMABLE_TAG), and
- * never from a screen that says `noResume`.
+ * A dropped dialogue (its `snapshot`, showing `screen`) is worth resuming only part-way into a
+ * purchase (see RESUMABLE_TAG), and never from a screen that says `noResume`.
  */
-export function isResumable(machine: AnyStateMachine, snapshot: unknown): boolean {
-  if (screenOf(snapshot)?.noResume === true) return false;
+export function isResumable(machine: AnyStateMachine, snapshot: unknown, screen: Screen): boolean {
+  if (screen.noResume === true) return false;
   try {
     return createActor(machine, { snapshot: snapshot as Snapshot<unknown> })
       .getSnapshot()

@@ -1,6 +1,11 @@
 import { getAdjacencyMap, getShortestPaths } from '@xstate/graph';
 import { createActor, toPromise, transition, type AnyActorLogic } from 'xstate';
-import { dialogueActors, ussdMachine, type UssdContext } from '../../machines/ussd-session.machine';
+import {
+  dialogueActors,
+  dialogueScreen,
+  ussdMachine,
+  type UssdContext,
+} from '../../machines/ussd-session.machine';
 import { INPUT, serviceError, services } from '../../machines/ussd/test-kit';
 import { dialogueKey } from '../../machines/ussd/purchase';
 import { SETTLED_TAG, type DialogueEvent } from '../../src/session/dialogue';
@@ -80,7 +85,7 @@ function events(s: Snap): AnyEvent[] {
   }
   if (Object.keys(s.children).length > 0) out.push({ type: 'TIMEOUT' });
   if (s.hasTag(SETTLED_TAG) && s.status === 'active') {
-    for (const option of s.context.screen.options ?? []) out.push({ type: 'CHOOSE', optionId: option.id });
+    for (const option of dialogueScreen(s.context)?.options ?? []) out.push({ type: 'CHOOSE', optionId: option.id });
     out.push({ type: 'CHOOSE', optionId: 'no-such-option' });
     for (const text of texts(s.context, String(s.value))) out.push({ type: 'TEXT', text });
     out.push({ type: 'BACK' }, { type: 'HOME' });
@@ -174,11 +179,12 @@ function checkStep(before: Snap, after: Snap): boolean {
     ordered = true;
   }
   // A closing screen ends the dialogue.
-  if (after.status === 'done') expect(c.screen.final).toBe(true);
-  if (c.screen.final && after.hasTag(SETTLED_TAG)) expect(after.status).toBe('done');
+  const screen = dialogueScreen(c);
+  if (after.status === 'done') expect(screen?.final).toBe(true);
+  if (screen?.final && after.hasTag(SETTLED_TAG)) expect(after.status).toBe('done');
   // A waiting screen can be answered: options or typed text.
   if (after.hasTag(SETTLED_TAG) && after.status === 'active')
-    expect((c.screen.options?.length ?? 0) > 0 || c.screen.expectsText === true).toBe(true);
+    expect((screen?.options?.length ?? 0) > 0 || screen?.expectsText === true).toBe(true);
   return ordered;
 }
 
