@@ -47,7 +47,9 @@ describe('a hop that calls no service is stepped without an actor', () => {
     // answers the same move when it calls nothing (a wrong amount).
     const wrong = await runDialogue(machine, { snapshot: stored(amount!) }, text('x'), NO_DEADLINE);
     expect(wrong.value).toBe('amount');
-    expect(dialogueScreen(wrong.context as UssdContext)?.body[0]).toEqual({ key: 'amount.invalid.notNumber' });
+    expect(dialogueScreen(wrong.context as UssdContext)?.body[0]).toEqual({
+      key: 'amount.invalid.notNumber',
+    });
   });
 
   it('leaves a step that fails to the live actor, whose failure is the one reported', async () => {

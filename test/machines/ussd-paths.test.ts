@@ -85,7 +85,8 @@ function events(s: Snap): AnyEvent[] {
   }
   if (Object.keys(s.children).length > 0) out.push({ type: 'TIMEOUT' });
   if (s.hasTag(SETTLED_TAG) && s.status === 'active') {
-    for (const option of dialogueScreen(s.context)?.options ?? []) out.push({ type: 'CHOOSE', optionId: option.id });
+    for (const option of dialogueScreen(s.context)?.options ?? [])
+      out.push({ type: 'CHOOSE', optionId: option.id });
     out.push({ type: 'CHOOSE', optionId: 'no-such-option' });
     for (const text of texts(s.context, String(s.value))) out.push({ type: 'TEXT', text });
     out.push({ type: 'BACK' }, { type: 'HOME' });
