@@ -246,6 +246,15 @@ export function sessionStoreContract(name: string, makeStore: () => Promise<Sess
         expect(await store.takeResumable(ref, conditions)).toMatchObject({ status });
       });
 
+      it.each(['final', 'completed', 'moved'] as const)(
+        'refuses a dialogue it saved as %s, however the record reads later',
+        async (status) => {
+          await put(record({ status }));
+          expect(await store.takeResumable(ref, conditions)).toBeNull();
+          expect(await store.takeResumable(ref, conditions)).toBeNull();
+        },
+      );
+
       it('refuses while a hop holds the lock, and when absent', async () => {
         expect(await store.takeResumable(ref, conditions)).toBeNull();
         await put(record());

@@ -1,5 +1,6 @@
 import { RedisSessionStore, msisdnKeys, sessionKeys } from '../../src/session/store';
-import { deleteKeysUnder, keysUnder, testPrefix, testRedis } from '../support/redis';
+import { Redis } from 'ioredis';
+import { deleteKeysUnder, keysUnder, TEST_REDIS_URL, testPrefix, testRedis } from '../support/redis';
 import { record, ref, sessionStoreContract } from './store.contract';
 
 const { redis, cleanup } = testRedis('session');
@@ -74,5 +75,28 @@ describe('the remembered record across processes', () => {
     await store.saveAndUnlock(ref, lock.token, record({ hops: 3 }), 60);
     expect(await redis.get(key)).toMatch(new RegExp(`^\\{"v":"${lock.token}","machineVersion":`));
     expect(store.recall(ref)).toEqual({ record: record({ hops: 3 }), version: lock.token });
+  });
+});
+
+describe('the previous dialogue of a caller dialling again', () => {
+  it('is not asked of Redis when this store saved it as over; an active one is', async () => {
+    const { prefix } = storeOnOwnPrefix();
+    const connection = new Redis(TEST_REDIS_URL);
+    const store = new RedisSessionStore(connection, prefix);
+    const over = { aggregator: 'africastalking', sessionId: 'over' };
+    const live = { aggregator: 'africastalking', sessionId: 'live' };
+    for (const [at, rec] of [
+      [over, record({ status: 'final' })],
+      [live, record()],
+    ] as const) {
+      const lock = await store.loadAndLock(at, 5000);
+      if (lock.kind !== 'locked') throw new Error('expected lock');
+      await store.saveAndUnlock(at, lock.token, rec, 60);
+    }
+    // With the connection gone, only an answer that needs no command can come back.
+    connection.disconnect();
+    const conditions = { minUpdatedAt: Date.now() - 60_000, machineVersion: 'v1' };
+    expect(await store.takeResumable(over, conditions)).toBeNull();
+    await expect(store.takeResumable(live, conditions)).rejects.toThrow();
   });
 });

@@ -33,7 +33,7 @@ export class MemorySessionStore implements SessionStore {
     private readonly prefix = 'mem',
     recentRecords?: number,
   ) {
-    this.recent = new RecentRecords(recentRecords);
+    this.recent = new RecentRecords(recentRecords, now);
   }
 
   private get(key: string): string | null {
@@ -79,7 +79,7 @@ export class MemorySessionStore implements SessionStore {
     const raw = this.get(keys.record);
     if (raw?.startsWith(versionPrefix(version))) {
       this.set(keys.record, encodeRecord(record, token), Math.max(1, Math.ceil(ttlS)) * 1000);
-      this.recent.remember(keys.record, record, token);
+      this.recent.remember(keys.record, record, token, ttlS);
       return { kind: 'saved' };
     }
     this.set(keys.lock, token, Math.ceil(lockMs));
@@ -98,7 +98,7 @@ export class MemorySessionStore implements SessionStore {
     }
     this.set(keys.record, encodeRecord(record, token), Math.max(1, Math.ceil(ttlS)) * 1000);
     this.entries.delete(keys.lock);
-    this.recent.remember(keys.record, record, token);
+    this.recent.remember(keys.record, record, token, ttlS);
     return true;
   }
 
@@ -126,6 +126,8 @@ export class MemorySessionStore implements SessionStore {
 
   async takeResumable(ref: SessionRef, conditions: ResumeConditions): Promise<SessionRecord | null> {
     const keys = sessionKeys(this.prefix, ref);
+    // A dialogue this store saw end (a caller dialling again after a purchase): nothing to take.
+    if (this.recent.isOver(keys.record)) return null;
     if (this.get(keys.lock) !== null) return null;
     const record = decodeRecord(this.get(keys.record));
     if (!record) return null;

@@ -92,7 +92,7 @@ export class RedisSessionStore implements SessionStore {
     )) as [number, string | null | undefined];
     const outcome = sessionOutcome('saveIfCurrent', code);
     if (outcome === 'done') {
-      this.recent.remember(keys.record, record, token);
+      this.recent.remember(keys.record, record, token, ttlS);
       return { kind: 'saved' };
     }
     if (outcome === 'busy') return { kind: 'busy' };
@@ -114,7 +114,7 @@ export class RedisSessionStore implements SessionStore {
     );
     const saved = sessionOutcome('saveAndUnlock', code) === 'done';
     // The token that held the lock is the saved record's version.
-    if (saved) this.recent.remember(keys.record, record, token);
+    if (saved) this.recent.remember(keys.record, record, token, ttlS);
     else this.recent.forget(keys.record);
     return saved;
   }
@@ -148,6 +148,8 @@ export class RedisSessionStore implements SessionStore {
 
   async takeResumable(ref: SessionRef, conditions: ResumeConditions): Promise<SessionRecord | null> {
     const keys = sessionKeys(this.prefix, ref);
+    // A dialogue this process saw end (a caller dialling again after a purchase): nothing to take.
+    if (this.recent.isOver(keys.record)) return null;
     const raw = (await SESSION_SCRIPTS.run(
       this.redis,
       'takeResumable-2',

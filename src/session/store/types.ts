@@ -98,7 +98,7 @@ export interface ResumeConditions {
  * then `saveAndUnlock` (or `unlock`). A hop that calls no service, on a dialogue this process
  * remembers (`recall`), is one: `saveIfCurrent`. The first hop of a session adds
  * `startMsisdnSession` (one round trip to the caller's own keys), and `takeResumable` when the
- * caller has a previous session.
+ * caller has a previous session that the store did not itself save as over.
  */
 export interface SessionStore {
   /**
