@@ -480,8 +480,25 @@ interface Build {
 }
 
 async function main(): Promise<void> {
-  const [gatewayPort, sandboxPort, barePort, peerPort, workerPort, baselinePort, baselineSandboxPort] =
-    await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [
+    gatewayPort,
+    sandboxPort,
+    barePort,
+    peerPort,
+    workerPort,
+    baselinePort,
+    baselineSandboxPort,
+    floorPort,
+  ] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const runId = Date.now().toString(36);
   const children: ChildProcess[] = [];
   const stopAll = () => children.forEach((child) => child.kill('SIGTERM'));
@@ -591,11 +608,26 @@ async function main(): Promise<void> {
     children.push(peer);
     const bare = startProcess('bench/bare-server.js', { PORT: String(barePort) });
     children.push(bare);
+    // The floor: the gateway with the dialogue engine replaced by what its guarantees alone
+    // require (bench/floor-engine.ts), as `npm start` runs; its Buys are queued, never fulfilled.
+    const floor = startProcess(
+      'bench/floor-server.js',
+      {
+        ...gatewayEnv,
+        PORT: String(floorPort),
+        REDIS_PREFIX: `bench-${runId}-floor`,
+        GATEWAY_WORKERS: 'false',
+        LOG_LEVEL: 'info',
+      },
+      [...profileFlags, ...startArgs],
+    );
+    children.push(floor);
     await Promise.all([
       waitForHealth(gatewayPort, gateway, '/healthz'),
       ...(baseline ? [waitForHealth(baselinePort, baseline.server, '/healthz')] : []),
       waitForHealth(peerPort, peer, '/healthz'),
       waitForHealth(barePort, bare, '/healthz'),
+      waitForHealth(floorPort, floor, '/healthz'),
     ]);
     const jobsRun = {
       'hop-path': 'purchases fulfilled by a worker process after each of its rounds',
@@ -634,6 +666,14 @@ async function main(): Promise<void> {
           ]
         : []),
     ];
+    const floorTarget: Target = {
+      name: 'gateway floor',
+      port: floorPort,
+      server: floor,
+      results: [],
+      sandbox: sandbox.process,
+    };
+    targets.push(floorTarget);
     // The server's own CPU, then everything else the machine spends on a hop.
     const others = (target: Target) => [
       loadGeneratorMeter,
@@ -711,16 +751,22 @@ async function main(): Promise<void> {
     console.log(`ratio gateway/bare: ${ratio(gw, bareTarget)}`);
     // The host's speed drifts during a run: a round's gateway and peer played back to back are
     // the closest pair, so the median of the per-round ratios is the steadier comparison.
-    const paired = (other: Target, pick: (s: Summary) => number) =>
-      median(targets[0].results.map((s, round) => pick(s) / pick(other.results[round]))).toFixed(2);
-    const pairedRatios = (other: Target) =>
-      `throughput ${paired(other, (s) => s.hopsPerSec)}, p99 ${paired(other, (s) => s.p99)}x, ` +
-      `server CPU/hop ${paired(other, (s) => s.cpuUsPerHop[0].us)}x`;
-    console.log(`per-round ratios gateway/peer, median: ${pairedRatios(targets[1])}`);
+    const paired = (a: Target, b: Target, pick: (s: Summary) => number) =>
+      median(a.results.map((s, round) => pick(s) / pick(b.results[round]))).toFixed(2);
+    const pairedRatios = (a: Target, b: Target) =>
+      `throughput ${paired(a, b, (s) => s.hopsPerSec)}, p99 ${paired(a, b, (s) => s.p99)}x, ` +
+      `server CPU/hop ${paired(a, b, (s) => s.cpuUsPerHop[0].us)}x`;
+    console.log(`per-round ratios gateway/peer, median: ${pairedRatios(targets[0], targets[1])}`);
     if (baseline) {
       console.log(`ratio gateway/baseline: ${ratio(gw, medians[3])}`);
-      console.log(`per-round ratios gateway/baseline, median: ${pairedRatios(targets[3])}`);
+      console.log(`per-round ratios gateway/baseline, median: ${pairedRatios(targets[0], targets[3])}`);
     }
+    // What the guarantees alone cost against the peer, and what the dialogue engine adds to them.
+    const floorMedian = medians[targets.indexOf(floorTarget)];
+    console.log(`ratio floor/peer:   ${ratio(floorMedian, builder)}`);
+    console.log(`per-round ratios floor/peer, median: ${pairedRatios(floorTarget, targets[1])}`);
+    console.log(`ratio gateway/floor: ${ratio(gw, floorMedian)}`);
+    console.log(`per-round ratios gateway/floor, median: ${pairedRatios(targets[0], floorTarget)}`);
     const breakdown = (s: Summary) =>
       s.cpuUsPerHop.map(({ name, us }) => `${name} ${us.toFixed(0)}`).join(', ');
     for (const [name, s] of [
@@ -728,6 +774,7 @@ async function main(): Promise<void> {
       ['peer', builder],
       ['bare', bareTarget],
       ...(baseline ? [['baseline', medians[3]] as const] : []),
+      ['floor', floorMedian],
     ] as const)
       console.log(`CPU µs per hop, ${name.padEnd(8)} ${breakdown(s)}`);
     // Assigned by the mid-round sampler (TypeScript cannot see the callback write it).

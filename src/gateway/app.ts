@@ -9,6 +9,7 @@ import express from 'express';
 import proxyAddr from 'proxy-addr';
 import {
   createUssdMachine,
+  type DialogueServices,
   USSD_MACHINE_VERSION,
   USSD_SHARED_CONTEXT,
   dialogueScreen,
@@ -26,7 +27,7 @@ import { createAdminRouter } from '../purchases/admin/router';
 import type { RunningPurchaseDesk } from '../purchases/desk';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../sandbox';
 import { createHopEngine, type HopEngine } from '../session/engine';
-import { MemorySessionStore, RedisSessionStore } from '../session/store';
+import { MemorySessionStore, RedisSessionStore, type SessionStore } from '../session/store';
 import { Catalogue } from '../vas';
 import { dialogueServices } from './dialogue-services';
 import { instrumentHopEngine } from './instrument';
@@ -49,6 +50,12 @@ export interface GatewayOptions {
   sandbox?: SandboxOptions;
   /** Host to listen on (default all interfaces). */
   host?: string;
+  /**
+   * Replaces the dialogue engine (default: the USSD machine's, `createHopEngine`) with one built
+   * from the same session store and dialogue services: the benchmark's floor
+   * (`bench/floor-engine.ts`) measures the hop path without the dialogue this way.
+   */
+  hopEngine?: (parts: { store: SessionStore; services: DialogueServices }) => HopEngine;
 }
 
 /** A running gateway and everything it started, for `main`, tests and the benchmark. */
@@ -151,19 +158,22 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const catalogue = new Catalogue(moneyPath.service);
 
   const sessions = redis ? new RedisSessionStore(redis, config.redisPrefix) : new MemorySessionStore();
-  const hopEngine = createHopEngine({
-    store: sessions,
-    machine: createUssdMachine(dialogueServices(config, moneyPath, catalogue)),
-    machineVersion: USSD_MACHINE_VERSION,
-    sharedContextKeys: USSD_SHARED_CONTEXT,
-    screenOf: dialogueScreen,
-    locales,
-    screenLimit: config.ussd.screenLimit,
-    hopBudgetMs: config.ussd.hopBudgetMs,
-    sessionTtlS: config.ussd.sessionTtlS,
-    resumeWindowS: config.ussd.resumeWindowS,
-    defaultLanguage: locales.meta(config.defaultLanguage).tag,
-  });
+  const services = dialogueServices(config, moneyPath, catalogue);
+  const hopEngine =
+    options.hopEngine?.({ store: sessions, services }) ??
+    createHopEngine({
+      store: sessions,
+      machine: createUssdMachine(services),
+      machineVersion: USSD_MACHINE_VERSION,
+      sharedContextKeys: USSD_SHARED_CONTEXT,
+      screenOf: dialogueScreen,
+      locales,
+      screenLimit: config.ussd.screenLimit,
+      hopBudgetMs: config.ussd.hopBudgetMs,
+      sessionTtlS: config.ussd.sessionTtlS,
+      resumeWindowS: config.ussd.resumeWindowS,
+      defaultLanguage: locales.meta(config.defaultLanguage).tag,
+    });
   const engine = instrumentHopEngine(hopEngine, metrics);
   const balanceWatch = startBalanceWatch({
     service: moneyPath.service,

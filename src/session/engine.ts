@@ -71,7 +71,8 @@ export interface HopEngineOptions {
   /**
    * The screen a settled dialogue's context shows (contract: src/session/dialogue.ts). Default:
    * its `screen` field. A machine that derives its screen from the context gives the engine that
-   * function, and its snapshots store no screen.
+   * function, and its snapshots store no screen. (The parameter is `never` so that a function of
+   * the machine's own context type fits.)
    */
   screenOf?: (context: never) => Screen | undefined;
 }
