@@ -1,11 +1,12 @@
 import { Redis } from 'ioredis';
 import { floorEngine } from '../../bench/floor-engine';
 import type { Gateway } from '../../src/gateway/app';
-import { SANDBOX_CREDENTIALS, startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
+import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
 import { sessionKeys } from '../../src/session/store';
 import { hop, ledger, newPhone, startTestGateway } from '../e2e/harness';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 import { until } from '../support/wait';
+import { sandboxServiceEnv } from '../support/sandbox-env';
 
 /**
  * The benchmark's floor (bench/floor-engine.ts) does the work it is measured for: served by the
@@ -26,12 +27,7 @@ beforeAll(async () => {
     {
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: prefix,
-      PURCHASE_API_BASE_URL: sandbox.url,
-      PURCHASE_API_CLIENT_ID: SANDBOX_CREDENTIALS.clientId,
-      PURCHASE_API_CLIENT_SECRET: SANDBOX_CREDENTIALS.clientSecret,
-      PURCHASE_API_USERNAME: SANDBOX_CREDENTIALS.username,
-      PURCHASE_API_PASSWORD: SANDBOX_CREDENTIALS.password,
-      PURCHASE_API_ORG_CODE: SANDBOX_CREDENTIALS.orgCode,
+      ...sandboxServiceEnv(sandbox.url),
     },
     { hopEngine: floorEngine },
   );

@@ -9,6 +9,7 @@ import { RedisPurchaseStore } from '../../src/purchases/store';
 import { SANDBOX_CREDENTIALS, startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
 import { createPurchaseService } from '../../src/vas';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
+import { sandboxServiceEnv } from '../support/sandbox-env';
 
 /**
  * `npm run cli -- recover`: a purchase the service completed but the gateway lost (Redis
@@ -35,12 +36,7 @@ const env = () => ({
   NODE_ENV: 'test',
   REDIS_URL: TEST_REDIS_URL,
   REDIS_PREFIX: prefix,
-  PURCHASE_API_BASE_URL: sandbox.url,
-  PURCHASE_API_CLIENT_ID: SANDBOX_CREDENTIALS.clientId,
-  PURCHASE_API_CLIENT_SECRET: SANDBOX_CREDENTIALS.clientSecret,
-  PURCHASE_API_USERNAME: SANDBOX_CREDENTIALS.username,
-  PURCHASE_API_PASSWORD: SANDBOX_CREDENTIALS.password,
-  PURCHASE_API_ORG_CODE: SANDBOX_CREDENTIALS.orgCode,
+  ...sandboxServiceEnv(sandbox.url),
 });
 
 async function run(argv: string[], environment: NodeJS.ProcessEnv = env()) {

@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis';
 import type { Gateway } from '../../src/gateway/app';
-import { SANDBOX_CREDENTIALS, startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
+import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
 import { hop, ledger, newPhone, OUTBOX_ADMIN_TOKEN, startTestGateway, waitForSms } from './harness';
 import { TEST_REDIS_URL, testPrefix } from '../support/redis';
+import { sandboxServiceEnv } from '../support/sandbox-env';
 
 /**
  * With REDIS_URL the dialogue, the purchase and the outbox live in Redis: a gateway that
@@ -18,12 +19,7 @@ function gatewayEnv(): Record<string, string> {
   return {
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: prefix,
-    PURCHASE_API_BASE_URL: sandbox.url,
-    PURCHASE_API_CLIENT_ID: SANDBOX_CREDENTIALS.clientId,
-    PURCHASE_API_CLIENT_SECRET: SANDBOX_CREDENTIALS.clientSecret,
-    PURCHASE_API_USERNAME: SANDBOX_CREDENTIALS.username,
-    PURCHASE_API_PASSWORD: SANDBOX_CREDENTIALS.password,
-    PURCHASE_API_ORG_CODE: SANDBOX_CREDENTIALS.orgCode,
+    ...sandboxServiceEnv(sandbox.url),
     DEV_ROUTES: 'true', // the outbox, where the test reads the SMS (behind the admin token here)
     ADMIN_TOKEN: OUTBOX_ADMIN_TOKEN,
   };

@@ -3,10 +3,11 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { BullJobQueue } from '../../src/purchases/queue';
 import { RedisPurchaseStore } from '../../src/purchases/store';
-import { SANDBOX_CREDENTIALS, startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 import { until } from '../support/wait';
 import { record as makeRecord } from './fixtures';
+import { sandboxServiceEnv } from '../support/sandbox-env';
 
 /**
  * Crash recovery within the confirm timeout (#12 item 3). A real worker process (`src/worker.ts`)
@@ -64,12 +65,7 @@ function startWorker(): Worker {
       LOG_LEVEL: 'info',
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: prefix,
-      PURCHASE_API_BASE_URL: sandbox.url,
-      PURCHASE_API_CLIENT_ID: SANDBOX_CREDENTIALS.clientId,
-      PURCHASE_API_CLIENT_SECRET: SANDBOX_CREDENTIALS.clientSecret,
-      PURCHASE_API_USERNAME: SANDBOX_CREDENTIALS.username,
-      PURCHASE_API_PASSWORD: SANDBOX_CREDENTIALS.password,
-      PURCHASE_API_ORG_CODE: SANDBOX_CREDENTIALS.orgCode,
+      ...sandboxServiceEnv(sandbox.url),
       PURCHASE_API_TIMEOUT_MS: '1000',
       PURCHASE_API_CONFIRM_TIMEOUT_MS: String(CONFIRM_TIMEOUT_MS),
       // Only the start and the check it schedules may recover the purchase, not a periodic sweep

@@ -5,8 +5,9 @@ import { ussdAdapters } from '../../src/channels/ussd/adapters';
 import { inboundSmsAdapters } from '../../src/channels/sms/inbound/adapters';
 import { SIMULATOR_PUBLIC } from '../../src/simulator/router';
 import type { Gateway } from '../../src/gateway/app';
-import { SANDBOX_CREDENTIALS, startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { startTestGateway } from '../e2e/harness';
+import { sandboxServiceEnv } from '../support/sandbox-env';
 
 /**
  * The simulator's routes on a whole gateway over HTTP: served only with dev routes, its config
@@ -130,12 +131,7 @@ describe('simulator routes without dev routes, and with a real purchase service'
   it('need the admin bearer for /dev, and never reach a real service’s operator extras', async () => {
     const token = 'simulator-admin-token-0123456789';
     const gateway = await startTestGateway({
-      PURCHASE_API_BASE_URL: sandbox.url,
-      PURCHASE_API_CLIENT_ID: SANDBOX_CREDENTIALS.clientId,
-      PURCHASE_API_CLIENT_SECRET: SANDBOX_CREDENTIALS.clientSecret,
-      PURCHASE_API_USERNAME: SANDBOX_CREDENTIALS.username,
-      PURCHASE_API_PASSWORD: SANDBOX_CREDENTIALS.password,
-      PURCHASE_API_ORG_CODE: SANDBOX_CREDENTIALS.orgCode,
+      ...sandboxServiceEnv(sandbox.url),
       ADMIN_TOKEN: token,
       DEV_ROUTES: 'true',
     });
