@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { main, EXIT } from '../../src/cli/main';
-import { startSandbox, SANDBOX_CREDENTIALS, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
+import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
+import { sandboxServiceEnv } from '../support/sandbox-env';
 
 /** The operator CLI, run in-process with captured output, against real HTTP. */
 
@@ -18,12 +19,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 const remote = (url: string, overrides: Record<string, string> = {}) => ({
-  PURCHASE_API_BASE_URL: url,
-  PURCHASE_API_CLIENT_ID: SANDBOX_CREDENTIALS.clientId,
-  PURCHASE_API_CLIENT_SECRET: SANDBOX_CREDENTIALS.clientSecret,
-  PURCHASE_API_USERNAME: SANDBOX_CREDENTIALS.username,
-  PURCHASE_API_PASSWORD: SANDBOX_CREDENTIALS.password,
-  PURCHASE_API_ORG_CODE: SANDBOX_CREDENTIALS.orgCode,
+  ...sandboxServiceEnv(url),
   ...overrides,
 });
 
