@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: plays whole USSD dialogues (electricity purchase, five hops) for 64
  * concurrent subscribers against the gateway (Redis sessions and jobs, a sandbox purchase
- * service without artificial delay) and, in the same run, against a bare express handler that
- * answers a constant screen. Prints hops/s, p50 and p99 hop latency for both and their ratios.
+ * service without artificial delay) and, in the same run, against a `ussd-builder` peer
+ * (bench/peer-server.ts), a bare express handler that answers a constant screen, and the
+ * gateway's floor (bench/floor-engine.ts: its guarantees without the dialogue engine). Prints
+ * hops/s, p50 and p99 hop latency and CPU per hop for each, and their ratios.
  *
- * The gateway, the sandbox and the baseline each run in their own process so the load
+ * Every server, the sandbox and the baseline each run in their own process so the load
  * generator does not share their event loop.
  */
 import { ChildProcess, spawn } from 'node:child_process';
