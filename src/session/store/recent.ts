@@ -38,8 +38,9 @@ export class RecentRecords {
    */
   remember(key: string, record: SessionRecord | null, version: string | null, ttlS?: number): void {
     this.entries.delete(key);
+    // The last write decides: only a save of a record that is over marks it so.
+    this.over.delete(key);
     if (record && ttlS !== undefined && isOver(record) && this.capacity > 0) {
-      this.over.delete(key);
       if (this.over.size >= this.capacity) this.over.delete(this.over.keys().next().value!);
       this.over.set(key, this.now() + ttlS * 1000);
     }
