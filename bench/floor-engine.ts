@@ -114,19 +114,24 @@ export function floorEngine(parts: { store: SessionStore; services: DialogueServ
     return { reply: { text: 'Thank you. Your token will arrive by SMS.', end: true }, state };
   }
 
+  /** The meter and amount prompts: no service, the typed meter kept. */
+  const prompted = (snapshot: unknown, inputs: string[]) => ({
+    reply: { text: SCREENS[inputs.length], end: false },
+    state: { ...((snapshot as FloorState | null) ?? {}), ...(inputs.length === 2 && { meter: inputs[1] }) },
+  });
+
   async function handle(hop: UssdHop): Promise<{ reply: UssdReply; outcome: string }> {
     const ref = { aggregator: hop.aggregator, sessionId: hop.sessionId };
     const inputs = hop.text.value === '' ? [] : hop.text.value.split('*');
-    // The meter and the amount prompts call no service: one script on the remembered record.
+    const isPrompt = inputs.length === 1 || inputs.length === 2;
+    // A prompt on the remembered record calls no service: one script, which takes the lock
+    // instead when the record changed (the hop is then done under it, as the gateway does).
     const recalled = store.recall(ref);
-    if (recalled && (inputs.length === 1 || inputs.length === 2)) {
+    let held: { token: string; record: SessionRecord | null } | null = null;
+    if (recalled && isPrompt) {
       const before = recalled.record;
       if (before.msisdn === hop.msisdn && before.lastRequestKey !== `c:${hop.text.value}`) {
-        const state = {
-          ...(before.snapshot as FloorState),
-          ...(inputs.length === 2 && { meter: inputs[1] }),
-        };
-        const reply = { text: SCREENS[inputs.length], end: false };
+        const { reply, state } = prompted(before.snapshot, inputs);
         const saved = await store.saveIfCurrent(
           ref,
           recalled.version,
@@ -135,11 +140,14 @@ export function floorEngine(parts: { store: SessionStore; services: DialogueServ
           LOCK_MS,
         );
         if (saved.kind === 'saved') return { reply, outcome: 'event' };
-        if (saved.kind === 'locked') await store.unlock(ref, saved.token);
+        if (saved.kind === 'locked') held = saved;
       }
     }
-    const held = await store.loadAndLock(ref, LOCK_MS);
-    if (held.kind !== 'locked') return { reply: { text: 'Please try again.', end: true }, outcome: 'busy' };
+    if (!held) {
+      const lock = await store.loadAndLock(ref, LOCK_MS);
+      if (lock.kind !== 'locked') return { reply: { text: 'Please try again.', end: true }, outcome: 'busy' };
+      held = lock;
+    }
     let saved = false;
     try {
       const record = held.record;
@@ -147,16 +155,9 @@ export function floorEngine(parts: { store: SessionStore; services: DialogueServ
         return { reply: { text: 'This session has ended.', end: true }, outcome: 'refused' };
       if (record?.lastRequestKey === `c:${hop.text.value}`)
         return { reply: record.lastReply, outcome: 'replay' };
-      const { reply, state } =
-        inputs.length === 1 || inputs.length === 2
-          ? {
-              reply: { text: SCREENS[inputs.length], end: false },
-              state: {
-                ...((record?.snapshot as FloorState | null) ?? {}),
-                ...(inputs.length === 2 && { meter: inputs[1] }),
-              },
-            }
-          : await locked(hop, ref, record, inputs);
+      const { reply, state } = isPrompt
+        ? prompted(record?.snapshot, inputs)
+        : await locked(hop, ref, record, inputs);
       saved = await store.saveAndUnlock(ref, held.token, recordOf(hop, record, state, reply), TTL_S);
       return { reply, outcome: record ? 'event' : 'new' };
     } finally {
