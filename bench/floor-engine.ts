@@ -4,9 +4,10 @@
  * rendering, no engine decisions (constant screens). It is served by the real gateway
  * (`startGateway` with `hopEngine`): the same HTTP path, adapters, metrics and money path.
  *
- * Per hop, as the gateway: the session's lock in Redis around every hop that calls a service
- * (`loadAndLock` … `saveAndUnlock`), one script for a hop that calls none (`saveIfCurrent` on the
- * remembered record), replay and MSISDN binding checks, and one JSON info line. The first hop
+ * Per hop, as the gateway and by the same module (src/session/hop-protocol.ts): the session's
+ * lock in Redis around every hop that calls a service (`loadAndLock` … `saveAndUnlock`), one
+ * script for a hop that calls none (`saveIfCurrent` on the remembered record), replay and MSISDN
+ * binding checks, and one JSON info line. The first hop
  * reads the caller's keys (and the previous dialogue when there may be one to resume), the
  * catalogue, the debit account and the agent registry; the quote checks the spending rules and
  * validates with the purchase service; the Buy hands the intent to the purchase desk (a durable
@@ -18,13 +19,24 @@ import { componentLogger, maskMsisdn, premasked, withLogContext } from '../src/o
 import { purchaseRequest } from '../src/purchases/request';
 import type { PurchaseIntent } from '../src/purchases/types';
 import type { HopEngine } from '../src/session/engine';
+import { playHop } from '../src/session/hop-protocol';
 import type { UssdHop, UssdReply } from '../src/session/hop';
 import type { SessionRecord, SessionRef, SessionStore } from '../src/session/store';
 
 const log = componentLogger('ussd-engine');
 
 const LOCK_MS = 10_000;
+/** How long a hop waits for a lock another hop holds: half the gateway's default hop budget. */
+const WAIT_MS = 4_000;
 const TTL_S = 180;
+
+/** What a hop answers, and what it came to for its log line. */
+interface FloorAnswer {
+  reply: UssdReply;
+  outcome: string;
+}
+
+const BUSY: FloorAnswer = { reply: { text: 'Please try again.', end: true }, outcome: 'busy' };
 
 /** What a floor dialogue keeps between hops: the answers so far and the quoted intent. */
 interface FloorState {
@@ -75,7 +87,7 @@ export function floorEngine(parts: { store: SessionStore; services: DialogueServ
       if (caller.previous)
         await store.takeResumable(caller.previous, {
           minUpdatedAt: Date.now() - TTL_S * 1000,
-          machineVersion: 'floor',
+          machineVersions: ['floor'],
         });
       await Promise.all([services.products(), services.debitAccount(), services.agentOf?.(hop.msisdn)]);
       return { reply: { text: SCREENS[0], end: false, choice: true }, state };
@@ -120,49 +132,40 @@ export function floorEngine(parts: { store: SessionStore; services: DialogueServ
     state: { ...((snapshot as FloorState | null) ?? {}), ...(inputs.length === 2 && { meter: inputs[1] }) },
   });
 
-  async function handle(hop: UssdHop): Promise<{ reply: UssdReply; outcome: string }> {
+  /** One hop by the gateway's hop protocol (src/session/hop-protocol.ts), as the gateway plays it. */
+  function handle(hop: UssdHop): Promise<FloorAnswer> {
     const ref = { aggregator: hop.aggregator, sessionId: hop.sessionId };
     const inputs = hop.text.value === '' ? [] : hop.text.value.split('*');
     const isPrompt = inputs.length === 1 || inputs.length === 2;
-    // A prompt on the remembered record calls no service: one script, which takes the lock
-    // instead when the record changed (the hop is then done under it, as the gateway does).
-    const recalled = store.recall(ref);
-    let held: { token: string; record: SessionRecord | null } | null = null;
-    if (recalled && isPrompt) {
-      const before = recalled.record;
-      if (before.msisdn === hop.msisdn && before.lastRequestKey !== `c:${hop.text.value}`) {
-        const { reply, state } = prompted(before.snapshot, inputs);
-        const saved = await store.saveIfCurrent(
-          ref,
-          recalled.version,
-          recordOf(hop, before, state, reply),
-          TTL_S,
-          LOCK_MS,
-        );
-        if (saved.kind === 'saved') return { reply, outcome: 'event' };
-        if (saved.kind === 'locked') held = saved;
-      }
-    }
-    if (!held) {
-      const lock = await store.loadAndLock(ref, LOCK_MS);
-      if (lock.kind !== 'locked') return { reply: { text: 'Please try again.', end: true }, outcome: 'busy' };
-      held = lock;
-    }
-    let saved = false;
-    try {
-      const record = held.record;
-      if (record && record.msisdn !== hop.msisdn)
-        return { reply: { text: 'This session has ended.', end: true }, outcome: 'refused' };
-      if (record?.lastRequestKey === `c:${hop.text.value}`)
-        return { reply: record.lastReply, outcome: 'replay' };
-      const { reply, state } = isPrompt
-        ? prompted(record?.snapshot, inputs)
-        : await locked(hop, ref, record, inputs);
-      saved = await store.saveAndUnlock(ref, held.token, recordOf(hop, record, state, reply), TTL_S);
-      return { reply, outcome: record ? 'event' : 'new' };
-    } finally {
-      if (!saved) await store.unlock(ref, held.token).catch(() => undefined);
-    }
+    const requestKey = `c:${hop.text.value}`;
+    return playHop<FloorAnswer>(
+      store,
+      ref,
+      { lockMs: LOCK_MS, waitUntil: Date.now() + WAIT_MS },
+      {
+        // A prompt on the remembered record calls no service: a pure step, saved in one script.
+        pure: (record) => {
+          if (!isPrompt || record.msisdn !== hop.msisdn || record.lastRequestKey === requestKey) return null;
+          const { reply, state } = prompted(record.snapshot, inputs);
+          return {
+            record: recordOf(hop, record, state, reply),
+            ttlS: TTL_S,
+            answer: { reply, outcome: 'event' },
+          };
+        },
+        locked: async (record, save) => {
+          if (record && record.msisdn !== hop.msisdn)
+            return { reply: { text: 'This session has ended.', end: true }, outcome: 'refused' };
+          if (record?.lastRequestKey === requestKey) return { reply: record.lastReply, outcome: 'replay' };
+          const { reply, state } = isPrompt
+            ? prompted(record?.snapshot, inputs)
+            : await locked(hop, ref, record, inputs);
+          if (!(await save(recordOf(hop, record, state, reply), TTL_S))) return BUSY;
+          return { reply, outcome: record ? 'event' : 'new' };
+        },
+        busy: () => BUSY,
+      },
+    );
   }
 
   return {
@@ -171,7 +174,7 @@ export function floorEngine(parts: { store: SessionStore; services: DialogueServ
         { requestId: `${hop.aggregator}-${hop.sessionId}-${hop.text.value.split('*').length}` },
         async () => {
           const started = Date.now();
-          let answer: { reply: UssdReply; outcome: string };
+          let answer: FloorAnswer;
           try {
             answer = await handle(hop);
           } catch (error) {

@@ -1,8 +1,7 @@
+import { backoffMs } from './purchase/verdicts';
 import {
-  backoffMs,
   decide,
   nextRecheckMs,
-  probeVerdict,
   purchaseMachine,
   type ErrorInfo,
   type LifecycleSettings,
@@ -236,7 +235,8 @@ describe('purchase machine: states', () => {
     const states = Object.values(purchaseMachine.root.states);
     expect(states.map((s) => s.key).sort()).toEqual([...PURCHASE_STATES].sort());
     expect(states.filter((s) => s.type === 'final').map((s) => s.key)).toEqual(['succeeded']);
-    expect(Object.keys(purchaseMachine.root.states.failed.on)).toEqual(['RECHECK_OK']);
+    // A paid purchase whose refund cannot be completed goes to an operator (REFUND_STUCK).
+    expect(Object.keys(purchaseMachine.root.states.failed.on)).toEqual(['RECHECK_OK', 'REFUND_STUCK']);
     expect(Object.keys(purchaseMachine.root.states.needs_attention.on)).toEqual([
       'RECHECK_OK',
       'RESOLVE',
@@ -274,91 +274,25 @@ describe('purchase machine: states', () => {
   });
 });
 
-describe('purchase machine: a Redis that lost the confirming write', () => {
-  const created = record({ createdAt: SENT });
-  it.each([
-    [
-      'SUCCESSFUL answer of the confirm this process sent',
-      { type: 'CONFIRM_OK', tx: tx('SUCCESSFUL') },
-      'succeeded',
-    ],
-    ['the probe finds it SUCCESSFUL', { type: 'PROBE_FOUND', tx: tx('SUCCESSFUL') }, 'succeeded'],
-    ['the probe finds it PENDING', { type: 'PROBE_FOUND', tx: tx('PENDING') }, 'unknown'],
-    [
-      'the probe gets retries_disabled',
-      { type: 'PROBE_REFUSED', error: err({ status: 403, code: 'retries_disabled' }) },
-      'unknown',
-    ],
-  ])('created + %s → %s', (_label, event, state) => {
-    const decision = decide(created, { ...event, at: at(5), random: 0 } as never, settings);
-    expect(decision?.to).toBe(state);
-  });
-
-  const holdUntil = at(60);
-  it.each<[string, Parameters<typeof probeVerdict>[0], string, string]>([
-    [
-      'not found after the hold',
-      { error: err({ status: 404, code: 'transaction_not_found' }) },
-      at(61),
-      'confirm',
-    ],
-    [
-      'not found during the hold',
-      { error: err({ status: 404, code: 'transaction_not_found' }) },
-      at(10),
-      'wait',
-    ],
-    ['a transaction', { tx: tx('SUCCESSFUL') }, at(10), 'found'],
-    ['ON_GOING', { tx: tx('ON_GOING') }, at(10), 'wait'],
-    [
-      'pending',
-      { error: err({ status: 409, code: 'transaction_pending', retryable: true }) },
-      at(70),
-      'wait',
-    ],
-    [
-      'a timeout',
-      { error: err({ status: null, code: 'transport_error', outcome: 'unknown' }) },
-      at(70),
-      'wait',
-    ],
-    ['retries_disabled', { error: err({ status: 403, code: 'retries_disabled' }) }, at(70), 'found'],
-    ['its definitive failure', { error: err({ status: 422, code: 'meter_blocked' }) }, at(70), 'found'],
-  ])('probe verdict: %s', (_label, answer, when, kind) => {
-    const verdict = probeVerdict(answer, holdUntil, when, settings, 0, 0);
-    expect(verdict.kind).toBe(kind);
-    if (kind === 'wait' && when === at(10) && 'error' in answer)
-      expect(verdict).toEqual({ kind: 'wait', delayMs: 50_000 });
-  });
-});
-
 describe('purchase machine: the in-flight deadline travels with the send', () => {
   it("CONFIRM_START stores the sender's deadline; a reader with a shorter timeout waits for it", () => {
     const start = decide(record(), { type: 'CONFIRM_START', at: SENT }, settings);
     expect(start?.patch.confirmInFlightUntil).toBe(at(30));
     // A record sent with a 120 s timeout, read by a process whose own timeout is 30 s.
     const patient = record({ ...reconciling, confirmInFlightUntil: at(120), notFoundCount: 1 });
-    const early = decide(
-      patient,
-      {
-        type: 'RETRY_ERR',
-        error: err({ status: 404, code: 'transaction_not_found' }),
-        at: at(100),
-        random: 0,
-      },
-      settings,
-    );
-    expect(early?.to).toBe('reconciling');
-    const late = decide(
-      patient,
-      {
-        type: 'RETRY_ERR',
-        error: err({ status: 404, code: 'transaction_not_found' }),
-        at: at(151),
-        random: 0,
-      },
-      settings,
-    );
+    const notFoundAt = (t: number) =>
+      decide(
+        patient,
+        {
+          type: 'RETRY_ERR',
+          error: err({ status: 404, code: 'transaction_not_found' }),
+          at: at(t),
+          random: 0,
+        },
+        settings,
+      );
+    expect(notFoundAt(100)?.to).toBe('reconciling');
+    const late = notFoundAt(151);
     expect(late?.to).toBe('failed');
     expect(late?.patch.recheckUntil).toBe(at(151 + 86_400));
   });

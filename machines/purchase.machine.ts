@@ -1,8 +1,20 @@
 import { assign, setup, transition, type SnapshotFrom } from 'xstate';
-import type { PurchaseFailure, PurchaseRecord, PurchaseResult, PurchaseState } from '../src/purchases/types';
+import type { PurchaseRecord, PurchaseState } from '../src/purchases/types';
 import { resultFromTransaction } from '../src/purchases/types';
-import type { CallOutcome } from '../src/vas/errors';
 import type { Transaction } from '../src/vas/port';
+import type { LifecycleSettings, PurchaseContext, PurchaseEvent } from './purchase/types';
+import {
+  backoffMs,
+  errorOf,
+  isDefinitiveRefusal,
+  isNotSent,
+  isResendable,
+  ms,
+  pastInFlight,
+  recheckUntil,
+  waitMs,
+  type TimedEvent,
+} from './purchase/verdicts';
 
 /**
  * The purchase lifecycle: a pure decision machine. It classifies what the purchase service
@@ -11,162 +23,15 @@ import type { Transaction } from '../src/vas/port';
  * side effect it allows (e.g. `created → confirming` before sending confirm).
  *
  *   created → confirming → succeeded | failed | unknown   (confirming → created only when not sent)
- *   created → succeeded | unknown      a probe found an earlier confirm (its write was lost)
  *   unknown → reconciling → succeeded | failed | needs_attention
  *   failed (no charge found) | needs_attention → succeeded   a later re-check found the success
  *   needs_attention → resolved (an operator closed it) | reconciling (an operator asked again)
+ *   created → failed          the buyer's payment did not come (payment_failed, nothing confirmed),
+ *                             or was never asked for (payment_not_started)
+ *   failed → needs_attention  the buyer's money could not be given back (the refund needs a person)
  */
 
-/** Tunables of the lifecycle, from config (see settingsFromConfig in src/purchases/lifecycle.ts). */
-export interface LifecycleSettings {
-  /** The client's confirm read timeout: a confirm can be in flight this long after it was sent. */
-  confirmTimeoutMs: number;
-  /** Extra time after confirmTimeoutMs before `transaction_not_found` may mean "not charged". */
-  inFlightMarginMs: number;
-  /**
-   * Extra time after a confirm's in-flight deadline before a `confirming` record nobody answers
-   * for (its worker died) is declared lost and reconciled. Shorter than inFlightMarginMs: losing
-   * it only asks `retry` (never confirms), and the verdicts that infer from silence still wait for
-   * the full margin.
-   */
-  lostConfirmMarginMs: number;
-  /** First reconcile delay; doubles per attempt, plus up to 50% jitter. */
-  baseDelayMs: number;
-  /** Ceiling of one backoff delay. */
-  maxDelayMs: number;
-  /** How long after the confirm reconcile keeps asking before `needs_attention`. */
-  deadlineMs: number;
-  /** Confirm sends allowed when earlier ones provably never reached the service. */
-  maxConfirmAttempts: number;
-  /**
-   * After a verdict that is not a fact ("no charge was found", needs_attention), how long the
-   * lifecycle keeps asking `retry` whether the purchase succeeded after all.
-   */
-  recheckForMs: number;
-  /** First wait between those re-checks; doubles up to maxDelayMs × 12 (an hour by default). */
-  recheckEveryMs: number;
-}
-
-/** What the lifecycle tells the machine about a failed call (plain data: no Error objects). */
-export interface ErrorInfo {
-  name: string;
-  code: string;
-  message: string;
-  /** HTTP status, null for transport failures. */
-  status: number | null;
-  outcome: CallOutcome;
-  retryable: boolean;
-  retryAfterMs: number | null;
-}
-
-export interface PurchaseContext {
-  settings: LifecycleSettings;
-  confirmSentAt: string | null;
-  confirmInFlightUntil: string | null;
-  recheckUntil: string | null;
-  confirmEndedAt: string | null;
-  confirmAttempts: number;
-  reconcileAttempts: number;
-  notFoundCount: number;
-  reconcileDeadlineAt: string | null;
-  result: PurchaseResult | null;
-  failure: PurchaseFailure | null;
-  lastError: PurchaseRecord['lastError'];
-  settledAt: string | null;
-  /** Decision: wait this long before the next confirm/reconcile attempt (null = none scheduled). */
-  delayMs: number | null;
-}
-
-export type PurchaseEvent =
-  /** The worker is about to send confirm (persisted first). */
-  | { type: 'CONFIRM_START'; at: string }
-  | { type: 'CONFIRM_OK'; tx: Transaction; at: string; random: number }
-  | { type: 'CONFIRM_ERR'; error: ErrorInfo; at: string; random: number }
-  /** Found `confirming` with no worker on it (crash, stalled job): the confirm may have happened. */
-  | { type: 'CONFIRM_LOST'; at: string }
-  | { type: 'RECONCILE_START'; at: string }
-  | { type: 'RETRY_OK'; tx: Transaction; at: string; random: number }
-  | { type: 'RETRY_ERR'; error: ErrorInfo; at: string; random: number }
-  /** Before a confirm, `retry` found an earlier attempt of this `created` record (a lost write). */
-  | { type: 'PROBE_FOUND'; tx: Transaction; at: string }
-  /** …or answered for an earlier attempt without its transaction (its failure, `retries_disabled`). */
-  | { type: 'PROBE_REFUSED'; error: ErrorInfo; at: string }
-  /** A late re-check of a verdict that was not a fact found the purchase successful. */
-  | { type: 'RECHECK_OK'; tx: Transaction; at: string }
-  /** An operator closed a `needs_attention` purchase (the note is kept by src/purchases/care). */
-  | { type: 'RESOLVE'; at: string }
-  /** An operator asked to reconcile a `needs_attention` purchase again: retry only, never confirm. */
-  | { type: 'REOPEN'; at: string };
-
-type TimedEvent = Extract<PurchaseEvent, { random: number }>;
-
-const ms = (iso: string | null): number => (iso === null ? NaN : Date.parse(iso));
-
-/** Exponential backoff from baseDelayMs with up to 50% jitter, capped by maxDelayMs. */
-export function backoffMs(settings: LifecycleSettings, attempt: number, random: number): number {
-  const exponential = settings.baseDelayMs * 2 ** Math.min(attempt, 30);
-  const capped = Math.min(exponential, settings.maxDelayMs);
-  return Math.round(capped + capped * 0.5 * Math.min(Math.max(random, 0), 1));
-}
-
-/** The next wait, never past the deadline (the last ask lands on it) and honouring Retry-After. */
-function waitMs(context: PurchaseContext, event: TimedEvent): number {
-  const hint = 'error' in event ? (event.error.retryAfterMs ?? 0) : 0;
-  const delay = Math.max(backoffMs(context.settings, context.reconcileAttempts, event.random), hint);
-  const untilDeadline = ms(context.reconcileDeadlineAt) - ms(event.at);
-  return Number.isFinite(untilDeadline) ? Math.max(0, Math.min(delay, untilDeadline)) : delay;
-}
-
-/**
- * The original confirm can no longer be in flight: past the in-flight deadline the sender stored
- * when it sent it (its own client timeout, not the reader's), or past when the call came back if
- * that is later — plus a margin for clocks and the network.
- */
-const pastInFlight = (context: PurchaseContext, event: { at: string }) => {
-  const ended = ms(context.confirmEndedAt);
-  const deadline = ms(context.confirmInFlightUntil);
-  const lastAnswer = Math.max(
-    Number.isFinite(deadline) ? deadline : ms(context.confirmSentAt) + context.settings.confirmTimeoutMs,
-    Number.isFinite(ended) ? ended : -Infinity,
-  );
-  return ms(event.at) > lastAnswer + context.settings.inFlightMarginMs;
-};
-
-/** Until when a verdict that is not a fact keeps being re-checked. */
-const recheckUntil = (context: PurchaseContext, at: string) =>
-  new Date(ms(at) + context.settings.recheckForMs).toISOString();
-
-const isNotSent = (error: ErrorInfo) => error.outcome === 'not_sent';
-/** A refusal that says "not now" about this very request: nothing happened, it may be sent again. */
-const isResendable = (error: ErrorInfo) =>
-  error.outcome === 'rejected' && (error.code === 'transaction_pending' || error.status === 429);
-/**
- * 4xx answers to `retry` that say nothing about the original transaction: no error envelope
- * (`http_<status>`: a proxy or load balancer answered, not the service), or a refusal of the
- * retry request itself (its shape, its path). Only retry reaches these; they never prove "not charged".
- */
-const isNoVerdict = (error: ErrorInfo) =>
-  /^http_\d+$/.test(error.code) ||
-  ['missing_field', 'invalid_argument', 'method_not_allowed', 'resource_not_found'].includes(error.code);
-/** 400-class answers that settle the transaction (not our credentials, not "ask later"). */
-const isDefinitiveRefusal = (error: ErrorInfo) =>
-  error.outcome === 'rejected' &&
-  !isNoVerdict(error) &&
-  // Not found may only mean "the confirm is still in flight": see provedNotCharged.
-  error.code !== 'transaction_not_found' &&
-  !error.retryable &&
-  error.status !== null &&
-  error.status >= 400 &&
-  error.status < 500 &&
-  error.status !== 401 &&
-  error.status !== 403 &&
-  error.status !== 409 &&
-  error.status !== 429;
-
-const errorOf = (event: PurchaseEvent) =>
-  'error' in event
-    ? { code: event.error.code, message: event.error.message, outcome: event.error.outcome }
-    : null;
+export type { ErrorInfo, LifecycleSettings, PurchaseContext, PurchaseEvent } from './purchase/types';
 
 export const purchaseMachine = setup({
   types: {
@@ -318,6 +183,31 @@ export const purchaseMachine = setup({
       recheckUntil: null,
       delayMs: 0,
     }),
+    /** No money came from the buyer: nothing was bought, nobody was charged. */
+    failUnpaid: assign({
+      failure: ({ event }) => ({
+        code: (event as { code?: string }).code ?? 'payment_failed',
+        message: (event as { reason: string }).reason,
+        charged: false as const,
+      }),
+      lastError: ({ event }) => ({
+        code: (event as { code?: string }).code ?? 'payment_failed',
+        message: (event as { reason: string }).reason,
+        outcome: 'rejected' as const,
+      }),
+      settledAt: ({ event }) => (event as { at: string }).at,
+      delayMs: null,
+    }),
+    /** The failure stands (nothing was bought); what is left is the buyer's money, for a person. */
+    refundStuck: assign({
+      lastError: ({ event }) => ({
+        code: 'refund_needs_attention',
+        message: (event as { detail: string }).detail,
+        outcome: 'unknown' as const,
+      }),
+      settledAt: ({ event }) => (event as { at: string }).at,
+      delayMs: null,
+    }),
     /** A success found after a verdict: the outcome is corrected and told again. */
     correct: assign({
       result: ({ event }) => resultFromTransaction((event as { tx: Transaction }).tx),
@@ -335,15 +225,7 @@ export const purchaseMachine = setup({
     created: {
       on: {
         CONFIRM_START: { target: 'confirming', actions: 'startConfirm' },
-        // The `created → confirming` write was lost (Redis restarted from older data) but this
-        // process's confirm answered: the purchase happened, adopt it.
-        CONFIRM_OK: { guard: 'isSuccessful', target: 'succeeded', actions: 'succeed' },
-        PROBE_FOUND: [
-          { guard: 'isSuccessful', target: 'succeeded', actions: 'succeed' },
-          // Pending or failed: the earlier attempt exists; reconcile settles it.
-          { target: 'unknown', actions: 'becomeUnknown' },
-        ],
-        PROBE_REFUSED: { target: 'unknown', actions: 'becomeUnknown' },
+        PAYMENT_FAILED: { target: 'failed', actions: 'failUnpaid' },
       },
     },
     confirming: {
@@ -399,7 +281,10 @@ export const purchaseMachine = setup({
     // fact (no charge found, needs_attention) can still be corrected by a success found later.
     succeeded: { type: 'final' },
     failed: {
-      on: { RECHECK_OK: { guard: 'noChargeFound', target: 'succeeded', actions: 'correct' } },
+      on: {
+        RECHECK_OK: { guard: 'noChargeFound', target: 'succeeded', actions: 'correct' },
+        REFUND_STUCK: { target: 'needs_attention', actions: 'refundStuck' },
+      },
     },
     needs_attention: {
       on: {
@@ -473,51 +358,6 @@ export function decide(
   const [next] = transition(purchaseMachine, snapshot, event);
   const { settings: _settings, delayMs, ...patch } = next.context;
   return { from: record.state, to: next.value as PurchaseState, patch, delayMs };
-}
-
-/** What a `retry` asked before a confirm (the probe) allows. */
-export type ProbeVerdict =
-  /** No earlier attempt exists, and none can still be on its way: confirm now. */
-  | { kind: 'confirm' }
-  /** An earlier attempt exists: feed `PROBE_FOUND` (adopt its success, or reconcile it). */
-  | { kind: 'found' }
-  /** Not known yet (pending, a transient error, or a lost confirm may still be in flight). */
-  | { kind: 'wait'; delayMs: number };
-
-/**
- * Decide on the probe's answer. `holdUntil` is when any confirm sent before a Redis data loss can
- * no longer be in flight (null when no loss is involved): a `transaction_not_found` before then
- * may only mean that confirm has not reached the service yet.
- */
-export function probeVerdict(
-  answer: { tx: Transaction } | { error: ErrorInfo },
-  holdUntil: string | null,
-  at: string,
-  settings: LifecycleSettings,
-  round: number,
-  random: number,
-): ProbeVerdict {
-  const backoff = () => backoffMs(settings, round, random);
-  if ('tx' in answer)
-    return answer.tx.status === 'ON_GOING' ? { kind: 'wait', delayMs: backoff() } : { kind: 'found' };
-  const { error } = answer;
-  if (error.code === 'transaction_not_found') {
-    const wait = ms(holdUntil) - ms(at);
-    return Number.isFinite(wait) && wait > 0 ? { kind: 'wait', delayMs: wait } : { kind: 'confirm' };
-  }
-  // An original exists on a managed-retry account.
-  if (error.code === 'retries_disabled') return { kind: 'found' };
-  if (
-    isNotSent(error) ||
-    error.outcome === 'unknown' ||
-    isResendable(error) ||
-    isNoVerdict(error) ||
-    error.status === 401 ||
-    error.status === 403
-  )
-    return { kind: 'wait', delayMs: Math.max(backoff(), error.retryAfterMs ?? 0) };
-  // The earlier attempt's definitive failure.
-  return { kind: 'found' };
 }
 
 /** The wait before the next re-check of a verdict that is not a fact; null once it is past its time. */

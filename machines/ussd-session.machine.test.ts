@@ -1,12 +1,14 @@
 import { createActor } from 'xstate';
+import { until } from '../test/support/wait';
 import { createUssdMachine, OPT, type DialogueServices } from './ussd-session.machine';
-import { routeQuoteError } from './ussd/errors';
+import { routeQuoteError } from '../src/sales/quote';
 import { errorInfo } from '../src/vas/error-info';
 import { PurchaseServiceError, RateLimitError, TransportError } from '../src/vas/errors';
 import type { PurchaseRequest, Transaction } from '../src/vas/port';
 import {
   BACK,
   Dialogue,
+  ELEC_INTENT,
   HOME,
   INPUT,
   PRODUCTS,
@@ -49,6 +51,8 @@ describe('main menu', () => {
       'product:AIRTIME',
       'product:WATER',
       OPT.tokens,
+      OPT.meters,
+      OPT.help,
       OPT.language,
     ]);
     // The locale's product names, never the catalogue's English display names.
@@ -74,7 +78,7 @@ describe('main menu', () => {
     const { d } = await dialogue({
       products: async () => [{ ...PRODUCTS[0], providers: [] }, PRODUCTS[2]],
     });
-    expect(d.options).toEqual(['product:WATER', OPT.tokens, OPT.language]);
+    expect(d.options).toEqual(['product:WATER', OPT.tokens, OPT.meters, OPT.help, OPT.language]);
   });
 
   it('starts every dialogue on one frozen copy of the catalogue, a new copy when the catalogue changes', async () => {
@@ -177,18 +181,7 @@ describe('electricity purchase', () => {
     expect(calls.order).toEqual([
       {
         key: 'africastalking:sess-1:1790000000000',
-        intent: {
-          productType: 'ELECTRICITY',
-          providerCode: 'BPC',
-          subscriberIdentifier: METER,
-          amount: { currency: 'BWP', minor: 10_050 },
-          debitedAccountId: 7,
-          beneficiaryMsisdn: INPUT.msisdn,
-          requesterMsisdn: INPUT.msisdn,
-          language: 'en-BW',
-          channel: 'USSD',
-          subscriberDetails: 'MMOLOKI MOSARWA',
-        },
+        intent: { ...ELEC_INTENT, subscriberIdentifier: METER, amount: { currency: 'BWP', minor: 10_050 } },
       },
     ]);
     expect(d.snap.context.purchaseId).toBe('p-1');
@@ -426,37 +419,25 @@ describe('quote errors lead somewhere useful', () => {
     requestId: null,
     status: 429,
   });
+  /** A service error by its code, type and status, and the key of the end it leads to. */
+  const ending = (
+    code: string,
+    type: string,
+    status: number,
+    key: string,
+    retryable = false,
+  ): [string, unknown, string] => [
+    retryable ? `${code} (retryable)` : code,
+    serviceError(code, { type, status, retryable }),
+    key,
+  ];
   it.each<[string, unknown, string]>([
-    [
-      'provider_timeout',
-      serviceError('provider_timeout', { type: 'provider_timeout', status: 504 }),
-      'error.tryAgainLater',
-    ],
-    [
-      'provider_unavailable',
-      serviceError('provider_unavailable', { type: 'provider_unavailable', status: 502 }),
-      'error.tryAgainLater',
-    ],
-    [
-      'provider_busy',
-      serviceError('provider_busy', { type: 'provider_error', status: 422 }),
-      'reason.provider_busy',
-    ],
-    [
-      'provider_error (retryable)',
-      serviceError('provider_error', { type: 'provider_error', status: 422, retryable: true }),
-      'reason.provider_error',
-    ],
-    [
-      'upstream_error',
-      serviceError('upstream_error', { type: 'provider_error', status: 422 }),
-      'error.tryAgainLater',
-    ],
-    [
-      'transaction_pending',
-      serviceError('transaction_pending', { type: 'conflict_error', status: 409 }),
-      'reason.transaction_pending',
-    ],
+    ending('provider_timeout', 'provider_timeout', 504, 'error.tryAgainLater'),
+    ending('provider_unavailable', 'provider_unavailable', 502, 'error.tryAgainLater'),
+    ending('provider_busy', 'provider_error', 422, 'reason.provider_busy'),
+    ending('provider_error', 'provider_error', 422, 'reason.provider_error', true),
+    ending('upstream_error', 'provider_error', 422, 'error.tryAgainLater'),
+    ending('transaction_pending', 'conflict_error', 409, 'reason.transaction_pending'),
     ['rate limit', rateLimit, 'error.tryAgainLater'],
     ['a transport error', new TransportError('unknown', 'socket hang up', 'r-1'), 'error.tryAgainLater'],
     ['a connection refused', new TransportError('not_sent', 'ECONNREFUSED', 'r-1'), 'error.tryAgainLater'],
@@ -750,29 +731,32 @@ describe('language', () => {
   });
 });
 
-describe('my tokens', () => {
-  it('lists masked identifiers, amounts and dates; choosing one re-sends it', async () => {
+describe('my purchases (v7: was my tokens)', () => {
+  it('lists identifiers, amounts and dates in every state; a delivered one shows its token and re-sends it', async () => {
     const { d, calls } = await dialogue();
     await d.send(choose(OPT.tokens));
     expect(d.state).toBe('tokens');
     expect(calls.recent).toEqual([INPUT.msisdn]);
     expect(d.screen.options).toEqual([
       {
-        id: 'token:p-9',
+        id: 'purchase:p-9',
         label: {
-          key: 'tokens.item',
-          params: { identifier: '041****6789', amount: 'BWP 100.00', date: '2026-11-21' },
+          key: 'purchases.item.delivered',
+          params: { identifier: '04123456789', amount: 'BWP 100.00', date: '2026-11-21' },
         },
       },
       {
-        id: 'token:p-8',
+        id: 'purchase:p-8',
         label: {
-          key: 'tokens.item',
-          params: { identifier: '041****6789', amount: 'BWP 25.50', date: '2026-11-19' },
+          key: 'purchases.item.delivered',
+          params: { identifier: '04123456789', amount: 'BWP 25.50', date: '2026-11-19' },
         },
       },
     ]);
-    await d.send(choose('token:p-8'));
+    await d.send(choose('purchase:p-8'));
+    expect(d.state).toBe('purchaseDetail');
+    expect(d.options).toEqual([OPT.resendToken, OPT.report]);
+    await d.send(choose(OPT.resendToken));
     expect(d.state).toBe('resent');
     expect(d.screen).toEqual({ body: [{ key: 'tokens.resent' }], final: true });
     expect(calls.resend).toEqual([{ id: 'p-8', key: 'africastalking:sess-1:1790000000000:resend:p-8' }]);
@@ -781,18 +765,133 @@ describe('my tokens', () => {
   it('none: says so, with back and home', async () => {
     const { d } = await dialogue({ recentPurchases: async () => [] });
     await d.send(choose(OPT.tokens));
-    expect(d.screen).toEqual({ body: [{ key: 'tokens.none' }], back: true, home: true });
+    expect(d.screen).toEqual({ body: [{ key: 'purchases.none' }], back: true, home: true });
     await d.send(BACK);
     expect(d.state).toBe('menu');
   });
 
-  it('an unknown token id redraws the list', async () => {
+  it('an unknown purchase id redraws the list', async () => {
     const { d, calls } = await dialogue();
     await d.send(choose(OPT.tokens));
-    await d.send(choose('token:p-1'));
+    await d.send(choose('purchase:p-1'));
     expect(d.state).toBe('tokens');
     expect(d.body[0]).toBe('error.invalidChoice');
     expect(calls.resend).toEqual([]);
+  });
+});
+
+describe('saved meters (v7): read once, when the dialogue starts', () => {
+  const ELEC = { productType: 'ELECTRICITY' as const, identifier: METER, name: 'KABELO M' };
+  const WATER = { productType: 'WATER' as const, identifier: '5550000001', name: null };
+
+  /** Services whose saved meters are a list of their own, every read and removal counted. */
+  function meterServices(start = [ELEC, WATER]) {
+    let saved = [...start];
+    const reads: string[] = [];
+    const removals: string[] = [];
+    const overrides: Partial<DialogueServices> = {
+      savedMeters: async (msisdn) => {
+        reads.push(msisdn);
+        return saved;
+      },
+      removeMeter: async (_msisdn, productType, identifier) => {
+        removals.push(`${productType}:${identifier}`);
+        saved = saved.filter((m) => !(m.productType === productType && m.identifier === identifier));
+        return saved;
+      },
+    };
+    return { overrides, reads, removals };
+  }
+
+  it("offers the product's meters on every product choice and Back with no other read", async () => {
+    const { overrides, reads } = meterServices();
+    const { d } = await dialogue(overrides, true);
+    expect(reads).toEqual([INPUT.msisdn]);
+    await d.send(choose(OPT.product('ELECTRICITY')));
+    expect(d.options).toEqual([OPT.meter(METER), OPT.otherMeter]);
+    await d.send(BACK);
+    await d.send(choose(OPT.product('WATER')));
+    expect(d.options).toEqual([OPT.meter('5550000001'), OPT.otherMeter]);
+    // "Another meter": typed; Back from the amount offers the saved ones again.
+    await d.send(choose(OPT.otherMeter));
+    expect(d.screen.options).toBeUndefined();
+    await d.send(text('5550000002'));
+    expect(d.state).toBe('amount');
+    await d.send(BACK);
+    await d.send(BACK);
+    expect(d.options).toEqual([OPT.meter('5550000001'), OPT.otherMeter]);
+    await d.send(choose(OPT.meter('5550000001')));
+    expect(d.state).toBe('amount');
+    expect(reads).toEqual([INPUT.msisdn]);
+  });
+
+  it('My meters lists both products from the context; a removal shows the list the service answered', async () => {
+    const { overrides, reads, removals } = meterServices();
+    const { d } = await dialogue(overrides, true);
+    await d.send(choose(OPT.meters));
+    expect(d.state).toBe('meters');
+    expect(d.options).toEqual([OPT.saved('ELECTRICITY', METER), OPT.saved('WATER', '5550000001')]);
+    await d.send(choose(OPT.saved('WATER', '5550000001')));
+    await d.send(choose(OPT.remove));
+    expect(d.state).toBe('meters');
+    expect(d.body).toEqual(['meters.removed', 'meters.title']);
+    expect(d.options).toEqual([OPT.saved('ELECTRICITY', METER)]);
+    expect(removals).toEqual(['WATER:5550000001']);
+    // The purchase after it offers what is left, still without a read.
+    await d.send(HOME);
+    await d.send(choose(OPT.product('WATER')));
+    expect(d.screen.options).toBeUndefined();
+    expect(reads).toEqual([INPUT.msisdn]);
+  });
+
+  it('lets them go at the quote; a Back to the identifier reads them again, once', async () => {
+    const { overrides, reads } = meterServices();
+    const { d } = await dialogue(overrides, true);
+    await d.send(choose(OPT.product('ELECTRICITY')));
+    await d.send(choose(OPT.meter(METER)));
+    await d.send(text('100'));
+    expect(d.state).toBe('quote');
+    expect(d.snap.context.meters).toBeUndefined();
+    await d.send(BACK);
+    await d.send(BACK);
+    await d.send(BACK);
+    expect(d.state).toBe('identifier');
+    expect(d.options).toEqual([OPT.meter(METER), OPT.otherMeter]);
+    expect(reads).toEqual([INPUT.msisdn, INPUT.msisdn]);
+  });
+
+  it('a read that failed at the dial: the menu still opens, a meter is typed, My meters reads them', async () => {
+    let fail = true;
+    const { overrides, reads } = meterServices();
+    const read = overrides.savedMeters!;
+    const { d } = await dialogue({
+      ...overrides,
+      savedMeters: async (msisdn) => {
+        if (fail) throw new Error('records unavailable');
+        return read(msisdn);
+      },
+    });
+    expect(d.state).toBe('menu');
+    // Tried again when a product is chosen: still failing, the meter is typed.
+    await d.send(choose(OPT.product('ELECTRICITY')));
+    expect(d.state).toBe('identifier');
+    expect(d.screen.options).toBeUndefined();
+    fail = false;
+    await d.send(HOME);
+    await d.send(choose(OPT.meters));
+    expect(d.state).toBe('meters');
+    expect(reads).toEqual([INPUT.msisdn]);
+    expect(d.options).toEqual([OPT.saved('ELECTRICITY', METER), OPT.saved('WATER', '5550000001')]);
+  });
+
+  it("an agent's own meters are not kept nor offered to its customers", async () => {
+    const { overrides } = meterServices();
+    const { d } = await dialogue({
+      ...overrides,
+      agentOf: async () => ({ status: 'active', lockedUntil: null, accountId: null }),
+    });
+    expect(d.state).toBe('agentPin');
+    expect(d.snap.context.meters).toBeUndefined();
   });
 });
 
@@ -836,7 +935,8 @@ describe('TIMEOUT while an actor runs', () => {
     });
     await toAmount(d);
     d.sendNoWait(text('10'));
-    expect(d.current().value).toBe('quoting');
+    // v7 first looks for a purchase of the meter still in progress (none here).
+    await until('quoting', () => d.current().value === 'quoting');
     await d.send(TIMEOUT);
     expect(d.state).toBe('stalled');
     expect(d.screen).toMatchObject({ back: true, home: true, options: [{ id: OPT.retry }] });
@@ -844,6 +944,7 @@ describe('TIMEOUT while an actor runs', () => {
     expect(d.state).toBe('amount');
 
     d.sendNoWait(text('12'));
+    await until('quoting', () => d.current().value === 'quoting');
     await d.send(TIMEOUT);
     expect(d.state).toBe('stalled');
     // The abandoned call answers late: nothing changes.
@@ -921,11 +1022,13 @@ describe('TIMEOUT while an actor runs', () => {
     expect(d.screen).toMatchObject({ back: true, home: true });
     await d.send(choose(OPT.retry));
     expect(d.state).toBe('tokens');
-    await d.send(choose('token:p-9'));
+    await d.send(choose('purchase:p-9'));
+    await d.send(choose(OPT.resendToken));
     expect(d.state).toBe('stalled');
     await d.send(BACK);
     expect(d.state).toBe('tokens');
-    await d.send(choose('token:p-9'));
+    await d.send(choose('purchase:p-9'));
+    await d.send(choose(OPT.resendToken));
     expect(d.state).toBe('stalled');
     await d.send(choose(OPT.retry));
     expect(d.state).toBe('resent');

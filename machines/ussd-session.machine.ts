@@ -1,36 +1,40 @@
 /**
- * The USSD dialogue: main menu → provider → (airtime: whose number) → identifier → amount →
- * quote → buy, plus "My tokens" and "Language". The engine (src/session/) restores this
+ * The USSD dialogue: main menu → provider → (airtime: whose number) → identifier (saved meters
+ * offered) → (electricity, water: who gets the token) → amount → (a purchase in progress: buy
+ * again?) → quote → buy, plus "My purchases" (resend, report a problem), "My meters", "Help" and
+ * "Language"; a one-dial shortcut jumps as far as the quote. The engine (src/session/) restores this
  * machine from a snapshot on every hop, sends one DialogueEvent, waits for the `settled`
  * tag and renders the screen `dialogueScreen` derives from the context (`context.shown`).
  *
- * A registered agent's number gets the agent states (`agent*`, `customer`): the PIN first, then
- * the agent menu; a sale reuses the purchase states with the customer's number added.
+ * A registered agent's number gets the agent states (`agent*`, `customer`: ussd/agent-states.ts):
+ * the PIN first, then the agent menu; a sale reuses the purchase states with the customer's
+ * number added.
  *
- * This file is the list of states. The I/O is in `ussd/actors.ts` (promise actors over the
- * injected services, each safe to run twice because a restore restarts it), the questions in
+ * This file is the list of states: the start, the menus, language, the stall and the closing
+ * screens here; the purchase in ussd/purchase-states.ts, "My purchases" and "My meters" in
+ * ussd/history-states.ts. The I/O is in `ussd/actors.ts` (promise actors over the
+ * injected services, each safe to run twice: a retry after a timeout calls it again), the questions in
  * `ussd/guards.ts`, the context updates in `ussd/actions.ts`, the screens in `ussd/screens.ts`.
  * Nothing here debits money: `order` hands the quoted intent to the purchase lifecycle.
  */
-import { and, assign, not, setup } from 'xstate';
+import { and, assign, setup } from 'xstate';
 import { SETTLED_TAG, type DialogueEvent, type DialogueInput } from '../src/session/dialogue';
 import { actions, NO_PURCHASE } from './ussd/actions';
+import { agentStates } from './ussd/agent-states';
+import { dealerStates } from './ussd/dealer-states';
+import { historyStates } from './ussd/history-states';
+import { purchaseStates } from './ussd/purchase-states';
 import { dialogueActors, unprovidedActors, type DialogueServices } from './ussd/actors';
 import type { UssdContext } from './ussd/context';
 import { guards } from './ussd/guards';
-import { dialogueKey, draftIntent } from './ussd/purchase';
 import { OPT } from './ussd/screens';
 import {
   again,
   end,
-  quoteRoute,
   retryStalled,
   stalledOn,
   stayStalled,
-  stallOn,
-  stallOnError,
   toMenu,
-  typedAnswer,
   waiting,
   withError,
 } from './ussd/transitions';
@@ -41,15 +45,21 @@ export { dialogueActors } from './ussd/actors';
 export { OPT, dialogueScreen } from './ussd/screens';
 
 /**
- * Bump when the state or context shape changes: the engine discards snapshots of another
- * version and starts a fresh menu. 2: settings in the context, the quote keeps its intent,
- * errors without `operatorProblem`. 3: field agents (PIN, agent menu, customer, float), amount
+ * Bump when the state or context shape changes, and ship it as machines/README.md says
+ * (_Versions_: the previous machine stays served until its dialogues are over); a build
+ * discards a snapshot of a version it does not know and starts a fresh menu. 2: settings in
+ * the context, the quote keeps its intent, errors without `operatorProblem`. 3: field agents (PIN, agent menu, customer, float), amount
  * ranges in the settings, `backAsked`, the quote's `deducted`, the closing state `refused`.
  * 4: the snapshot is stored without its catalogue and settings (USSD_SHARED_CONTEXT), which a
  * version 3 process would miss. 5: the purchase being put together is one field (`purchase`).
  * 6: the screen is shown by name (`shown`) and derived when rendered, not stored.
+ * 7: repeat buyers (issue 31) — saved meters on the identifier screen and "My meters", the
+ * token sent to another number, one-dial shortcuts, "My purchases" with a report, "Buy again
+ * anyway?" for a purchase in progress, Help, the operator's notice on the menu; a dealer's
+ * retailers and float transfers (issue 32, `dealer` in the context: v7 is not released yet).
+ * Version 6 is kept frozen in ussd/v6/ while its dialogues may be in flight.
  */
-export const USSD_MACHINE_VERSION = '6';
+export const USSD_MACHINE_VERSION = '7';
 
 /**
  * Context fields every dialogue started on the same catalogue holds alike: the engine stores
@@ -81,7 +91,8 @@ export const ussdMachine = setup({
     products: [],
     account: null,
     settings: { languages: [], defaultRegion: '', maxTries: 0, amounts: {} },
-    purchase: NO_PURCHASE,
+    // A one-dial shortcut is applied once the menu is known (the agent's: after the PIN).
+    purchase: input.dialled ? { ...NO_PURCHASE, shortcut: input.dialled } : NO_PURCHASE,
     purchaseId: null,
     tokens: [],
     resendId: null,
@@ -91,7 +102,8 @@ export const ussdMachine = setup({
     loading: {
       invoke: {
         src: 'loadCatalogue',
-        input: ({ context }) => ({ msisdn: context.msisdn, serviceCode: context.serviceCode }),
+        // The caller's saved meters too: read on this hop, never again on a menu or a Back.
+        input: ({ context }) => ({ msisdn: context.msisdn, serviceCode: context.serviceCode, meters: true }),
         // A registered agent's number gets "Enter your PIN" first; anyone else the menu.
         onDone: [
           {
@@ -103,7 +115,13 @@ export const ussdMachine = setup({
         ],
         onError: { target: 'unavailable', actions: withError('recordError') },
       },
-      on: { TIMEOUT: stallOn('catalogue') },
+      // Stalled before the caller is known: the shortcut is kept as an agent's would be.
+      on: {
+        TIMEOUT: {
+          target: 'stalled',
+          actions: ['shortcutWithoutPin', { type: 'stall', params: { on: 'catalogue' } }],
+        },
+      },
     },
 
     menu: {
@@ -113,11 +131,18 @@ export const ussdMachine = setup({
       always: [
         { guard: 'verifiedAgent', target: 'agentMenu' },
         { guard: 'isAgentCaller', target: 'agentPin' },
+        { guard: 'hasShortcut', target: 'shortcut', actions: 'applyShortcut' },
       ],
       on: {
         CHOOSE: [
           { guard: 'choseProduct', target: 'productChosen', actions: 'selectProduct' },
           { guard: { type: 'chose', params: { id: OPT.tokens } }, target: 'tokensLoading' },
+          {
+            guard: and([{ type: 'chose', params: { id: OPT.meters } }, 'metersKnown']),
+            target: 'meters',
+          },
+          { guard: { type: 'chose', params: { id: OPT.meters } }, target: 'metersLoading' },
+          { guard: { type: 'chose', params: { id: OPT.help } }, target: 'help' },
           { guard: { type: 'chose', params: { id: OPT.language } }, target: 'language' },
           again('menu'),
         ],
@@ -127,482 +152,14 @@ export const ussdMachine = setup({
       },
     },
 
-    /** Transient: skip the provider menu when there is only one. */
-    productChosen: {
-      always: [
-        { guard: 'manyProviders', target: 'provider' },
-        { target: 'providerChosen', actions: 'selectOnlyProvider' },
-      ],
-    },
-
-    provider: {
-      ...waiting('provider'),
-      on: {
-        CHOOSE: [
-          { guard: 'choseProvider', target: 'providerChosen', actions: 'selectProvider' },
-          again('provider'),
-        ],
-        TEXT: again('provider'),
-        BACK: toMenu,
-        HOME: toMenu,
-      },
-    },
-
-    /** Transient: airtime asks whose number first. */
-    providerChosen: {
-      always: [
-        // An agent sells airtime to the customer's number: no "whose number" question.
-        { guard: 'agentAirtime', target: 'phone', actions: 'useOtherNumber' },
-        { guard: 'isAirtime', target: 'airtimeFor' },
-        { target: 'identifier' },
-      ],
-    },
-
-    airtimeFor: {
-      ...waiting('airtimeFor'),
-      on: {
-        CHOOSE: [
-          { guard: { type: 'chose', params: { id: OPT.self } }, target: 'ownNumberChosen' },
-          { guard: { type: 'chose', params: { id: OPT.other } }, target: 'phone', actions: 'useOtherNumber' },
-          again('airtimeFor'),
-        ],
-        TEXT: again('airtimeFor'),
-        BACK: [{ guard: 'manyProviders', target: 'provider' }, toMenu],
-        HOME: toMenu,
-      },
-    },
-
-    /** Transient: the caller's own number must fit the catalogue's rule too, else ask for one. */
-    ownNumberChosen: {
-      always: [
-        { guard: 'ownNumberFits', target: 'amount', actions: 'useOwnNumber' },
-        {
-          target: 'phone',
-          actions: ['useOtherNumber', { type: 'notice', params: { key: 'identifier.invalid.invalidPhone' } }],
-        },
-      ],
-    },
-
-    phone: {
-      ...waiting('phone'),
-      on: {
-        TEXT: typedAnswer('phone', 'phoneOk', 'takePhone', 'amount', 'identifier'),
-        CHOOSE: again('phone', 'identifier.invalid.invalidPhone'),
-        BACK: { target: 'airtimeFor' },
-        HOME: toMenu,
-      },
-    },
-
-    identifier: {
-      ...waiting('identifier'),
-      on: {
-        TEXT: typedAnswer('identifier', 'identifierOk', 'takeIdentifier', 'amount', 'identifier'),
-        CHOOSE: again('identifier', 'identifier.invalid.pattern'),
-        BACK: [{ guard: 'manyProviders', target: 'provider' }, toMenu],
-        HOME: toMenu,
-      },
-    },
-
-    amount: {
-      ...waiting('amount'),
-      exit: 'forgetBack',
-      on: {
-        TEXT: typedAnswer('amount', 'amountOk', 'takeAmount', 'afterAmount', 'amount'),
-        CHOOSE: again('amount', 'amount.invalid.notNumber'),
-        BACK: [
-          // `0` is Back, but on this screen it may have been meant as an amount: ask once.
-          { guard: not('backAsked'), target: 'amount', reenter: true, actions: 'askBack' },
-          { guard: 'airtimeForOther', target: 'phone' },
-          { guard: 'isAirtime', target: 'airtimeFor' },
-          { target: 'identifier' },
-        ],
-        HOME: toMenu,
-      },
-    },
-
-    /** Transient: an agent's amount is checked against its float and limits first. */
-    afterAmount: {
-      always: [{ guard: 'verifiedAgent', target: 'agentSaleCheck' }, { target: 'quoting' }],
-    },
-
-    /**
-     * The agent's float and limits (day value, day count, float) for the amount typed: a refusal
-     * goes back to the amount prompt naming the limit, before the customer's number is asked.
-     * Electricity and water then ask for the customer's number.
-     */
-    agentSaleCheck: {
-      invoke: {
-        src: 'agentSaleCheck',
-        input: ({ context }) => ({ msisdn: context.msisdn, minor: context.purchase.amountMinor ?? 0 }),
-        onDone: [
-          // Disabled (BLOCK, an operator) since the PIN was checked: nothing more is sold.
-          { guard: ({ event }) => event.output?.code === 'spend_blocked', target: 'agentDisabled' },
-          { guard: ({ event }) => event.output !== null, target: 'amount', actions: 'saleRefused' },
-          { guard: 'needsCustomer', target: 'customer' },
-          { target: 'quoting' },
-        ],
-        onError: { target: 'unavailable', actions: withError('recordError') },
-      },
-      on: { TIMEOUT: { target: 'amount', actions: { type: 'notice', params: { key: 'error.timeout' } } } },
-    },
-
-    // Field agents: the PIN first, then the agent menu (the PIN is never kept: see agentPinCheck).
-    /** Transient: a locked or disabled agent is told so; an active one asked for the PIN. */
-    agentGate: {
-      always: [
-        { guard: 'agentDisabled', target: 'agentDisabled' },
-        { guard: 'agentLocked', target: 'agentLocked', actions: 'lockedNotice' },
-        { target: 'agentPin' },
-      ],
-    },
-
-    agentPin: {
-      ...waiting('agentPin', false),
-      on: {
-        TEXT: 'agentPinCheck',
-        CHOOSE: 'agentPinCheck',
-        BACK: { target: 'agentPin', reenter: true },
-        HOME: { target: 'agentPin', reenter: true },
-      },
-    },
-
-    agentPinCheck: {
-      invoke: {
-        src: 'verifyPin',
-        // The PIN goes to the check and nowhere else: not into the context.
-        input: ({ context, event }) => ({
-          msisdn: context.msisdn,
-          pin: event.type === 'TEXT' ? event.text.trim() : '',
-        }),
-        onDone: [
-          {
-            guard: ({ event }) => event.output.status === 'ok' && event.output.mustChangePin,
-            target: 'agentNewPin',
-            actions: ['pinVersion', { type: 'notice', params: { key: 'agent.pin.chooseOwn' } }],
-          },
-          {
-            guard: ({ event }) => event.output.status === 'ok',
-            target: 'agentMenu',
-            actions: 'agentVerified',
-          },
-          { guard: ({ event }) => event.output.status === 'wrong', target: 'agentPin', actions: 'wrongPin' },
-          {
-            guard: ({ event }) => event.output.status === 'locked',
-            target: 'agentLocked',
-            actions: 'lockedUntil',
-          },
-          { target: 'agentDisabled' },
-        ],
-        onError: { target: 'unavailable', actions: withError('recordError') },
-      },
-      on: { TIMEOUT: { target: 'agentPin', actions: { type: 'notice', params: { key: 'error.timeout' } } } },
-    },
-
-    agentMenu: {
-      ...waiting('agentMenu', false),
-      on: {
-        CHOOSE: [
-          { guard: 'choseProduct', target: 'productChosen', actions: 'selectProduct' },
-          { guard: { type: 'chose', params: { id: 'float' } }, target: 'agentFloatLoading' },
-          { guard: { type: 'chose', params: { id: 'sales' } }, target: 'agentSalesLoading' },
-          { guard: { type: 'chose', params: { id: 'pin' } }, target: 'agentOldPin' },
-          { guard: { type: 'chose', params: { id: 'language' } }, target: 'language' },
-          {
-            target: 'agentMenu',
-            reenter: true,
-            actions: { type: 'notice', params: { key: 'error.invalidChoice' } },
-          },
-        ],
-        TEXT: {
-          target: 'agentMenu',
-          reenter: true,
-          actions: { type: 'notice', params: { key: 'error.invalidChoice' } },
-        },
-        BACK: { target: 'agentMenu', reenter: true },
-        HOME: { target: 'agentMenu', reenter: true, actions: 'clearPurchase' },
-      },
-    },
-
-    customer: {
-      ...waiting('customer'),
-      on: {
-        // A wrong number counts as a wrong identifier, and says it is the phone number.
-        TEXT: [
-          { guard: 'customerOk', target: 'quoting', actions: 'takeCustomer' },
-          { guard: 'identifierTriesLeft', target: 'customer', reenter: true, actions: 'customerTry' },
-          { target: 'tooManyTries', actions: 'customerTry' },
-        ],
-        CHOOSE: {
-          target: 'customer',
-          reenter: true,
-          actions: { type: 'notice', params: { key: 'identifier.invalid.invalidPhone' } },
-        },
-        BACK: { target: 'amount' },
-        HOME: toMenu,
-      },
-    },
-
-    agentFloatLoading: {
-      invoke: {
-        src: 'agentFloat',
-        input: ({ context }) => ({ msisdn: context.msisdn }),
-        onDone: { target: 'agentFloat', actions: assign(({ event }) => ({ agentFloat: event.output })) },
-        onError: { target: 'unavailable', actions: withError('recordError') },
-      },
-    },
-
-    agentFloat: {
-      ...waiting('agentFloat', false),
-      on: { BACK: toMenu, HOME: toMenu, CHOOSE: toMenu, TEXT: toMenu },
-    },
-
-    /** Change PIN: the current one, the new one (hashed at once), the new one again. */
-    agentOldPin: {
-      ...waiting('agentOldPin', false),
-      on: { TEXT: 'agentOldPinCheck', CHOOSE: 'agentOldPinCheck', BACK: toMenu, HOME: toMenu },
-    },
-    agentOldPinCheck: {
-      invoke: {
-        src: 'verifyPin',
-        input: ({ context, event }) => ({
-          msisdn: context.msisdn,
-          pin: event.type === 'TEXT' ? event.text.trim() : '',
-        }),
-        onDone: [
-          {
-            guard: ({ event }) => event.output.status === 'ok',
-            target: 'agentNewPin',
-            actions: 'pinVersion',
-          },
-          {
-            guard: ({ event }) => event.output.status === 'wrong',
-            target: 'agentOldPin',
-            actions: 'wrongPin',
-          },
-          {
-            guard: ({ event }) => event.output.status === 'locked',
-            target: 'agentLocked',
-            actions: 'lockedUntil',
-          },
-          { target: 'agentDisabled' },
-        ],
-        onError: { target: 'unavailable', actions: withError('recordError') },
-      },
-      on: {
-        TIMEOUT: { target: 'agentOldPin', actions: { type: 'notice', params: { key: 'error.timeout' } } },
-      },
-    },
-    agentNewPin: {
-      ...waiting('agentNewPin', false),
-      on: { TEXT: 'agentNewPinCheck', CHOOSE: 'agentNewPinCheck', BACK: toMenu, HOME: toMenu },
-    },
-    agentNewPinCheck: {
-      invoke: {
-        src: 'newPinCandidate',
-        input: ({ context, event }) => ({
-          msisdn: context.msisdn,
-          pin: event.type === 'TEXT' ? event.text.trim() : '',
-        }),
-        onDone: [
-          { guard: ({ event }) => event.output.ok, target: 'agentRepeatPin', actions: 'pinCandidate' },
-          { target: 'agentNewPin', actions: 'pinProblem' },
-        ],
-        onError: { target: 'unavailable', actions: withError('recordError') },
-      },
-      on: {
-        TIMEOUT: { target: 'agentNewPin', actions: { type: 'notice', params: { key: 'error.timeout' } } },
-      },
-    },
-    agentRepeatPin: {
-      ...waiting('agentRepeatPin', false),
-      on: { TEXT: 'agentPinSave', CHOOSE: 'agentPinSave', BACK: toMenu, HOME: toMenu },
-    },
-    agentPinSave: {
-      invoke: {
-        src: 'savePin',
-        input: ({ context, event }) => ({
-          msisdn: context.msisdn,
-          candidate: context.agent?.candidate ?? null,
-          repeated: event.type === 'TEXT' ? event.text.trim() : '',
-          pinVersion: context.agent?.pinVersion ?? -1,
-        }),
-        onDone: [
-          { guard: ({ event }) => event.output === 'changed', target: 'agentMenu', actions: 'pinChanged' },
-          {
-            guard: ({ event }) => event.output === 'mismatch',
-            target: 'agentNewPin',
-            actions: { type: 'notice', params: { key: 'agent.pin.mismatch' } },
-          },
-          { target: 'agentPinStale' },
-        ],
-        onError: { target: 'unavailable', actions: withError('recordError') },
-      },
-    },
-    agentPinStale: end('agent.pin.stale'),
-
-    /** Last sales: the agent's last five, each can send its receipt again. */
-    agentSalesLoading: {
-      invoke: {
-        src: 'agentSales',
-        input: ({ context }) => ({ msisdn: context.msisdn }),
-        onDone: { target: 'agentSales', actions: assign(({ event }) => ({ sales: event.output })) },
-        onError: { target: 'unavailable', actions: withError('recordError') },
-      },
-    },
-    agentSales: {
-      ...waiting('agentSales', false),
-      on: {
-        CHOOSE: [
-          {
-            guard: ({ context, event }) =>
-              (context.sales ?? []).some((x) => `sale:${x.purchaseId}` === event.optionId),
-            target: 'agentReceiptResend',
-            actions: assign(({ event }) => ({ resendId: event.optionId.slice('sale:'.length) })),
-          },
-          {
-            target: 'agentSales',
-            reenter: true,
-            actions: { type: 'notice', params: { key: 'error.invalidChoice' } },
-          },
-        ],
-        TEXT: {
-          target: 'agentSales',
-          reenter: true,
-          actions: { type: 'notice', params: { key: 'error.invalidChoice' } },
-        },
-        BACK: toMenu,
-        HOME: toMenu,
-      },
-    },
-    agentReceiptResend: {
-      invoke: {
-        src: 'resendReceipt',
-        input: ({ context }) => ({
-          purchaseId: context.resendId ?? '',
-          key: `${context.aggregator}:${context.sessionId}:${context.startedAt}:${context.resendId}`,
-        }),
-        onDone: { target: 'agentMenu', actions: { type: 'notice', params: { key: 'agent.receiptSent' } } },
-        onError: { target: 'unavailable', actions: withError('recordError') },
-      },
-    },
-    agentDisabled: end('agent.disabled'),
-    agentLocked: { type: 'final', tags: SETTLED_TAG, entry: 'showNoticeFinal' },
-
-    quoting: {
-      invoke: {
-        src: 'quote',
-        input: ({ context }) => ({ intent: draftIntent(context) }),
-        onDone: {
-          target: 'quote',
-          actions: assign(({ context, event }) => ({
-            purchase: { ...context.purchase, quote: event.output },
-          })),
-        },
-        onError: [
-          {
-            guard: quoteRoute('identifier'),
-            target: 'identifierRefused',
-            actions: withError('quoteRefused'),
-          },
-          { guard: quoteRoute('amount'), target: 'amountRefused', actions: withError('quoteRefused') },
-          { guard: quoteRoute('refused'), target: 'refused', actions: withError('quoteRefused') },
-          { guard: quoteRoute('tryLater'), target: 'tryLater', actions: withError('recordError') },
-          { target: 'unavailable', actions: withError('recordError') },
-        ],
-      },
-      on: { TIMEOUT: stallOn('quote') },
-    },
-
-    /** Transient: the service refused the identifier; it counts as a wrong try. */
-    identifierRefused: {
-      always: [
-        { guard: 'identifierTriesLeft', target: 'identifierAgain', actions: 'identifierTry' },
-        { target: 'tooManyTries', actions: 'identifierTry' },
-      ],
-    },
-    identifierAgain: {
-      always: [{ guard: 'isAirtime', target: 'phone' }, { target: 'identifier' }],
-    },
-    /** Transient: the service refused the amount; it counts as a wrong try. */
-    amountRefused: {
-      always: [
-        { guard: 'amountTriesLeft', target: 'amount', actions: 'amountTry' },
-        { target: 'tooManyTries', actions: 'amountTry' },
-      ],
-    },
-
-    quote: {
-      ...waiting('quote'),
-      on: {
-        CHOOSE: [
-          { guard: { type: 'chose', params: { id: OPT.buy } }, target: 'ordering' },
-          { guard: { type: 'chose', params: { id: OPT.cancel } }, target: 'cancelled' },
-          again('quote'),
-        ],
-        TEXT: again('quote'),
-        BACK: { target: 'amount' },
-        HOME: toMenu,
-      },
-    },
-
-    ordering: {
-      invoke: {
-        src: 'order',
-        input: ({ context }) => {
-          if (!context.purchase.quote) throw new Error('no quote to buy');
-          return {
-            intent: context.purchase.quote.intent,
-            key: dialogueKey(context),
-            total: context.purchase.quote.total,
-          };
-        },
-        onDone: { target: 'done', actions: assign(({ event }) => ({ purchaseId: event.output })) },
-        onError: [
-          // The spending rules refused it: nothing was written, say why.
-          {
-            guard: { type: 'spendRefused', params: ({ event }) => ({ error: event.error }) },
-            target: 'refused',
-            actions: withError('quoteRefused'),
-          },
-          // The record may or may not exist: retry with the same key, never walk away to another purchase.
-          stallOnError('order'),
-        ],
-      },
-      on: { TIMEOUT: stallOn('order') },
-    },
-
-    tokensLoading: {
-      invoke: {
-        src: 'recentPurchases',
-        input: ({ context }) => ({ msisdn: context.msisdn }),
-        onDone: { target: 'tokens', actions: assign(({ event }) => ({ tokens: event.output })) },
-        onError: stallOnError('tokens'),
-      },
-      on: { TIMEOUT: stallOn('tokens') },
-    },
-
-    tokens: {
-      ...waiting('tokens', false),
-      on: {
-        CHOOSE: [{ guard: 'choseToken', target: 'resending', actions: 'chooseToken' }, again('tokens')],
-        TEXT: again('tokens'),
-        BACK: toMenu,
-        HOME: toMenu,
-      },
-    },
-
-    resending: {
-      invoke: {
-        src: 'resend',
-        input: ({ context }) => ({
-          purchaseId: context.resendId ?? '',
-          key: `${dialogueKey(context)}:resend:${context.resendId ?? ''}`,
-        }),
-        onDone: { target: 'resent' },
-        onError: stallOnError('resend'),
-      },
-      on: { TIMEOUT: stallOn('resend') },
-    },
+    // The purchase: product → identifier → recipient → amount → quote → buy (ussd/purchase-states.ts).
+    ...purchaseStates,
+    // Field agents: the PIN first, then the agent menu (ussd/agent-states.ts).
+    ...agentStates,
+    // A dealer's retailers and float transfers (ussd/dealer-states.ts).
+    ...dealerStates,
+    // "My purchases" (resend, report a problem) and "My meters" (ussd/history-states.ts).
+    ...historyStates,
 
     language: {
       ...waiting('language', false),
@@ -642,7 +199,7 @@ export const ussdMachine = setup({
         BACK: [
           stayStalled,
           { guard: stalledOn('quote'), target: 'amount', actions: 'unstall' },
-          { guard: stalledOn('resend'), target: 'tokens', actions: 'unstall' },
+          { guard: stalledOn('resend', 'report'), target: 'tokens', actions: 'unstall' },
           toMenu,
         ],
         HOME: [stayStalled, toMenu],
@@ -652,6 +209,9 @@ export const ussdMachine = setup({
     retrying: { always: retryStalled, exit: 'unstall' },
 
     done: { type: 'final', tags: SETTLED_TAG, entry: 'showDone' },
+    help: { type: 'final', tags: SETTLED_TAG, entry: 'showHelp' },
+    reported: { type: 'final', tags: SETTLED_TAG, entry: 'showReported' },
+    notAgain: end('inProgress.left'),
     cancelled: end('cancelled'),
     resent: end('tokens.resent'),
     tooManyTries: end('error.tooManyTries'),

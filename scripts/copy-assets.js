@@ -1,4 +1,4 @@
-// Copies the non-TypeScript files the compiled code reads at run time (Lua scripts next to
+// Copies the non-TypeScript files the compiled code reads at run time (Lua scripts and SQL migrations next to
 // their modules, the locale catalogues) into dist/, so `node dist/...` finds them where
 // `ts-jest` finds them in the source tree.
 const fs = require('node:fs');
@@ -19,7 +19,7 @@ function copyMatching(fromDir, toDir, test) {
   }
 }
 
-copyMatching(path.join(root, 'src'), path.join(root, 'dist', 'src'), (name) => name.endsWith('.lua'));
+copyMatching(path.join(root, 'src'), path.join(root, 'dist', 'src'), (name) => /\.(lua|sql)$/.test(name));
 copyMatching(path.join(root, 'locales'), path.join(root, 'dist', 'locales'), (name) =>
   name.endsWith('.json'),
 );

@@ -2,7 +2,7 @@
  * `npm start`: the gateway with whatever the environment configures — by default the embedded
  * sandbox purchase service, in-memory sessions and queue, and the SMS outbox.
  */
-import { DurabilityError } from './redis/durability';
+import { describeRecords, RecordsError } from './records/open';
 import { startGateway } from './gateway/app';
 import { ConfigError, loadConfig } from './config';
 import { componentLogger, setLogLevel } from './observability/logger';
@@ -33,6 +33,13 @@ async function main(): Promise<void> {
     purchaseService: config.embeddedSandbox
       ? `embedded sandbox at ${gateway.purchaseServiceUrl} (set PURCHASE_API_BASE_URL for a real service)`
       : `${config.purchaseApi.baseUrl} (${config.purchaseApi.interface})`,
+    records: describeRecords(config.records),
+    payments:
+      config.payments.provider === 'none'
+        ? "none: callers buy on the operator's wallet (set PAYMENT_PROVIDER to collect from them)"
+        : gateway.paymentSandbox
+          ? `${config.payments.provider} against the embedded payment sandbox at ${gateway.paymentSandbox.url} (test payers: ${gateway.paymentSandbox.url}/sandbox/payers; set PAYMENT_PROVIDER and its settings for a real provider)`
+          : config.payments.provider,
     sessionsAndJobs: config.redisUrl
       ? 'redis'
       : 'in-memory sessions and in-process queue (set REDIS_URL for Redis)',
@@ -48,6 +55,13 @@ async function main(): Promise<void> {
       : 'disabled (set ADMIN_TOKEN)',
     simulator: config.devRoutes ? `${gateway.url}/simulator` : 'off (set DEV_ROUTES=true)',
   });
+  if (config.payments.provider === 'none')
+    log.warn(
+      "PAYMENT_PROVIDER is none: nothing is collected from callers, they buy on the operator's wallet",
+      {
+        explicit: config.payments.explicit,
+      },
+    );
   if (config.devRoutes) log.info(`simulator: open ${gateway.url}/simulator in a browser to dial as a phone`);
   const key = config.ussd.callbackSecret ? '?key=$USSD_CALLBACK_SECRET' : '';
   log.info(
@@ -69,7 +83,7 @@ process.on('unhandledRejection', (reason: unknown) => {
 
 main().catch((error: unknown) => {
   // A misconfiguration is one clear line, never a stack trace.
-  if (error instanceof ConfigError || error instanceof PreflightError || error instanceof DurabilityError) {
+  if (error instanceof ConfigError || error instanceof PreflightError || error instanceof RecordsError) {
     console.error(`gateway: ${error.message}`);
   } else if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') {
     console.error(`gateway: port already in use (${error.message}); set PORT / SANDBOX_PORT`);

@@ -1,11 +1,13 @@
 /**
  * `npm run worker`: lifecycle jobs (confirm, reconcile) and SMS delivery on BullMQ, away from
  * the gateway process (run the gateway with GATEWAY_WORKERS=false to leave all jobs to
- * workers). Needs REDIS_URL and a real purchase service (the embedded sandbox lives in the
- * gateway). Resumes stuck purchases on start; finishes running jobs on SIGTERM.
+ * workers). Needs REDIS_URL. With PURCHASE_API_BASE_URL it uses that service and its five
+ * credentials; without, the sandbox of a running `npm start` or `npm run sandbox` (at
+ * SANDBOX_HOST:SANDBOX_PORT) with the sandbox's credentials, as the gateway does. Resumes stuck
+ * purchases on start; finishes running jobs on SIGTERM.
  */
-import { DurabilityError } from './redis/durability';
-import { ConfigError, loadConfig } from './config';
+import { RecordsError } from './records/open';
+import { ConfigError, loadConfig, type Config } from './config';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startMoneyPath, type MoneyPath } from './gateway/money-path';
@@ -15,6 +17,9 @@ import { Catalogue } from './vas';
 import { componentLogger, setLogLevel } from './observability/logger';
 import { checkRedisReachable, PreflightError } from './redis/preflight';
 import { gracefulStop } from './observability/shutdown';
+import { sandboxUrl } from './sandbox/settings';
+import type { PaymentProvider } from './payments/port';
+import { paymentProviderFor } from './gateway/payments';
 
 const log = componentLogger('worker');
 
@@ -63,18 +68,69 @@ async function serveWorkerHealth(
   };
 }
 
+/**
+ * The configured service, else the sandbox the gateway embeds (or `npm run sandbox`), which the
+ * config already signs in to with the sandbox's credentials. Production refuses the sandbox in
+ * loadConfig unless EMBEDDED_SANDBOX=true, as for the gateway.
+ */
+function purchaseServiceOf(config: Config): string {
+  if (config.purchaseApi.baseUrl) return config.purchaseApi.baseUrl;
+  const url = config.sandbox ? sandboxUrl(config.sandbox) : null;
+  if (!url)
+    throw new ConfigError(
+      'npm run worker needs PURCHASE_API_BASE_URL, or the sandbox of a running gateway at a known SANDBOX_PORT (not 0)',
+    );
+  return url;
+}
+
+/**
+ * The configured payment provider, else the payment sandbox of a running gateway (at
+ * PAYMENT_SANDBOX_PORT, calling back the gateway at PORT), as the gateway uses it.
+ */
+function paymentProviderOf(config: Config): PaymentProvider | null {
+  const { payments } = config;
+  if (!payments.embedded) return paymentProviderFor(payments, { gatewayUrl: '' });
+  if (payments.sandboxPort === 0)
+    throw new ConfigError(
+      'npm run worker needs PAYMENT_PROVIDER with its settings, or the payment sandbox of a running gateway at a known PAYMENT_SANDBOX_PORT (not 0)',
+    );
+  return paymentProviderFor(payments, {
+    sandboxUrl: `http://127.0.0.1:${payments.sandboxPort}`,
+    gatewayUrl: `http://127.0.0.1:${config.port}`,
+  });
+}
+
+/** The worker may start before the gateway: a sandbox that does not answer yet is a warning, not a refusal. */
+async function warnIfSandboxSilent(url: string): Promise<void> {
+  const answers = await fetch(`${url}/sandbox/scenarios`, { signal: AbortSignal.timeout(1000) }).then(
+    (res) => res.ok,
+    () => false,
+  );
+  if (!answers)
+    log.warn(
+      'no sandbox answers yet at the purchase service URL: purchases wait until npm start or npm run sandbox runs',
+      {
+        url,
+      },
+    );
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   setLogLevel(config.logLevel ?? 'info');
   if (!config.redisUrl) throw new ConfigError('REDIS_URL must be set for npm run worker');
-  if (!config.purchaseApi.baseUrl)
+  // The embedded database belongs to one process (the gateway): a worker shares a server's.
+  if (!config.records.url)
     throw new ConfigError(
-      'PURCHASE_API_BASE_URL must be set for npm run worker (the sandbox runs in the gateway)',
+      'DATABASE_URL must be set for npm run worker (the gateway and its workers share it)',
     );
+  const purchaseServiceUrl = purchaseServiceOf(config);
   await checkRedisReachable(config.redisUrl);
+  if (config.embeddedSandbox) await warnIfSandboxSilent(purchaseServiceUrl);
   const moneyPath = await startMoneyPath(config, {
-    purchaseServiceUrl: config.purchaseApi.baseUrl,
+    purchaseServiceUrl,
     runWorkers: true,
+    paymentProvider: paymentProviderOf(config),
   });
   // Inbound SMS commands are queued by the gateway and answered here too (GATEWAY_WORKERS=false).
   const sessions = new RedisSessionStore(moneyPath.redis!, config.redisPrefix);
@@ -82,6 +138,7 @@ async function main(): Promise<void> {
   const health = await serveWorkerHealth(moneyPath, config.workerHealthPort);
   log.info('purchase worker started', {
     prefix: config.redisPrefix,
+    purchaseService: config.embeddedSandbox ? `sandbox at ${purchaseServiceUrl}` : 'configured',
     health: `http://127.0.0.1:${health.port}/healthz`,
   });
 
@@ -108,7 +165,7 @@ process.on('unhandledRejection', (reason: unknown) => {
 });
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof PreflightError || error instanceof DurabilityError) {
+  if (error instanceof ConfigError || error instanceof PreflightError || error instanceof RecordsError) {
     process.stderr.write(`worker: ${error.message}\n`);
   } else {
     log.error('purchase worker failed to start', { error });

@@ -3,8 +3,18 @@ import { refusalText, SpendRefusedError, type SpendRefusal } from '../../src/spe
 import { assign } from 'xstate';
 import type { DialogueEvent, LocalText } from '../../src/session/dialogue';
 import { errorInfo } from '../../src/vas/error-info';
-import type { DialogueArgs, PurchaseDraft, Shown, StallTarget, UssdContext } from './context';
-import { dialogueError, reasonText, refusalNotice, routeQuoteError } from './errors';
+import type {
+  DialogueArgs,
+  InProgressItem,
+  PurchaseDraft,
+  SavedMeters,
+  Shown,
+  StallTarget,
+  UssdContext,
+} from './context';
+import { applyShortcut, withoutPinShaped } from './shortcut';
+import { routeQuoteError } from '../../src/sales/quote';
+import { dialogueError, reasonText, refusalNotice } from './errors';
 import {
   airtimeNumber,
   customerNumber,
@@ -183,6 +193,64 @@ export const actions = {
     return lang ? { language: lang.tag } : {};
   }),
   chooseToken: update(({ event }) => ({ resendId: chosenAfter(event, 'token:') })),
+
+  // Version 7 (issue 31).
+  /** A one-dial shortcut read into the draft (shortcut.ts); a refused part's reason above its screen. */
+  applyShortcut: update(({ context }) => {
+    const { purchase, notice } = applyShortcut(context);
+    return notice ? { purchase, notice } : { purchase };
+  }),
+  /** The shortcut without a group an agent's PIN could be (shortcut.ts), while it waits. */
+  shortcutWithoutPin: update(({ context }) =>
+    context.purchase.shortcut
+      ? draft(context, { shortcut: withoutPinShaped(context.purchase.shortcut) })
+      : {},
+  ),
+  /** The caller's saved meters as the service answered them ("My meters" read, or one removed). */
+  takeMeters: update(({ event }) => ({ meters: (event as unknown as { output: SavedMeters }).output })),
+  /** "Another meter": the identifier typed; `offerSaved` offers the saved ones again (a way back). */
+  typeMeter: update(({ context }) => draft(context, { typedMeter: true })),
+  offerSaved: update(({ context }) =>
+    context.purchase.typedMeter ? draft(context, { typedMeter: undefined }) : {},
+  ),
+  /** A saved meter chosen on the identifier screen. */
+  takeSavedMeter: update(({ context, event }) =>
+    draft(context, { identifier: chosenAfter(event, 'meter:') }),
+  ),
+  tokenToSelf: update(({ context }) => draft(context, { tokenTo: 'self', beneficiary: null })),
+  tokenToOther: update(({ context }) => draft(context, { tokenTo: 'other' })),
+  takeBeneficiary: update(({ context, event }) =>
+    draft(context, { beneficiary: airtimeNumber(context, typed(event)) }),
+  ),
+  takeInProgress: update(({ context, event }) =>
+    draft(context, { inProgress: (event as unknown as { output: InProgressItem[] }).output }),
+  ),
+  /** "My purchases": one chosen (its detail, resend, report). */
+  choosePurchase: update(({ event }) => ({ resendId: chosenAfter(event, 'purchase:') })),
+  chooseReason: update(({ context, event }) => draft(context, { report: chosenAfter(event, 'reason:') })),
+  takeCase: update(({ context, event }) =>
+    draft(context, { caseId: (event as unknown as { output: string }).output }),
+  ),
+  /** "My meters": the list, one chosen (product and identifier), forgotten. */
+  chooseMeter: update(({ context, event }) => {
+    const [type, identifier] = (chosenAfter(event, 'saved:') ?? '').split(':');
+    return draft(context, {
+      productType: (type || null) as PurchaseDraft['productType'],
+      identifier: identifier || null,
+    });
+  }),
+  showHelp: update(({ context }) => {
+    const care = context.settings.care;
+    const end: LocalText = care
+      ? care.hours
+        ? { key: 'help.careHours', params: { phone: care.phone, hours: care.hours } }
+        : { key: 'help.care', params: { phone: care.phone } }
+      : { key: 'help.none' };
+    return { shown: { end } };
+  }),
+  showReported: update(({ context }) => ({
+    shown: { end: { key: 'report.opened', params: { case: context.purchase.caseId ?? '' } } },
+  })),
 };
 
 function identifierNotice(ctx: UssdContext, text: string): LocalText | null {

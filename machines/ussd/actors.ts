@@ -9,19 +9,33 @@ import { agentsServedOn } from '../../src/agents/service-codes';
 import { componentLogger } from '../../src/observability/logger';
 import { deepFreeze } from '../../src/session/deep-freeze';
 import { maskMsisdn } from '../../src/phone';
-import { purchaseRequest } from '../../src/purchases/request';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import { errorInfo, type ServiceErrorInfo } from '../../src/vas/error-info';
 import type { Account, PurchaseRequest, Transaction, VasProduct } from '../../src/vas/port';
-import type { AgentView, DialogueSettings, QuoteView, TokenItem, UssdContext } from './context';
-import { isOperatorProblem } from './errors';
+import type {
+  AgentView,
+  DialogueSettings,
+  InProgressItem,
+  QuoteView,
+  SavedMeterItem,
+  SavedMeters,
+  TokenItem,
+  UssdContext,
+} from './context';
+import { packMeters } from './meters';
+import { agentActors, agentUnprovided, type AgentServices } from './agent-actors';
+import { dealerActors, dealerUnprovided, type DealerServices } from './dealer-actors';
+
+export type { PinHash, PinOutcome, SaleItem, TopUpAnswer } from './agent-actors';
+import { isOperatorProblem, quoteSale, type QuotePorts } from '../../src/sales/quote';
 import { SpendRefusedError, type AmountRange, type SpendRefusal } from '../../src/spend/rules';
-import { localDate } from '../../src/i18n/local-time';
+import { localDate, localTime } from '../../src/i18n/local-time';
 import { parseOptionalMoney, type Money } from '../../src/vas/money';
 import type { ProductType } from '../../src/vas/port';
+import type { PurchaseView } from '../../src/purchases/history';
 
 /** What the dialogue may call. Every method must be safe to call twice with the same arguments. */
-export interface DialogueServices {
+export interface DialogueServices extends AgentServices, DealerServices {
   /** The (cached) catalogue, in catalogue order. */
   products(): Promise<VasProduct[]>;
   /** The debited account: DEBIT_ACCOUNT_ID, else the first CURRENT account. */
@@ -35,35 +49,8 @@ export interface DialogueServices {
    * sale holds `total` on the agent's float first (a refusal throws SpendRefusedError).
    */
   order(intent: PurchaseIntent, idempotencyKey: string, total?: Money): Promise<PurchaseRecord>;
-  /**
-   * An agent's sale of `minor` checked against its float and limits (nothing held): the amount
-   * screen asks with the amount typed, the quote again with the total the float would pay.
-   */
-  agentSaleCheck?(msisdn: string, minor: number): Promise<SpendRefusal | null>;
-  /** AGENT_SERVICE_CODES, keyed (src/agents/service-codes.ts): the codes serving agents; empty: every code. */
-  agentServiceCodes?: string[];
-  /** The caller as a field agent, or null for a subscriber. */
-  agentOf?(msisdn: string): Promise<Omit<AgentView, 'verified'> | null>;
-  /** An agent's PIN checked (counting towards the lockout); the PIN is never kept. */
-  verifyPin?(msisdn: string, pin: string): Promise<PinOutcome>;
-  /** A float agent's float (null: funded by an account). */
-  agentFloat?(msisdn: string): Promise<{ available: Money; held: Money } | null>;
-  /** A new PIN checked and hashed (the hash may be kept between the PIN and its repetition). */
-  newPinCandidate?(
-    msisdn: string,
-    pin: string,
-  ): Promise<{ ok: true; candidate: PinHash } | { ok: false; problem: string }>;
-  /** The repeated PIN against the candidate, then the change (only if the PIN checked is still the current one). */
-  savePin?(
-    msisdn: string,
-    candidate: PinHash,
-    repeated: string,
-    pinVersion: number,
-  ): Promise<'changed' | 'mismatch' | 'stale'>;
-  /** The agent's last sales, newest first. */
-  agentSales?(msisdn: string): Promise<SaleItem[]>;
-  /** The agent's receipt of a sale again, by SMS; the same request key sends it once. */
-  resendReceipt?(purchaseId: string, requestKey: string): Promise<void>;
+  /** A subscriber pays the total by mobile money before the confirm (the quote's intent says so). */
+  buyerPays?: boolean;
   /** The caller's succeeded purchases, newest first. */
   recentPurchases(msisdn: string): Promise<PurchaseRecord[]>;
   /** Queue the purchase's SMS again; the same request key sends it once. */
@@ -78,6 +65,26 @@ export interface DialogueServices {
   amountRanges?: Partial<Record<ProductType, AmountRange>>;
   /** IANA zone of the dates shown ("My tokens"); Africa/Gaborone by default. */
   timeZone?: string;
+  // Version 7 (issue 31: repeat buyers). Absent: the feature shows nothing (no meters, no notice).
+  /**
+   * The number's saved meters, every product bought for a meter or account number (electricity,
+   * water): by product, newest first, at most five each. Read once, when a dialogue starts.
+   */
+  savedMeters?(msisdn: string): Promise<SavedMeterItem[]>;
+  /** "My meters": forget one; the number's saved meters left (as `savedMeters` answers them). */
+  removeMeter?(msisdn: string, productType: ProductType, identifier: string): Promise<SavedMeterItem[]>;
+  /** "My purchases": the last purchases in every state (src/purchases/history.ts). */
+  purchaseHistory?(msisdn: string): Promise<PurchaseView[]>;
+  /** The purchases of `identifier` from `msisdn` still without an outcome. */
+  purchasesInProgress?(msisdn: string, identifier: string): Promise<PurchaseView[]>;
+  /** "Report a problem": a case opened (its number goes by SMS); the same report again answers the same case. */
+  openCase?(msisdn: string, purchaseId: string, reason: string): Promise<{ caseId: string }>;
+  /** The operator's notice in a language (`en`, `tn`), from memory: never a database read. */
+  operatorNotice?(language: string): string | null;
+  /** `CARE_PHONE`/`CARE_HOURS` (Help). */
+  care?: { phone: string; hours: string | null } | null;
+  /** `USSD_ASK_TOKEN_RECIPIENT` (default true: asked unless turned off). */
+  askTokenRecipient?: boolean;
 }
 
 /**
@@ -95,30 +102,6 @@ export function largeDeduction(metadata: Record<string, string>, amount: Money):
   return charge.minor * 2 > amount.minor ? charge : null;
 }
 
-/** What a PIN check found. */
-export type PinOutcome =
-  | { status: 'ok'; mustChangePin: boolean; pinVersion: number }
-  | { status: 'wrong'; attemptsLeft: number }
-  | { status: 'locked'; until: string }
-  | { status: 'disabled' }
-  | { status: 'not_agent' };
-
-/** A hashed PIN candidate: salt, hash and scrypt parameters — never the PIN. */
-export interface PinHash {
-  hash: string;
-  salt: string;
-  params: { N: number; r: number; p: number; keyLen: number };
-}
-
-/** One of an agent's last sales as the "Last sales" screen shows it. */
-export interface SaleItem {
-  purchaseId: string;
-  date: string;
-  identifier: string;
-  total: Money;
-  state: string;
-}
-
 /** Where the operator's own problems are reported (the gateway's log unless a test listens). */
 export type OperatorProblemReport = (call: string, error: ServiceErrorInfo) => void;
 
@@ -128,6 +111,8 @@ export interface DialogueStart {
   account: NonNullable<UssdContext['account']>;
   settings: DialogueSettings;
   agent: AgentView | null;
+  /** v7: the caller's saved meters (a subscriber's, when read). */
+  meters?: SavedMeters;
 }
 
 /** How many "My tokens" entries the dialogue lists (the engine paginates them). */
@@ -145,30 +130,28 @@ const logOperatorProblem: OperatorProblemReport = (call, error) =>
 
 /** The actors' shapes, none of them provided: the machine definition reads nothing global. */
 export const unprovidedActors = {
-  loadCatalogue: fromService<DialogueStart, { msisdn: string; serviceCode: string }>(
+  loadCatalogue: fromService<DialogueStart, { msisdn: string; serviceCode: string; meters?: boolean }>(
     notProvided('loadCatalogue'),
   ),
   quote: fromService<QuoteView, { intent: PurchaseIntent | null }>(notProvided('quote')),
   order: fromService<string, { intent: PurchaseIntent; key: string; total: Money }>(notProvided('order')),
-  verifyPin: fromService<PinOutcome, { msisdn: string; pin: string }>(notProvided('verifyPin')),
-  agentSaleCheck: fromService<SpendRefusal | null, { msisdn: string; minor: number }>(
-    notProvided('agentSaleCheck'),
-  ),
-  agentFloat: fromService<{ available: Money; held: Money } | null, { msisdn: string }>(
-    notProvided('agentFloat'),
-  ),
-  newPinCandidate: fromService<
-    { ok: true; candidate: PinHash } | { ok: false; problem: string },
-    { msisdn: string; pin: string }
-  >(notProvided('newPinCandidate')),
-  savePin: fromService<
-    'changed' | 'mismatch' | 'stale',
-    { msisdn: string; candidate: PinHash | null; repeated: string; pinVersion: number }
-  >(notProvided('savePin')),
-  agentSales: fromService<SaleItem[], { msisdn: string }>(notProvided('agentSales')),
-  resendReceipt: fromService<void, { purchaseId: string; key: string }>(notProvided('resendReceipt')),
   recentPurchases: fromService<TokenItem[], { msisdn: string }>(notProvided('recentPurchases')),
   resend: fromService<void, { purchaseId: string; key: string }>(notProvided('resend')),
+  // Version 7
+  savedMeters: fromService<SavedMeters, { msisdn: string }>(notProvided('savedMeters')),
+  removeMeter: fromService<
+    SavedMeters,
+    { msisdn: string; productType: ProductType | null; identifier: string | null }
+  >(notProvided('removeMeter')),
+  purchaseHistory: fromService<TokenItem[], { msisdn: string }>(notProvided('purchaseHistory')),
+  inProgress: fromService<InProgressItem[], { msisdn: string; identifier: string | null }>(
+    notProvided('inProgress'),
+  ),
+  openCase: fromService<string, { msisdn: string; purchaseId: string; reason: string }>(
+    notProvided('openCase'),
+  ),
+  ...agentUnprovided,
+  ...dealerUnprovided,
 };
 
 function notProvided(name: string): () => Promise<never> {
@@ -194,14 +177,43 @@ export function dialogueActors(
   }
 
   /**
+   * The caller's saved meters when the dialogue starts; a failed read is no reason to refuse the
+   * menu (undefined: the identifier screen asks for a meter typed, "My meters" reads them).
+   */
+  async function callerMeters(msisdn: string): Promise<SavedMeters | undefined> {
+    if (!services.savedMeters) return {};
+    try {
+      return packMeters(await services.savedMeters(msisdn));
+    } catch (error) {
+      log.warn('dialogue: saved meters not read (none offered)', { error: errorInfo(error).message });
+      return undefined;
+    }
+  }
+
+  // Read at each call: a test may swap a service after the actors are built.
+  const quotePorts: QuotePorts = {
+    checkSpend: (intent) => services.checkSpend?.(intent) ?? Promise.resolve(null),
+    validate: (request) => services.quote(request),
+    agentSaleCheck: (msisdn, minor) => services.agentSaleCheck?.(msisdn, minor) ?? Promise.resolve(null),
+  };
+
+  /**
    * What every dialogue starts from while the catalogue stays the same: one frozen copy, not a
    * copy per dialogue. The context is persisted and must not alias the service's cache, and the
    * dialogues that share the copy cannot change it. (The engine also stores it once by identity,
    * src/session/shared-context.ts.)
    */
-  let shared: { source: VasProduct[]; start: Pick<DialogueStart, 'products' | 'settings'> } | undefined;
+  let shared:
+    { source: VasProduct[]; notice: string; start: Pick<DialogueStart, 'products' | 'settings'> } | undefined;
   function sharedStart(products: VasProduct[]): Pick<DialogueStart, 'products' | 'settings'> {
-    if (shared?.source !== products) {
+    // The operator's notice, per language, from memory (no database read): a new one makes a new copy.
+    const operatorNotice: Record<string, string> = {};
+    for (const { code } of services.languages()) {
+      const text = services.operatorNotice?.(code);
+      if (text) operatorNotice[code] = text;
+    }
+    const notice = JSON.stringify(operatorNotice);
+    if (shared?.source !== products || shared.notice !== notice) {
       const start = {
         products: structuredClone(products.filter((p) => p.providers.length > 0)),
         settings: {
@@ -209,9 +221,12 @@ export function dialogueActors(
           defaultRegion: services.defaultRegion,
           maxTries: services.maxIdentifierTries ?? 3,
           amounts: structuredClone(services.amountRanges ?? {}),
+          operatorNotice,
+          care: services.care ? { phone: services.care.phone, hours: services.care.hours } : null,
+          askTokenRecipient: services.askTokenRecipient ?? true,
         },
       };
-      shared = { source: products, start: deepFreeze(start) };
+      shared = { source: products, notice, start: deepFreeze(start) };
     }
     return shared.start;
   }
@@ -219,13 +234,15 @@ export function dialogueActors(
   return {
     loadCatalogue: fromService(({ input }) =>
       call('loadCatalogue', async () => {
-        const [products, account, agent] = await Promise.all([
+        const [products, account, agent, meters] = await Promise.all([
           services.products(),
           services.debitAccount(),
           // On a code that does not serve agents, an agent's number is a subscriber like any other.
           services.agentOf && agentsServedOn(services.agentServiceCodes ?? [], input.serviceCode)
             ? services.agentOf(input.msisdn)
             : Promise.resolve(null),
+          // v7: read alongside, once per dialogue, so that no later hop (a product, Back) queries them.
+          input.meters ? callerMeters(input.msisdn) : Promise.resolve(undefined),
         ]);
         const { products: offered, settings } = sharedStart(products);
         return {
@@ -233,6 +250,8 @@ export function dialogueActors(
           products: offered,
           account: { id: account.id, currency: account.currency },
           settings,
+          // An agent's own meters are not its customers'.
+          ...(meters && !agent && { meters }),
         };
       }),
     ),
@@ -241,15 +260,8 @@ export function dialogueActors(
         'quote',
         async () => {
           if (!intent) throw new Error('incomplete purchase in the dialogue');
-          const refusal = await services.checkSpend?.(intent);
-          if (refusal) throw new SpendRefusedError(refusal);
-          const tx = await services.quote(purchaseRequest(intent));
-          // The float pays the total (charges included): a quote it cannot pay is not shown.
-          const overTotal =
-            intent.agent && services.agentSaleCheck
-              ? await services.agentSaleCheck(intent.agent.msisdn, tx.total.minor)
-              : null;
-          if (overTotal) throw new SpendRefusedError(overTotal);
+          // Spending rules → validate → the agent's total: as every channel quotes a sale.
+          const tx = await quoteSale(quotePorts, intent);
           const subscriberDetails = tx.subscriberDetails ?? null;
           const float =
             intent.agent && services.agentFloat ? await services.agentFloat(intent.agent.msisdn) : null;
@@ -257,7 +269,11 @@ export function dialogueActors(
             floatAfter: float
               ? { currency: float.available.currency, minor: float.available.minor - tx.total.minor }
               : null,
-            intent: { ...intent, subscriberDetails },
+            intent: {
+              ...intent,
+              subscriberDetails,
+              ...(services.buyerPays && !intent.agent && { paymentRequired: true }),
+            },
             subscriberDetails,
             units: tx.units ?? null,
             amount: { ...intent.amount },
@@ -271,40 +287,6 @@ export function dialogueActors(
     ),
     order: fromService(({ input }) =>
       call('order', async () => (await services.order(input.intent, input.key, input.total)).id),
-    ),
-    verifyPin: fromService(({ input }) =>
-      call('verifyPin', async () => {
-        if (!services.verifyPin) return { status: 'not_agent' } as const;
-        return services.verifyPin(input.msisdn, input.pin);
-      }),
-    ),
-    agentSaleCheck: fromService(({ input }) =>
-      call('agentSaleCheck', async () =>
-        services.agentSaleCheck ? services.agentSaleCheck(input.msisdn, input.minor) : null,
-      ),
-    ),
-    agentFloat: fromService(({ input }) =>
-      call('agentFloat', async () => (services.agentFloat ? services.agentFloat(input.msisdn) : null)),
-    ),
-    newPinCandidate: fromService(({ input }) =>
-      call('newPinCandidate', async () =>
-        services.newPinCandidate
-          ? services.newPinCandidate(input.msisdn, input.pin)
-          : ({ ok: false, problem: 'format' } as const),
-      ),
-    ),
-    savePin: fromService(({ input }) =>
-      call('savePin', async () =>
-        services.savePin && input.candidate
-          ? services.savePin(input.msisdn, input.candidate, input.repeated, input.pinVersion)
-          : ('stale' as const),
-      ),
-    ),
-    agentSales: fromService(({ input }) =>
-      call('agentSales', async () => (services.agentSales ? services.agentSales(input.msisdn) : [])),
-    ),
-    resendReceipt: fromService(({ input }) =>
-      call('resendReceipt', async () => services.resendReceipt?.(input.purchaseId, input.key)),
     ),
     recentPurchases: fromService(({ input }) =>
       call('recentPurchases', async () => {
@@ -321,5 +303,52 @@ export function dialogueActors(
       }),
     ),
     resend: fromService(({ input }) => call('resend', () => services.resend(input.purchaseId, input.key))),
+    savedMeters: fromService(({ input }) =>
+      call('savedMeters', async () =>
+        services.savedMeters ? packMeters(await services.savedMeters(input.msisdn)) : {},
+      ),
+    ),
+    removeMeter: fromService(({ input }) =>
+      call('removeMeter', async () => {
+        if (!services.removeMeter || !input.productType || !input.identifier)
+          throw new Error('no meter to remove');
+        return packMeters(await services.removeMeter(input.msisdn, input.productType, input.identifier));
+      }),
+    ),
+    purchaseHistory: fromService(({ input }) =>
+      call('purchaseHistory', async () => {
+        const zone = services.timeZone ?? 'Africa/Gaborone';
+        const views = services.purchaseHistory ? await services.purchaseHistory(input.msisdn) : [];
+        return views.slice(0, MAX_TOKENS).map((v) => ({
+          purchaseId: v.purchaseId,
+          identifier: v.identifier,
+          amount: { currency: v.amount.currency, minor: v.amount.minor },
+          date: localDate(v.createdAt, zone),
+          status: v.status,
+          reference: v.reference,
+          since: `${localDate(v.createdAt, zone)} ${localTime(new Date(v.createdAt), zone)}`,
+          why: v.why,
+          tokens: v.tokens.map((t) => (t.description ? `${t.description}: ${t.value}` : t.value)),
+        }));
+      }),
+    ),
+    inProgress: fromService(({ input }) =>
+      call('inProgress', async () => {
+        if (!services.purchasesInProgress || !input.identifier) return [];
+        const views = await services.purchasesInProgress(input.msisdn, input.identifier);
+        return views.map((v) => ({
+          amount: { currency: v.amount.currency, minor: v.amount.minor },
+          reference: v.reference,
+        }));
+      }),
+    ),
+    openCase: fromService(({ input }) =>
+      call('openCase', async () => {
+        if (!services.openCase) throw new Error('complaint cases are not wired');
+        return (await services.openCase(input.msisdn, input.purchaseId, input.reason)).caseId;
+      }),
+    ),
+    ...agentActors(services, call),
+    ...dealerActors(services, call),
   };
 }

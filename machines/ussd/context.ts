@@ -32,6 +32,10 @@ export interface AgentView {
   accountId: number | null;
   /** The most one sale may be (minor units): the amount screen names and checks it before any quote. */
   maxSaleMinor?: number;
+  /** An assistant selling from its outlet's float (it cannot top the float up). */
+  outlet?: boolean;
+  /** A dealer: it has retailers (the agent menu offers "My retailers" and "Transfer float"). */
+  dealer?: boolean;
   /** The PIN was checked in this dialogue. */
   verified: boolean;
   /** The version of the PIN checked (a PIN change applies only if it is still the current one). */
@@ -44,14 +48,42 @@ export interface AgentView {
   } | null;
 }
 
-/** One "My tokens" entry, reduced to what the screen shows and what resend needs. */
+/**
+ * One "My tokens" (v6) / "My purchases" (v7) entry, reduced to what the screens show and what
+ * resend and a report need. The fields after `date` are version 7's (absent in v6 snapshots).
+ */
 export interface TokenItem {
   purchaseId: string;
-  /** Masked subscriber identifier (meter or phone number). */
+  /** Masked subscriber identifier (meter or phone number); v7: the meter as typed. */
   identifier: string;
   amount: Money;
   /** `YYYY-MM-DD` of the purchase, in the operator's time zone. */
   date: string;
+  /** v7: delivered (token), in progress (reference, since), not completed (why). */
+  status?: 'delivered' | 'in_progress' | 'not_completed';
+  reference?: string;
+  /** v7, in progress: `HH:MM` (today) or `YYYY-MM-DD HH:MM`, in the operator's time zone. */
+  since?: string;
+  /** v7, not completed: the reason's code (`reason.<code>`), or `manual_check` in progress. */
+  why?: string | null;
+  /** v7, delivered: the tokens to enter, in order. */
+  tokens?: string[];
+}
+
+/** A saved meter or account ("1 01234567890 KABELO M"), for the product `productType`. */
+export interface SavedMeterItem {
+  productType: ProductType;
+  identifier: string;
+  name: string | null;
+}
+
+/** Saved meters as the context keeps them: by product, newest first, each `[identifier, name]`. */
+export type SavedMeters = Partial<Record<ProductType, Array<[identifier: string, name: string | null]>>>;
+
+/** A purchase of the same identifier from this number still without an outcome ("Buy again anyway?"). */
+export interface InProgressItem {
+  amount: Money;
+  reference: string;
 }
 
 /** A service error reduced to plain data (snapshots are JSON); its code picks the closing line. */
@@ -73,10 +105,26 @@ export interface DialogueSettings {
   maxTries: number;
   /** The operator's amount range per product (SPEND_LIMITS), checked on the amount screen. */
   amounts: Partial<Record<ProductType, AmountRange>>;
+  /** v7: the operator's notice by language code (`en`, `tn`) when the dialogue started. */
+  operatorNotice?: Record<string, string>;
+  /** v7: customer care's number and hours (`CARE_PHONE`/`CARE_HOURS`) for Help; null when unset. */
+  care?: { phone: string; hours: string | null } | null;
+  /** v7: electricity and water ask who gets the token (`USSD_ASK_TOKEN_RECIPIENT`). */
+  askTokenRecipient?: boolean;
 }
 
 /** Which invocation a "please try again" screen re-runs. */
-export type StallTarget = 'catalogue' | 'quote' | 'order' | 'tokens' | 'resend';
+export type StallTarget =
+  | 'catalogue'
+  | 'quote'
+  | 'order'
+  | 'tokens'
+  | 'resend'
+  // v7
+  | 'meters'
+  | 'inProgress'
+  | 'removeMeter'
+  | 'report';
 
 /**
  * The purchase a dialogue is putting together, and how it is going (tries, a stalled call, the
@@ -101,6 +149,19 @@ export interface PurchaseDraft {
   lastError: DialogueError | null;
   /** An agent's sale: the customer's number, who gets the token. */
   customer?: string | null;
+  // Version 7 (absent in v6 snapshots):
+  /** A one-dial shortcut not applied yet (`1*01234567890*100`): applied once the menu is known. */
+  shortcut?: string | null;
+  /** "Another meter" chosen: the identifier screen asks for one typed, the saved ones not offered. */
+  typedMeter?: boolean;
+  /** Electricity or water bought for another number: who gets the token ("Another number"). */
+  tokenTo?: 'self' | 'other' | null;
+  beneficiary?: string | null;
+  /** The purchases of this identifier from this number still in progress ("Buy again anyway?"). */
+  inProgress?: InProgressItem[];
+  /** "Report a problem": the reason chosen; the case opened (its number). */
+  report?: string | null;
+  caseId?: string | null;
 }
 
 /**
@@ -145,10 +206,57 @@ export interface UssdContext {
   resendId: string | null;
   /** The caller as a field agent; null for a subscriber (absent in snapshots before agents). */
   agent?: AgentView | null;
-  /** The agent's float as last read (the float screen). */
-  agentFloat?: { available: Money; held: Money } | null;
+  /**
+   * v7: the caller's saved meters, every metered product's (electricity, water), read once when
+   * the dialogue starts (ussd/meters.ts): the identifier screen offers the product's, "My meters"
+   * lists them all, a removal replaces them with the service's answer. Let go once a quote is
+   * shown (the largest record); absent for an agent (its customers' meters are not its own) and
+   * after a failed read: the identifier screen and "My meters" read them then.
+   */
+  meters?: SavedMeters;
+  /** The agent's float as last read (the float screen), with the commission earned today and this month. */
+  agentFloat?: { available: Money; held: Money; commission?: { today: Money; month: Money } | null } | null;
+  /** A dealer's network screens: its retailers as read, the transfer or change being put together. */
+  dealer?: DealerDraft | null;
+  /** The amount of the float top-up being asked (Top up float). */
+  topUpMinor?: number | null;
   /** The agent's last sales (the "Last sales" screen). */
   sales?: Array<{ purchaseId: string; date: string; identifier: string; total: Money; state: string }>;
+}
+
+/** One of a dealer's retailers as its screens show it (float null: funded by an account). */
+export interface RetailerItem {
+  msisdn: string;
+  name: string;
+  float: Money | null;
+  todayCount: number;
+  todayValue: Money;
+  status: 'active' | 'locked' | 'disabled';
+  /** Disabled by its dealer (the dealer may enable it again), or by someone else (it may not). */
+  byDealer?: boolean;
+}
+
+/** A dealer's network screens (one field of the context, like `purchase`). */
+export interface DealerDraft {
+  /** Where the retailers' list leads: a transfer's receiver, or the list with its floats; or Add retailer. */
+  mode: 'transfer' | 'list' | 'add';
+  retailers: RetailerItem[];
+  /** The retailer chosen (E.164 digits). */
+  to?: string | null;
+  /** A transfer's amount (minor units). */
+  amountMinor?: number | null;
+  /** Add retailer: the name typed (the number is `to`). */
+  name?: string | null;
+  /**
+   * Transfers started in this dialogue (each "Transfer float" chosen): part of a transfer's request
+   * key, so a new transfer of the same amount to the same retailer is not taken for a retry.
+   */
+  transfers?: number;
+  /**
+   * The Send (or Add) of this draft ran out of time, so it may have been applied: Cancel then says
+   * so instead of "Nothing was sent". A new draft starts without it.
+   */
+  timedOut?: boolean;
 }
 
 /** What a guard or an action of the dialogue is given. */

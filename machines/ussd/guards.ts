@@ -1,7 +1,7 @@
 /** The dialogue's guards: pure questions about the context and the subscriber's event. */
 import { errorInfo } from '../../src/vas/error-info';
 import type { DialogueArgs, StallTarget, UssdContext } from './context';
-import { routeQuoteError, spendRoute, type QuoteErrorRoute } from './errors';
+import { routeQuoteError, spendRoute, type QuoteErrorRoute } from '../../src/sales/quote';
 import {
   airtimeNumber,
   customerNumber,
@@ -12,6 +12,7 @@ import {
   productOf,
   typed,
 } from './input';
+import { offeredMeters, savedMeters } from './meters';
 
 const providersOf = (ctx: UssdContext) => productOf(ctx, ctx.purchase.productType)?.providers ?? [];
 
@@ -60,4 +61,39 @@ export const guards = {
   spendRefused: (_: DialogueArgs, params: { error: unknown }) => spendRoute(params.error) !== null,
   stalledOn: ({ context }: DialogueArgs, params: { on: readonly StallTarget[] }) =>
     context.purchase.stalled !== null && params.on.includes(context.purchase.stalled),
+
+  // Version 7 (issue 31).
+  hasShortcut: ({ context }: DialogueArgs) => Boolean(context.purchase.shortcut),
+  shortcutHasNoProduct: ({ context }: DialogueArgs) => context.purchase.productType === null,
+  noProvider: ({ context }: DialogueArgs) => context.purchase.providerCode === null,
+  noIdentifier: ({ context }: DialogueArgs) => context.purchase.identifier === null,
+  noAmount: ({ context }: DialogueArgs) => context.purchase.amountMinor === null,
+  choseSavedMeter: ({ context, event }: DialogueArgs) =>
+    offeredMeters(context).some((m) => m.identifier === chosenAfter(event, 'meter:')),
+  /** Electricity and water for a subscriber ask who gets the token, unless the operator turned it off. */
+  asksTokenRecipient: ({ context }: DialogueArgs) =>
+    context.agent?.verified !== true &&
+    context.purchase.productType !== 'AIRTIME' &&
+    context.settings.askTokenRecipient === true,
+  tokenForOther: ({ context }: DialogueArgs) => context.purchase.tokenTo === 'other',
+  askedTokenFor: ({ context }: DialogueArgs) =>
+    context.purchase.tokenTo === 'self' &&
+    context.settings.askTokenRecipient === true &&
+    !context.agent?.verified,
+  foundInProgress: ({ event }: DialogueArgs) =>
+    ((event as unknown as { output?: unknown[] }).output?.length ?? 0) > 0,
+  chosePurchase: ({ context, event }: DialogueArgs) =>
+    context.tokens.some((t) => t.purchaseId === chosenAfter(event, 'purchase:')),
+  choseReason: ({ event }: DialogueArgs) =>
+    REPORT_REASONS.includes(chosenAfter(event, 'reason:') as (typeof REPORT_REASONS)[number]),
+  /** The caller's saved meters were read (when the dialogue started, or by "My meters"). */
+  metersKnown: ({ context }: DialogueArgs) => context.meters !== undefined,
+  choseSaved: ({ context, event }: DialogueArgs) =>
+    savedMeters(context).some((m) => `${m.productType}:${m.identifier}` === chosenAfter(event, 'saved:')),
+  choseResendToken: ({ context, event }: DialogueArgs) =>
+    chosen(event) === 'resend' &&
+    context.tokens.find((t) => t.purchaseId === context.resendId)?.status === 'delivered',
 };
+
+/** "Report a problem": the reasons, in the order shown (src/purchases/care/cases.ts's codes). */
+export const REPORT_REASONS = ['token_not_received', 'meter_rejects', 'wrong_meter', 'other'] as const;

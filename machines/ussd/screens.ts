@@ -1,62 +1,34 @@
 /**
- * Pure screen builders: context → what the engine renders. Keys are those of locales/*.json:
+ * The subscriber's screens (pure builders: context → what the engine renders): the menu, the
+ * purchase's prompts, the quote, language, the stall and the closing screens; and the list of
+ * every prompt by name (`PROMPTS`, with the agent's, the look-back and the dealer's) that
+ * `dialogueScreen` draws from. Keys are those of locales/*.json:
  * product names and identifier labels are the locale's (`product.<TYPE>`,
  * `identifier.label.<TYPE>`), never the catalogue's English display names; provider names and
  * language names are literal.
  */
 import { languageOf } from '../../src/i18n/catalogue';
-import type { LocalText, Screen, ScreenOption, TextParams } from '../../src/session/dialogue';
+import type { LocalText, Screen, ScreenOption } from '../../src/session/dialogue';
 import { maskMsisdn } from '../../src/phone';
 import { derivedHint } from '../../src/vas/catalogue';
 import { formatMoney } from '../../src/vas/money';
-import type { ProductType, VasProduct } from '../../src/vas/port';
+import type { VasProduct } from '../../src/vas/port';
+import type { PurchaseIntent } from '../../src/purchases/types';
 import type { UssdContext } from './context';
 import { amountRangeOf } from './input';
+import { offeredMeters } from './meters';
+import { AGENT_PROMPTS } from './agent-screens';
+import { DEALER_PROMPTS } from './dealer-screens';
+import { HISTORY_PROMPTS } from './history-screens';
+import { aboutPurchase, key, meterLabel, OPT, productName, prompt, withNotice } from './screen-kit';
+
+export { OPT, aboutPurchase, productName } from './screen-kit';
 
 /**
  * The language the catalogue's free text (an admin-curated identifier hint) is written in:
  * shown as is in that language, replaced by the localised hint derived from min/max in others.
  */
 export const CATALOGUE_LANGUAGE = 'en';
-
-/** Option ids the machine gives and receives back. */
-export const OPT = {
-  product: (type: string) => `product:${type}`,
-  provider: (code: string) => `provider:${code}`,
-  lang: (code: string) => `lang:${code}`,
-  token: (purchaseId: string) => `token:${purchaseId}`,
-  tokens: 'tokens',
-  language: 'language',
-  self: 'self',
-  other: 'other',
-  buy: 'buy',
-  cancel: 'cancel',
-  retry: 'retry',
-} as const;
-
-const key = (k: string, params?: TextParams): LocalText => (params ? { key: k, params } : { key: k });
-
-function withNotice(ctx: UssdContext, lines: LocalText[]): LocalText[] {
-  return ctx.notice ? [ctx.notice, ...lines] : lines;
-}
-
-/** A product's name in the dialogue's language. */
-export const productName = (type: ProductType): LocalText => key(`product.${type}`);
-
-/** What a purchase in progress is about (product, and identifier once typed), for the resume offer. */
-export function aboutPurchase(ctx: UssdContext): LocalText | undefined {
-  if (!ctx.purchase.productType) return undefined;
-  const product = productName(ctx.purchase.productType);
-  return ctx.purchase.identifier
-    ? key('resume.about', { product, identifier: ctx.purchase.identifier })
-    : product;
-}
-
-/** A screen waiting for the subscriber, with `0 Back` / `00 Home`. */
-function prompt(ctx: UssdContext, body: LocalText[], rest: Partial<Screen>): Screen {
-  const about = aboutPurchase(ctx);
-  return { body: withNotice(ctx, body), back: true, home: true, ...(about ? { about } : {}), ...rest };
-}
 
 export function currentProduct(ctx: UssdContext): VasProduct | undefined {
   return ctx.products.find((p) => p.productType === ctx.purchase.productType);
@@ -65,11 +37,16 @@ export function currentProduct(ctx: UssdContext): VasProduct | undefined {
 export function menuScreen(ctx: UssdContext): Screen {
   const options: ScreenOption[] = [
     ...ctx.products.map((p) => ({ id: OPT.product(p.productType), label: productName(p.productType) })),
-    { id: OPT.tokens, label: key('menu.myTokens') },
+    { id: OPT.tokens, label: key('menu.myPurchases') },
+    { id: OPT.meters, label: key('menu.myMeters') },
+    { id: OPT.help, label: key('menu.help') },
     { id: OPT.language, label: key('menu.language') },
   ];
+  // The operator's notice is the menu's first line while it lasts (read when the dialogue started).
+  const operator = ctx.settings.operatorNotice?.[languageOf(ctx.language)];
+  const title = operator ? [{ literal: operator }, key('menu.title')] : [key('menu.title')];
   // The main menu has nothing behind it: no back/home lines.
-  return { body: withNotice(ctx, [key('menu.title')]), options };
+  return { body: withNotice(ctx, title), options };
 }
 
 export function providerScreen(ctx: UssdContext): Screen {
@@ -113,7 +90,51 @@ export function identifierScreen(ctx: UssdContext): Screen {
         ? derivedHint(rule.minLength, rule.maxLength)
         : null;
   const line = hint ? key('identifier.prompt', { label, hint }) : key('identifier.promptNoHint', { label });
-  return prompt(ctx, [line], { expectsText: true });
+  const saved = offeredMeters(ctx);
+  if (saved.length === 0) return prompt(ctx, [line], { expectsText: true });
+  // Saved meters first ("1 01234567890 KABELO M"), then "Another meter"; a number typed is a meter too.
+  return prompt(ctx, [key('identifier.choose', { label })], {
+    expectsText: true,
+    options: [
+      ...saved.map((m) => ({ id: OPT.meter(m.identifier), label: meterLabel(m) })),
+      { id: OPT.otherMeter, label: key(`identifier.another.${ctx.purchase.productType ?? 'ELECTRICITY'}`) },
+    ],
+  });
+}
+
+/** Electricity and water: "Send the token to: 1 This phone 2 Another number". */
+export function tokenForScreen(ctx: UssdContext): Screen {
+  return prompt(ctx, [key('tokenFor.title')], {
+    options: [
+      { id: OPT.self, label: key('tokenFor.thisPhone') },
+      { id: OPT.other, label: key('tokenFor.another') },
+    ],
+  });
+}
+
+export function beneficiaryScreen(ctx: UssdContext): Screen {
+  return prompt(ctx, [key('tokenFor.prompt')], { expectsText: true });
+}
+
+/** "A purchase of BWP 100.00 for 01234567890 is still in progress (ref …). Buy again anyway?" */
+export function inProgressScreen(ctx: UssdContext): Screen {
+  const first = ctx.purchase.inProgress?.[0];
+  return prompt(
+    ctx,
+    [
+      key('inProgress.ask', {
+        amount: first ? formatMoney(first.amount) : '',
+        identifier: ctx.purchase.identifier ?? '',
+        reference: first?.reference ?? '',
+      }),
+    ],
+    {
+      options: [
+        { id: OPT.yes, label: key('inProgress.yes') },
+        { id: OPT.no, label: key('inProgress.no') },
+      ],
+    },
+  );
 }
 
 /** The amount prompt, naming the operator's range for the product when there is one. */
@@ -150,6 +171,8 @@ export function quoteScreen(ctx: UssdContext): Screen {
     key('quote.line.total', { total: formatMoney(q.total) }),
     ...(q.deducted ? [key('quote.deducted', { deducted: formatMoney(q.deducted) })] : []),
     ...(q.floatAfter ? [key('quote.floatAfter', { float: formatMoney(q.floatAfter) })] : []),
+    // A gift: who gets the token, before anyone pays.
+    ...(giftTo(q.intent) ? [key('quote.line.tokenTo', { msisdn: maskMsisdn(giftTo(q.intent)!) })] : []),
   ];
   return prompt(ctx, name ? [{ literal: name }] : [], {
     keep,
@@ -157,81 +180,6 @@ export function quoteScreen(ctx: UssdContext): Screen {
       { id: OPT.buy, label: key(ctx.agent?.verified ? 'quote.sell' : 'quote.buy') },
       { id: OPT.cancel, label: key('quote.cancel') },
     ],
-  });
-}
-
-/** The agent's PIN: a secret input (the engine masks it in what it stores). */
-export function agentPinScreen(ctx: UssdContext): Screen {
-  return { body: withNotice(ctx, [key('agent.pin.prompt')]), expectsText: true, secret: true };
-}
-
-export function agentMenuScreen(ctx: UssdContext): Screen {
-  return {
-    body: withNotice(ctx, [key('agent.menu.title')]),
-    options: [
-      ...ctx.products.map((p) => ({
-        id: OPT.product(p.productType),
-        label: key(`agent.sell.${p.productType}`),
-      })),
-      { id: 'float', label: key('agent.floatOption') },
-      { id: 'sales', label: key('agent.salesOption') },
-      { id: 'pin', label: key('agent.pinOption') },
-      { id: OPT.language, label: key('menu.language') },
-    ],
-  };
-}
-
-/** A PIN screen: secret input, masked by the engine in what it stores. */
-const pinScreen = (ctx: UssdContext, k: string): Screen => ({
-  body: withNotice(ctx, [key(k)]),
-  expectsText: true,
-  secret: true,
-  home: ctx.agent?.verified === true,
-});
-export const agentOldPinScreen = (ctx: UssdContext) => pinScreen(ctx, 'agent.pin.current');
-export const agentNewPinScreen = (ctx: UssdContext) => pinScreen(ctx, 'agent.pin.new');
-export const agentRepeatPinScreen = (ctx: UssdContext) => pinScreen(ctx, 'agent.pin.repeat');
-
-export function agentSalesScreen(ctx: UssdContext): Screen {
-  const sales = ctx.sales ?? [];
-  if (sales.length === 0) return prompt(ctx, [key('agent.sales.none')], {});
-  return prompt(ctx, [key('agent.sales.title')], {
-    options: sales.map((x) => ({
-      id: `sale:${x.purchaseId}`,
-      label: key('agent.sales.item', {
-        date: x.date,
-        identifier: x.identifier,
-        total: formatMoney(x.total),
-        state: x.state,
-      }),
-    })),
-  });
-}
-
-export function customerScreen(ctx: UssdContext): Screen {
-  return prompt(ctx, [key('agent.customer.prompt')], { expectsText: true });
-}
-
-export function agentFloatScreen(ctx: UssdContext): Screen {
-  const f = ctx.agentFloat;
-  return prompt(
-    ctx,
-    [
-      f
-        ? key('agent.float', { available: formatMoney(f.available), held: formatMoney(f.held) })
-        : key('agent.floatAccount'),
-    ],
-    { back: true, home: true },
-  );
-}
-
-export function tokensScreen(ctx: UssdContext): Screen {
-  if (ctx.tokens.length === 0) return prompt(ctx, [key('tokens.none')], {});
-  return prompt(ctx, [key('tokens.title')], {
-    options: ctx.tokens.map((t) => ({
-      id: OPT.token(t.purchaseId),
-      label: key('tokens.item', { identifier: t.identifier, amount: formatMoney(t.amount), date: t.date }),
-    })),
   });
 }
 
@@ -265,10 +213,24 @@ export function finalScreen(message: LocalText): Screen {
 }
 
 export function doneScreen(ctx: UssdContext): Screen {
+  const quote = ctx.purchase.quote;
+  // The buyer pays first: the PIN prompt comes next, the token after it.
+  if (quote?.intent.paymentRequired)
+    return finalScreen(key('payment.approve', { amount: formatMoney(quote.total) }));
   const airtime = ctx.purchase.quote?.intent.productType === 'AIRTIME';
-  // The SMS goes to whoever gets the token: the caller, or an agent's customer.
-  const to = ctx.purchase.quote?.intent.agent ? ctx.purchase.quote.intent.beneficiaryMsisdn : ctx.msisdn;
+  // The SMS goes to whoever gets the token: the caller, an agent's customer, or a gift's beneficiary.
+  const intent = ctx.purchase.quote?.intent;
+  const to = intent && (intent.agent || giftTo(intent)) ? intent.beneficiaryMsisdn : ctx.msisdn;
   return finalScreen(key(airtime ? 'confirm.doneAirtime' : 'confirm.done', { msisdn: maskMsisdn(to) }));
+}
+
+/** Electricity or water bought for another number: that number (airtime names its number anyway). */
+function giftTo(intent: PurchaseIntent): string | null {
+  return !intent.agent &&
+    intent.productType !== 'AIRTIME' &&
+    intent.beneficiaryMsisdn !== intent.requesterMsisdn
+    ? intent.beneficiaryMsisdn
+    : null;
 }
 
 /** The screens that wait for the subscriber, by the name the machine shows them with. */
@@ -280,17 +242,14 @@ const PROMPTS = {
   identifier: identifierScreen,
   amount: amountScreen,
   quote: quoteScreen,
-  tokens: tokensScreen,
   language: languageScreen,
   stalled: stalledScreen,
-  agentPin: agentPinScreen,
-  agentMenu: agentMenuScreen,
-  customer: customerScreen,
-  agentFloat: agentFloatScreen,
-  agentOldPin: agentOldPinScreen,
-  agentNewPin: agentNewPinScreen,
-  agentRepeatPin: agentRepeatPinScreen,
-  agentSales: agentSalesScreen,
+  tokenFor: tokenForScreen,
+  beneficiary: beneficiaryScreen,
+  inProgress: inProgressScreen,
+  ...AGENT_PROMPTS,
+  ...HISTORY_PROMPTS,
+  ...DEALER_PROMPTS,
 } satisfies Record<string, (ctx: UssdContext) => Screen>;
 
 /** A prompt the machine can show. */

@@ -49,6 +49,17 @@ describe('snapshot round-trip at every settled state', () => {
         'tooManyTries',
         'tryLater',
         'unavailable',
+        // v7
+        'tokenFor',
+        'beneficiary',
+        'inProgressAsk',
+        'notAgain',
+        'purchaseDetail',
+        'report',
+        'reported',
+        'meters',
+        'meter',
+        'help',
       ].sort(),
     );
   });
@@ -61,12 +72,13 @@ describe('the persisted shape belongs to a machine version', () => {
     // Update both together: the engine discards snapshots of another version instead of crashing on them.
     const purchaseKeys = Object.keys(d.seen[0]!.context.purchase).sort();
     expect({ version: USSD_MACHINE_VERSION, keys, purchaseKeys }).toEqual({
-      version: '6',
+      version: '7',
       keys: [
         'account',
         'agent',
         'aggregator',
         'language',
+        'meters',
         'msisdn',
         'notice',
         'products',

@@ -3,6 +3,7 @@
  * modules), a runner that plays events and waits for the `settled` tag, optionally restoring
  * the actor from a JSON round-tripped snapshot before every event (as the engine does).
  */
+import { purchaseView } from '../../src/purchases/history';
 import { createActor, waitFor, type Actor, type SnapshotFrom } from 'xstate';
 import {
   dialogueActors,
@@ -213,8 +214,18 @@ export function services(overrides: Partial<DialogueServices> = {}): {
     languages: () => LANGUAGES,
     defaultRegion: 'BW',
     maxIdentifierTries: 3,
+    // The v6 scripts' flow; the v7 question has its own scripts.
+    askTokenRecipient: false,
+    savedMeters: async () => [],
+    removeMeter: async () => [],
+    purchasesInProgress: async () => [],
+    openCase: async () => ({ caseId: '1001' }),
   };
   const wrapped = { ...base, ...overrides };
+  // "My purchases" (v7) over the same records as "My tokens" (v6), overridden or not.
+  if (!overrides.purchaseHistory)
+    wrapped.purchaseHistory = async (msisdn) =>
+      (await wrapped.recentPurchases(msisdn)).map((r) => purchaseView(r, msisdn));
   // Overrides still record their calls.
   if (overrides.quote) {
     const q = overrides.quote;

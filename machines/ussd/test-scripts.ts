@@ -5,7 +5,8 @@
 import { OPT, type DialogueServices } from '../ussd-session.machine';
 import { PurchaseServiceError } from '../../src/vas/errors';
 import type { DialogueEvent } from '../../src/session/dialogue';
-import { BACK, Dialogue, HOME, TIMEOUT, choose, services, text } from './test-kit';
+import { purchaseView } from '../../src/purchases/history';
+import { BACK, Dialogue, ELEC_INTENT, HOME, TIMEOUT, choose, record, services, text } from './test-kit';
 
 /** `wait: false`: the event starts an actor that will not settle by itself (a TIMEOUT follows). */
 export type Step = DialogueEvent | { event: DialogueEvent; wait: false };
@@ -44,7 +45,54 @@ function refuseBy(identifierToCode: Record<string, string>): Partial<DialogueSer
   };
 }
 
+/** Version 7's services: a saved meter with a purchase in progress, and the "send the token to" question. */
+function repeatBuyer(): Partial<DialogueServices> {
+  const saved = { productType: 'ELECTRICITY' as const, identifier: METER, name: 'KABELO M' };
+  return {
+    askTokenRecipient: true,
+    savedMeters: async () => [saved],
+    purchasesInProgress: async (msisdn, identifier) =>
+      identifier === METER
+        ? [
+            purchaseView(
+              { ...record('p-7', ELEC_INTENT, '2026-11-21T08:00:00.000Z'), state: 'confirming' },
+              msisdn,
+            ),
+          ]
+        : [],
+  };
+}
+
 export const SCRIPTS: Script[] = [
+  {
+    name: 'v7: a saved meter, a gift, buy again anyway',
+    overrides: repeatBuyer,
+    steps: [
+      ELEC,
+      choose(OPT.meter(METER)),
+      choose(OPT.other),
+      text('abc'),
+      text('26771234569'),
+      text('100'),
+      choose(OPT.yes),
+      choose(OPT.buy),
+    ],
+  },
+  {
+    name: 'v7: another meter typed, this phone, not again',
+    overrides: repeatBuyer,
+    steps: [ELEC, choose(OPT.otherMeter), text(METER), choose(OPT.self), text('100'), choose(OPT.no)],
+  },
+  {
+    name: 'v7: my purchases, report a problem',
+    steps: [choose(OPT.tokens), choose('purchase:p-9'), choose(OPT.report), choose(OPT.reason('other'))],
+  },
+  {
+    name: 'v7: my meters, remove one',
+    overrides: repeatBuyer,
+    steps: [choose(OPT.meters), choose(OPT.saved('ELECTRICITY', METER)), choose(OPT.remove)],
+  },
+  { name: 'v7: help', steps: [choose(OPT.help)] },
   {
     name: 'electricity: wrong meter, wrong amount, invalid choice, buy',
     steps: [ELEC, text('1'), text(METER), text('x'), text('100'), text('9'), choose(OPT.buy)],
@@ -80,7 +128,10 @@ export const SCRIPTS: Script[] = [
     name: 'water: buy',
     steps: [choose(OPT.product('WATER')), text('0123456789'), text('10'), choose(OPT.buy)],
   },
-  { name: 'my tokens: resend', steps: [choose(OPT.tokens), text('x'), choose('token:p-9')] },
+  {
+    name: 'my purchases: resend',
+    steps: [choose(OPT.tokens), text('x'), choose('purchase:p-9'), choose(OPT.resendToken)],
+  },
   {
     name: 'my tokens: none',
     overrides: () => ({ recentPurchases: async () => [] }),

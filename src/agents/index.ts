@@ -1,24 +1,29 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import type { Config } from '../config';
 import type { CountryCode } from '../phone';
 import type { PurchaseService } from '../vas';
 import type { AccountCheck } from './admin/desk';
 import { AgentFloat } from './float';
-import { MemoryFloatStore, RedisFloatStore } from './ledger/index';
+import type { Database } from '../records/database';
+import { SqlFloatStore } from './ledger/sql';
 import type { LockoutPolicy } from './lockout';
 import { AgentRegistry } from './registry';
-import { MemoryAgentStore, RedisAgentStore } from './store/index';
+import { DealerRegistrations } from './registrations';
+import { SqlAgentStore } from './store/sql';
+import type { AgentSettings } from './settings';
 import type { ScryptParams } from './types';
+import type { PinSecret } from './pin';
+import { pinSecretFor } from './pin-secret';
 
 /**
  * Field agents: the registry (MSISDN, PIN, lockout, status) and the float with the daily
- * limits. `createAgents` builds both on Redis or, without it, in memory (the embedded mode).
+ * limits, both kept in the system of record.
  */
 
 export interface Agents {
   registry: AgentRegistry;
   float: AgentFloat;
+  /** Retailers dealers add by USSD (`DEALER_REGISTRATION`; approve when not given). */
+  registrations: DealerRegistrations;
 }
 
 /** What tests may change beyond the configuration. */
@@ -26,28 +31,37 @@ export interface AgentsOptions {
   clock?: () => Date;
   scrypt?: ScryptParams;
   lockout?: LockoutPolicy;
+  pinSecret?: PinSecret;
 }
 
-type AgentsConfig = Pick<Config, 'timeZone' | 'defaultRegion' | 'defaultLanguage'> & {
-  agents: Omit<Config['agents'], 'serviceCodes'>;
-};
+/** The parts of the gateway's configuration the agents read. */
+interface AgentsConfig {
+  timeZone: string;
+  defaultRegion: string;
+  defaultLanguage: string;
+  agents: Omit<
+    AgentSettings,
+    'serviceCodes' | 'commission' | 'dealerShareBp' | 'summaryTime' | 'pinSecret' | 'dealerRegistration'
+  > &
+    Partial<Pick<AgentSettings, 'commission' | 'dealerShareBp' | 'pinSecret' | 'dealerRegistration'>>;
+  /** Where the embedded records live: the PIN secret is kept beside them when none is configured. */
+  records?: { url?: string; dataDir: string };
+}
 
-/** The registry and the float, on `redis` (keys under `<prefix>:agent:`) or in memory when it is undefined. */
-export function createAgents(
-  redis: Redis | undefined,
-  prefix: string,
-  config: AgentsConfig,
-  options: AgentsOptions = {},
-): Agents {
+/** The registry and the float, in the system of record `db`. */
+export function createAgents(db: Database, config: AgentsConfig, options: AgentsOptions = {}): Agents {
   const registry = new AgentRegistry({
-    store: redis ? new RedisAgentStore(redis, prefix) : new MemoryAgentStore(),
+    store: new SqlAgentStore(db),
     timeZone: config.timeZone,
     region: config.defaultRegion as CountryCode,
     defaultLanguage: config.defaultLanguage,
     ...options,
+    pinSecret:
+      options.pinSecret ??
+      pinSecretFor(config.agents.pinSecret, config.records?.url ? undefined : config.records?.dataDir),
   });
   const float = new AgentFloat({
-    store: redis ? new RedisFloatStore(redis, prefix) : new MemoryFloatStore(),
+    store: new SqlFloatStore(db),
     currency: config.agents.currency,
     defaults: {
       maxSaleMinor: config.agents.maxSaleMinor,
@@ -55,9 +69,17 @@ export function createAgents(
       maxDayCount: config.agents.maxDayCount,
     },
     timeZone: config.timeZone,
+    commission: config.agents.commission,
+    dealerShareBp: config.agents.dealerShareBp,
     clock: options.clock,
   });
-  return { registry, float };
+  const registrations = new DealerRegistrations({
+    db,
+    registry,
+    mode: config.agents.dealerRegistration ?? 'approve',
+    clock: options.clock,
+  });
+  return { registry, float, registrations };
 }
 
 /** `agent add --account ID`: the account must be one `GET /accounts` lists for the integration user. */
@@ -80,8 +102,16 @@ export {
 } from './admin/desk';
 export { createAgentAdminRouter, type AgentAdminRouterOptions } from './admin/router';
 export { AgentRegistry, type PinCheck, type PinChange, type PinCandidate, type NewAgent } from './registry';
-export { AgentFloat, type Allowance, type SaleRefusal, type Statement, MAX_AMOUNT_MINOR } from './float';
+export { AgentFloat } from './float';
+export { MAX_AMOUNT_MINOR } from './float-account';
+export type { Allowance, SaleRefusal } from './float-holds';
+export type { Statement } from './float-statements';
 export type {
+  CommissionWrite,
+  Deposit,
+  DepositDecision,
+  SettleSaleResult,
+  TransferResult,
   CreditResult,
   FloatBalance,
   FloatEntry,
@@ -90,6 +120,14 @@ export type {
   Reservation,
   ReserveResult,
 } from './ledger/store';
+export {
+  DealerRegistrations,
+  type Registration,
+  type RegistrationDecision,
+  type RegistrationRefusal,
+  type RegistrationRequest,
+  type RegistrationState,
+} from './registrations';
 export { AgentConflictError, AgentExistsError, AgentInputError, AgentNotFoundError } from './errors';
 export { DEFAULT_LOCKOUT, localDay, type LockoutPolicy } from './lockout';
 export { DEFAULT_SCRYPT, type PinProblem } from './pin';

@@ -1,8 +1,8 @@
 import type { AgentRecord, DisabledReason } from './types';
 
 /**
- * The lockout rules, in one pure function the memory store runs and
- * `store/commands/recordPinAttempt-1.lua` mirrors (one contract suite checks both):
+ * The lockout rules, in one pure function the SQL store runs on the agent's row under its lock
+ * (test/agents/store.contract.ts checks them on PostgreSQL and PGlite):
  * `maxAttempts` wrong PINs in a row lock the agent for `baseLockMs`, each further lockout of
  * the same local day for twice as long as the one before; the `maxLockoutsPerDay`-th lockout
  * of a day disables the agent until an operator acts. A right PIN clears the wrong ones but
@@ -50,7 +50,15 @@ type LockoutFields = Pick<
   | 'updatedAt'
 >;
 
-/** The record after `attempt`, and the outcome. Pure: the memory store writes what it returns. */
+/** No wrong PINs and no lockouts counted: a new agent, an operator's enable or PIN reset. */
+export const NO_LOCKOUTS = {
+  failedAttempts: 0,
+  lockedUntil: null,
+  lockoutDay: null,
+  lockoutsToday: 0,
+} as const satisfies Partial<LockoutFields>;
+
+/** The record after `attempt`, and the outcome. Pure: the store writes what it returns. */
 export function applyPinAttempt(
   record: AgentRecord,
   attempt: PinAttempt,

@@ -9,34 +9,56 @@ import {
   pinMatches,
 } from './pin';
 
+const SECRET = Buffer.from('a-server-secret-of-at-least-32-characters');
+
 describe('PIN hashing', () => {
-  it('hashes with scrypt, a fresh salt each time and the parameters kept', async () => {
-    const a = await hashPin('480273');
-    const b = await hashPin('480273');
-    expect(a.params).toEqual(DEFAULT_SCRYPT);
+  it('hashes with scrypt of HMAC(secret, PIN), a fresh salt each time and the parameters kept', async () => {
+    const a = await hashPin('480273', SECRET);
+    const b = await hashPin('480273', SECRET);
+    expect(a.params).toEqual({ ...DEFAULT_SCRYPT, pepper: true });
     expect(a.salt).not.toBe(b.salt);
     expect(a.hash).not.toBe(b.hash);
     expect(Buffer.from(a.hash, 'base64')).toHaveLength(DEFAULT_SCRYPT.keyLen);
-    const expected = crypto.scryptSync('480273', Buffer.from(a.salt, 'base64'), 32, { N: 16384, r: 8, p: 1 });
+    const peppered = crypto.createHmac('sha256', SECRET).update('480273').digest();
+    const salt = Buffer.from(a.salt, 'base64');
+    const expected = crypto.scryptSync(peppered, salt, 32, { N: 16384, r: 8, p: 1 });
     expect(a.hash).toBe(expected.toString('base64'));
+    // Without the secret, scrypt of the PIN with the salt is not what is kept.
+    expect(a.hash).not.toBe(
+      crypto.scryptSync('480273', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64'),
+    );
     expect(JSON.stringify(a)).not.toContain('480273');
+  });
+
+  it('needs the same secret to verify; an older hash without pepper still verifies', async () => {
+    const params = { N: 1024, r: 8, p: 1, keyLen: 32 };
+    const stored = await hashPin('4802', SECRET, params);
+    expect(await pinMatches('4802', stored, Buffer.from('another-secret-of-at-least-32-chars!'))).toBe(false);
+    const salt = crypto.randomBytes(16);
+    const old = {
+      hash: crypto.scryptSync('4802', salt, 32, { N: 1024, r: 8, p: 1 }).toString('base64'),
+      salt: salt.toString('base64'),
+      params,
+    };
+    expect(await pinMatches('4802', old, SECRET)).toBe(true);
+    expect(await pinMatches('4803', old, SECRET)).toBe(false);
   });
 
   it('matches the right PIN only, with the stored parameters', async () => {
     const params = { N: 1024, r: 8, p: 1, keyLen: 32 };
-    const stored = await hashPin('4802', params);
-    expect(await pinMatches('4802', stored)).toBe(true);
+    const stored = await hashPin('4802', SECRET, params);
+    expect(await pinMatches('4802', stored, SECRET)).toBe(true);
     for (const wrong of ['4803', '48020', '', '4802 ', 'x'.repeat(1000)])
-      expect(await pinMatches(wrong, stored)).toBe(false);
+      expect(await pinMatches(wrong, stored, SECRET)).toBe(false);
   });
 
   it('compares in constant time: every check goes through timingSafeEqual', async () => {
-    const stored = await hashPin('4802', { N: 1024, r: 8, p: 1, keyLen: 32 });
+    const stored = await hashPin('4802', SECRET, { N: 1024, r: 8, p: 1, keyLen: 32 });
     const spy = jest.spyOn(crypto, 'timingSafeEqual');
     try {
-      await pinMatches('4802', stored);
-      await pinMatches('9999', stored);
-      await pinMatches('not a pin', stored);
+      await pinMatches('4802', stored, SECRET);
+      await pinMatches('9999', stored, SECRET);
+      await pinMatches('not a pin', stored, SECRET);
       expect(spy).toHaveBeenCalledTimes(3);
       for (const [a, b] of spy.mock.calls) expect((a as Buffer).length).toBe((b as Buffer).length);
     } finally {
@@ -44,9 +66,11 @@ describe('PIN hashing', () => {
     }
   });
 
-  it('asks for a re-hash when the parameters were raised', () => {
-    expect(needsRehash({ params: DEFAULT_SCRYPT }, DEFAULT_SCRYPT)).toBe(false);
-    expect(needsRehash({ params: { ...DEFAULT_SCRYPT, N: 1024 } }, DEFAULT_SCRYPT)).toBe(true);
+  it('asks for a re-hash when the parameters were raised or the hash has no pepper', () => {
+    const peppered = { ...DEFAULT_SCRYPT, pepper: true };
+    expect(needsRehash({ params: peppered }, DEFAULT_SCRYPT)).toBe(false);
+    expect(needsRehash({ params: { ...peppered, N: 1024 } }, DEFAULT_SCRYPT)).toBe(true);
+    expect(needsRehash({ params: DEFAULT_SCRYPT }, DEFAULT_SCRYPT)).toBe(true);
   });
 });
 

@@ -1,10 +1,15 @@
-import { randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHmac, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { ScryptParams, StoredPin } from './types';
 
 /**
  * PINs: 4–6 digits, hashed with scrypt (node's crypto) and a random salt per agent; the
  * parameters are stored with the hash, so raising them later leaves old hashes verifiable.
  * Compared in constant time. The PIN itself is never kept, logged or returned.
+ *
+ * With only 10^6 PINs a salt alone does not stop someone holding the rows from trying them all,
+ * so scrypt is given HMAC-SHA256(secret, PIN): the server secret (`AGENT_PIN_SECRET`, a pepper)
+ * kept outside the records. Such hashes say `pepper: true` in their parameters; older ones
+ * (without) still verify and are rehashed at the agent's next right PIN (`needsRehash`).
  */
 
 /** N=2^14, r=8: 16 MiB and tens of milliseconds per hash, on libuv's thread pool, not the event loop. */
@@ -16,10 +21,20 @@ const PIN_FORMAT = /^\d{4,6}$/;
 /** Why a new PIN is refused (the screen says which). */
 export type PinProblem = 'format' | 'weak' | 'same';
 
-function scryptAsync(pin: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+/** The server secret PINs are peppered with (never stored with the records, never logged). */
+export type PinSecret = Buffer;
+
+function scryptAsync(
+  pin: string,
+  salt: Buffer,
+  params: ScryptParams,
+  secret: PinSecret | null,
+): Promise<Buffer> {
   const options: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r };
+  if (params.pepper && !secret) return Promise.reject(new Error('a peppered PIN hash needs the PIN secret'));
+  const input = params.pepper ? createHmac('sha256', secret!).update(pin).digest() : pin;
   return new Promise((resolve, reject) =>
-    scrypt(pin, salt, params.keyLen, options, (error, key) => (error ? reject(error) : resolve(key))),
+    scrypt(input, salt, params.keyLen, options, (error, key) => (error ? reject(error) : resolve(key))),
   );
 }
 
@@ -51,14 +66,25 @@ export function oneTimePin(): string {
   }
 }
 
-/** Hash `pin` with a fresh salt; `version` is the caller's (the store bumps it on write). */
+/**
+ * Hash `pin` with a fresh salt, peppered with `secret`; `version` is the caller's (the store
+ * bumps it on write).
+ */
 export async function hashPin(
   pin: string,
+  secret: PinSecret,
   params: ScryptParams = DEFAULT_SCRYPT,
 ): Promise<Omit<StoredPin, 'version'>> {
   const salt = randomBytes(SALT_BYTES);
-  const hash = await scryptAsync(pin, salt, params);
-  return { hash: hash.toString('base64'), salt: salt.toString('base64'), params: { ...params } };
+  const peppered: ScryptParams = {
+    N: params.N,
+    r: params.r,
+    p: params.p,
+    keyLen: params.keyLen,
+    pepper: true,
+  };
+  const hash = await scryptAsync(pin, salt, peppered, secret);
+  return { hash: hash.toString('base64'), salt: salt.toString('base64'), params: peppered };
 }
 
 /**
@@ -69,14 +95,23 @@ export async function hashPin(
 export async function pinMatches(
   pin: string,
   stored: Pick<StoredPin, 'hash' | 'salt' | 'params'>,
+  secret: PinSecret,
 ): Promise<boolean> {
   const expected = Buffer.from(stored.hash, 'base64');
-  const actual = await scryptAsync(pin.slice(0, 64), Buffer.from(stored.salt, 'base64'), stored.params);
+  const actual = await scryptAsync(
+    pin.slice(0, 64),
+    Buffer.from(stored.salt, 'base64'),
+    stored.params,
+    secret,
+  );
   return actual.length === expected.length && timingSafeEqual(actual, expected) && isPinShaped(pin);
 }
 
-/** Whether a hash was made with weaker parameters than `current` (re-hashed after a right PIN). */
+/**
+ * Whether a hash was made with weaker parameters than `current`, or without the pepper
+ * (re-hashed after a right PIN).
+ */
 export function needsRehash(stored: Pick<StoredPin, 'params'>, current: ScryptParams): boolean {
   const p = stored.params;
-  return p.N < current.N || p.r < current.r || p.p < current.p || p.keyLen < current.keyLen;
+  return !p.pepper || p.N < current.N || p.r < current.r || p.p < current.p || p.keyLen < current.keyLen;
 }

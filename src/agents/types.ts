@@ -7,8 +7,11 @@
 export const AGENT_STATUSES = ['active', 'locked', 'disabled'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
-/** Why an agent is disabled: an operator, three lockouts in a day, or the agent's own `BLOCK`. */
-export type DisabledReason = 'operator' | 'lockouts' | 'blocked';
+/**
+ * Why an agent is disabled: an operator, three lockouts in a day, the agent's own `BLOCK`, its
+ * dealer (a retailer) or its outlet's owner (an assistant).
+ */
+export type DisabledReason = 'operator' | 'lockouts' | 'blocked' | 'dealer' | 'owner';
 
 /** How an agent's sales are paid: a purchase-service account of its own, or the gateway's float. */
 export type AgentFunding = { kind: 'account'; debitedAccountId: number } | { kind: 'float' };
@@ -33,6 +36,8 @@ export interface ScryptParams {
   r: number;
   p: number;
   keyLen: number;
+  /** scrypt was given HMAC-SHA256(AGENT_PIN_SECRET, PIN), not the PIN (absent: an older hash). */
+  pepper?: boolean;
 }
 
 /** A PIN at rest: never the PIN itself. `version` changes with every new PIN. */
@@ -61,6 +66,19 @@ export interface Agent {
   mustChangePin: boolean;
   funding: AgentFunding;
   limits: AgentLimits;
+  /** A retailer: the dealer that registered it and may move float to it (null: none). */
+  dealerMsisdn?: string | null;
+  /**
+   * A dealer: may register retailers and move float to them (made one by an operator, or by
+   * registering a retailer under it; absent: not a dealer). Never an assistant.
+   */
+  dealer?: boolean;
+  /** An assistant: the outlet (an agent) whose float it sells from (null: an agent of its own). */
+  outletMsisdn?: string | null;
+  /** The agent's own commission policy (`AGENT_COMMISSION`'s grammar); null: the configured one. */
+  commission?: string | null;
+  /** A dealer's share of its retailers' commission, in basis points; null: `AGENT_DEALER_SHARE`. */
+  dealerShareBp?: number | null;
   createdAt: string;
   updatedAt: string;
 }

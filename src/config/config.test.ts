@@ -1,5 +1,18 @@
-import { ConfigError, loadConfig } from './index';
-import { DEFAULT_SMS_RETRY_POLICY } from '../purchases/notify';
+import { checkCallbacksGuarded, ConfigError, loadConfig } from './index';
+import { DEFAULT_SMS_RETRY_POLICY } from '../channels/sms/outbound/queue/retry';
+
+/** Every production environment below has its PIN pepper (refused without, see the agents' tests). */
+const PIN_SECRET = 'config-test-agent-pin-secret-0123456789';
+
+/** A real purchase service: every credential set (the embedded sandbox is then not started). */
+const REAL_SERVICE = {
+  PURCHASE_API_BASE_URL: 'https://vas.example.com',
+  PURCHASE_API_CLIENT_ID: 'c',
+  PURCHASE_API_CLIENT_SECRET: 's',
+  PURCHASE_API_USERNAME: 'u',
+  PURCHASE_API_PASSWORD: 'p',
+  PURCHASE_API_ORG_CODE: 'ORG',
+};
 
 describe('loadConfig', () => {
   it('describes the embedded mode when nothing is set', () => {
@@ -25,12 +38,7 @@ describe('loadConfig', () => {
 
   it('takes the configured credentials instead of the sandbox ones', () => {
     const config = loadConfig({
-      PURCHASE_API_BASE_URL: 'https://vas.example.com',
-      PURCHASE_API_CLIENT_ID: 'c',
-      PURCHASE_API_CLIENT_SECRET: 's',
-      PURCHASE_API_USERNAME: 'u',
-      PURCHASE_API_PASSWORD: 'p',
-      PURCHASE_API_ORG_CODE: 'ORG',
+      ...REAL_SERVICE,
       PURCHASE_API_INTERFACE: 'legacy',
     });
     expect(config.embeddedSandbox).toBe(false);
@@ -135,14 +143,7 @@ describe('loadConfig', () => {
   );
 
   it('serves the SMS outbox (which holds tokens) by default only in the embedded mode', () => {
-    const real = {
-      PURCHASE_API_BASE_URL: 'https://vas.example.com',
-      PURCHASE_API_CLIENT_ID: 'c',
-      PURCHASE_API_CLIENT_SECRET: 's',
-      PURCHASE_API_USERNAME: 'u',
-      PURCHASE_API_PASSWORD: 'p',
-      PURCHASE_API_ORG_CODE: 'ORG',
-    };
+    const real = REAL_SERVICE;
     expect(loadConfig({}).devRoutes).toBe(true);
     expect(loadConfig(real).devRoutes).toBe(false);
     expect(() => loadConfig({ ...real, DEV_ROUTES: 'true' })).toThrow(
@@ -162,5 +163,303 @@ describe('loadConfig', () => {
     ['10.0.0.0/8, 192.168.1.1', '10.0.0.0/8, 192.168.1.1'],
   ])('reads TRUST_PROXY %j as %j', (value, expected) => {
     expect(loadConfig(value === undefined ? {} : { TRUST_PROXY: value }).ussd.trustProxy).toEqual(expected);
+  });
+});
+
+describe('production callbacks (#27 item 3)', () => {
+  const production = {
+    NODE_ENV: 'production',
+    AGENT_PIN_SECRET: PIN_SECRET,
+    ...REAL_SERVICE,
+    DATABASE_URL: 'postgres://gateway@db.internal:5432/gateway',
+    ALLOW_IN_MEMORY: 'true',
+    ALLOW_OUTBOX_SMS: 'true',
+    PAYMENT_PROVIDER: 'none',
+  };
+  const SECRET = 'x'.repeat(20);
+  const routes = [
+    { name: 'africastalking' },
+    { name: 'hubtel' },
+    { name: 'comviva', checksCredentials: true },
+  ];
+  const check = (env: Record<string, string>) => () => checkCallbacksGuarded(loadConfig(env), routes);
+
+  it('refuses a callback open to anyone, in one line naming what is open and the opt-out', () => {
+    expect(check(production)).toThrow(
+      new ConfigError(
+        'NODE_ENV=production needs a secret or an allow-list on every callback that can buy or change an agent: ' +
+          'open are the USSD callbacks of africastalking, hubtel (set USSD_CALLBACK_SECRET or USSD_ALLOWED_IPS) and ' +
+          'the inbound SMS and delivery report routes (set SMS_CALLBACK_SECRET or SMS_ALLOWED_IPS); ' +
+          'ALLOW_OPEN_CALLBACKS=true only if nothing but a private link reaches the port',
+      ),
+    );
+    // The SMS routes guarded, the USSD ones not (and the other way round).
+    expect(check({ ...production, SMS_CALLBACK_SECRET: SECRET })).toThrow(/open are the USSD callbacks of/);
+    expect(check({ ...production, SMS_ALLOWED_IPS: '10.0.0.0/8' })).toThrow(/open are the USSD callbacks of/);
+    expect(
+      check({ ...production, USSD_CALLBACK_SECRET_HUBTEL: SECRET, SMS_CALLBACK_SECRET: SECRET }),
+    ).toThrow(/open are the USSD callbacks of africastalking \(/);
+  });
+
+  it('accepts a secret or an allow-list on every route, the opt-out, and anything outside production', () => {
+    // The SMS routes default to the USSD secret and allow-list.
+    expect(check({ ...production, USSD_CALLBACK_SECRET: SECRET })).not.toThrow();
+    expect(check({ ...production, USSD_ALLOWED_IPS: '196.201.214.0/24' })).not.toThrow();
+    expect(
+      check({
+        ...production,
+        USSD_CALLBACK_SECRET_AFRICASTALKING: SECRET,
+        USSD_ALLOWED_IPS_HUBTEL: '10.1.1.1',
+        SMS_CALLBACK_SECRET: SECRET,
+      }),
+    ).not.toThrow();
+    expect(check({ ...production, ALLOW_OPEN_CALLBACKS: 'true' })).not.toThrow();
+    // The embedded sandbox sells nothing real; without NODE_ENV=production nothing is refused.
+    expect(
+      check({
+        NODE_ENV: 'production',
+        AGENT_PIN_SECRET: PIN_SECRET,
+        EMBEDDED_SANDBOX: 'true',
+        PAYMENT_PROVIDER: 'none',
+      }),
+    ).not.toThrow();
+    expect(check({ ...production, NODE_ENV: 'development' })).not.toThrow();
+  });
+
+  it('a bare YES buys by default everywhere but production; SMS_YES_WITHOUT_CODE says otherwise', () => {
+    expect(loadConfig({}).smsMo.yesWithoutCode).toBe(true);
+    expect(loadConfig(production).smsMo.yesWithoutCode).toBe(false);
+    expect(loadConfig({ ...production, SMS_YES_WITHOUT_CODE: 'true' }).smsMo.yesWithoutCode).toBe(true);
+    expect(loadConfig({ SMS_YES_WITHOUT_CODE: 'no' }).smsMo.yesWithoutCode).toBe(false);
+    expect(() => loadConfig({ SMS_YES_WITHOUT_CODE: 'maybe' })).toThrow(/SMS_YES_WITHOUT_CODE/);
+  });
+});
+
+describe('the PIN secret', () => {
+  it('production needs AGENT_PIN_SECRET, of 32 characters at least; tests have a fixed one', () => {
+    const production = { NODE_ENV: 'production', EMBEDDED_SANDBOX: 'true', PAYMENT_PROVIDER: 'none' };
+    expect(() => loadConfig(production)).toThrow(
+      new ConfigError(
+        "NODE_ENV=production needs AGENT_PIN_SECRET (32+ random characters, kept outside the database): agents' PIN hashes are peppered with it",
+      ),
+    );
+    expect(() => loadConfig({ ...production, AGENT_PIN_SECRET: 'x'.repeat(31) })).toThrow(
+      /AGENT_PIN_SECRET: must be at least 32 characters/,
+    );
+    expect(loadConfig({ ...production, AGENT_PIN_SECRET: PIN_SECRET }).agents.pinSecret).toBe(PIN_SECRET);
+    // Elsewhere unset: the embedded mode keeps its own beside the records (src/agents/pin-secret.ts).
+    expect(loadConfig({}).agents.pinSecret).toBeNull();
+    expect(loadConfig({ NODE_ENV: 'test' }).agents.pinSecret).toEqual(expect.any(String));
+  });
+});
+
+describe('the system of record (#29)', () => {
+  const real = {
+    ...REAL_SERVICE,
+    REDIS_URL: 'redis://redis:6379',
+    SMS_DRIVER: 'africastalking',
+    AT_USERNAME: 'u',
+    AT_API_KEY: 'k',
+  };
+
+  it('keeps the records in the embedded database under ./data by default, in memory under NODE_ENV=test', () => {
+    expect(loadConfig({}).records).toEqual({
+      url: undefined,
+      schema: undefined,
+      dataDir: './data',
+      piiRetentionMs: null,
+    });
+    expect(loadConfig({ NODE_ENV: 'test' }).records.dataDir).toBe('memory://');
+    expect(loadConfig({ NODE_ENV: 'test', DATA_DIR: '/var/lib/gw' }).records.dataDir).toBe('/var/lib/gw');
+    expect(loadConfig({ DATA_DIR: ' ' }).records.dataDir).toBe('./data');
+  });
+
+  it('reads DATABASE_URL and DATABASE_SCHEMA', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgresql://gw@db:5432/gw', DATABASE_SCHEMA: 'gateway_2' });
+    expect(config.records).toMatchObject({ url: 'postgresql://gw@db:5432/gw', schema: 'gateway_2' });
+  });
+
+  it.each([
+    [{ DATABASE_URL: 'mysql://db/gw' }, 'DATABASE_URL: must look like postgres://user@host:5432/database'],
+    [{ DATABASE_URL: 'db.internal:5432' }, 'DATABASE_URL: must look like postgres://'],
+    [{ DATABASE_SCHEMA: 'Gateway' }, 'DATABASE_SCHEMA: must be a lower-case SQL name such as gateway'],
+    [{ DATABASE_SCHEMA: 'gw; DROP TABLE purchases' }, 'DATABASE_SCHEMA: must be a lower-case SQL name'],
+    [{ DATABASE_SCHEMA: '1st' }, 'DATABASE_SCHEMA'],
+    [{ RECORD_RETENTION_DAYS: '0' }, 'RECORD_RETENTION_DAYS'],
+    [{ RECORD_RETENTION_DAYS: '36501' }, 'RECORD_RETENTION_DAYS'],
+    [{ RECORD_RETENTION_DAYS: '1.5' }, 'RECORD_RETENTION_DAYS: must be a whole number'],
+  ])('refuses %j with one clear line', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('never echoes a DATABASE_URL (its password) in an error', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'http://gw:s3cret@db/gw' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATABASE_URL: 'http://gw:s3cret@db/gw' })).not.toThrow(/s3cret/);
+  });
+
+  it('keeps records five years by default: RECORD_RETENTION_DAYS', () => {
+    const DAY = 24 * 3600_000;
+    expect(loadConfig({}).care.retentionMs).toBe(1825 * DAY);
+    expect(loadConfig({ RECORD_RETENTION_DAYS: '3650' }).care.retentionMs).toBe(3650 * DAY);
+  });
+
+  it('refuses production with a real purchase service and no DATABASE_URL, in one line', () => {
+    expect(() =>
+      loadConfig({ ...real, NODE_ENV: 'production', AGENT_PIN_SECRET: PIN_SECRET, PAYMENT_PROVIDER: 'none' }),
+    ).toThrow(
+      new ConfigError(
+        'NODE_ENV=production needs DATABASE_URL (postgres://…): purchases, agents and floats are kept in PostgreSQL, which an operator backs up',
+      ),
+    );
+    // A DATA_DIR is no substitute: production keeps its records where they are backed up.
+    expect(() =>
+      loadConfig({
+        ...real,
+        NODE_ENV: 'production',
+        AGENT_PIN_SECRET: PIN_SECRET,
+        PAYMENT_PROVIDER: 'none',
+        DATA_DIR: '/data',
+      }),
+    ).toThrow(/DATABASE_URL/);
+    expect(
+      loadConfig({
+        ...real,
+        NODE_ENV: 'production',
+        AGENT_PIN_SECRET: PIN_SECRET,
+        PAYMENT_PROVIDER: 'none',
+        DATABASE_URL: 'postgres://gw@db:5432/gw',
+      }).records.url,
+    ).toBe('postgres://gw@db:5432/gw');
+    // The embedded sandbox sells nothing real; outside production the embedded database serves.
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        AGENT_PIN_SECRET: PIN_SECRET,
+        EMBEDDED_SANDBOX: 'true',
+        PAYMENT_PROVIDER: 'none',
+      }),
+    ).not.toThrow();
+    expect(() => loadConfig(real)).not.toThrow();
+  });
+});
+
+describe('payments (#30)', () => {
+  const SECRET = 'payment-callback-secret-0123';
+  const real = REAL_SERVICE;
+  const production = {
+    ...real,
+    NODE_ENV: 'production',
+    AGENT_PIN_SECRET: PIN_SECRET,
+    DATABASE_URL: 'postgres://gw@db:5432/gw',
+    ALLOW_IN_MEMORY: 'true',
+    ALLOW_OUTBOX_SMS: 'true',
+  };
+  const mpesa = {
+    PAYMENT_PROVIDER: 'mpesa',
+    PAYMENT_CALLBACK_BASE_URL: 'https://gw.example.com',
+    PAYMENT_CALLBACK_SECRET: SECRET,
+    MPESA_BASE_URL: 'https://api.safaricom.co.ke',
+    MPESA_CONSUMER_KEY: 'key',
+    MPESA_CONSUMER_SECRET: 'secret',
+    MPESA_SHORTCODE: '174379',
+    MPESA_PASSKEY: 'passkey',
+  };
+
+  it('unset beside the embedded purchase sandbox: the embedded payment sandbox, mpesa, on port 4020', () => {
+    expect(loadConfig({}).payments).toMatchObject({
+      provider: 'mpesa',
+      explicit: false,
+      embedded: true,
+      sandboxPort: 4020,
+      settings: null,
+    });
+    expect(loadConfig({ PAYMENT_SANDBOX_PORT: '0' }).payments.sandboxPort).toBe(0);
+    // momo against the embedded sandbox too (no MOMO_BASE_URL: the sandbox's own credentials).
+    expect(loadConfig({ PAYMENT_PROVIDER: 'momo' }).payments).toMatchObject({
+      provider: 'momo',
+      embedded: true,
+    });
+  });
+
+  it('a provider with its settings; none collects nothing; unset with a real service outside production: none', () => {
+    const config = loadConfig({ ...real, ...mpesa });
+    expect(config.payments).toMatchObject({ provider: 'mpesa', explicit: true, embedded: false });
+    expect(config.payments.settings).toMatchObject({
+      provider: 'mpesa',
+      shortcode: '174379',
+      callbackUrl: `https://gw.example.com/payments/callback/payment?key=${SECRET}`,
+    });
+    expect(loadConfig({ ...real, PAYMENT_PROVIDER: 'none' }).payments).toMatchObject({
+      provider: 'none',
+      explicit: true,
+      settings: null,
+    });
+    expect(loadConfig(real).payments).toMatchObject({ provider: 'none', explicit: false });
+  });
+
+  it.each([
+    [
+      { PAYMENT_PROVIDER: 'paypal' },
+      'invalid configuration: PAYMENT_PROVIDER must be one of mpesa, momo, http, none',
+    ],
+    [
+      { ...real, PAYMENT_PROVIDER: 'mpesa' },
+      'invalid configuration: PAYMENT_CALLBACK_BASE_URL must be set for PAYMENT_PROVIDER=mpesa',
+    ],
+    [
+      { ...real, ...mpesa, MPESA_SHORTCODE: 'abc' },
+      'invalid configuration: MPESA_SHORTCODE must be the 5 to 7 digit shortcode',
+    ],
+    [
+      { PAYMENT_PROVIDER: 'momo', MOMO_TARGET_ENVIRONMENT: 'Bad Env' },
+      'invalid configuration: MOMO_TARGET_ENVIRONMENT',
+    ],
+    [{ PAYMENT_CALLBACK_ALLOWED_IPS: 'not-an-ip' }, 'invalid configuration: PAYMENT_CALLBACK_ALLOWED_IPS'],
+  ])('refuses %j with one line naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('production refuses an unset PAYMENT_PROVIDER and the embedded payment sandbox, one line each', () => {
+    expect(() => loadConfig(production)).toThrow(
+      new ConfigError(
+        "NODE_ENV=production needs PAYMENT_PROVIDER (mpesa, momo or http; none: callers buy on the operator's wallet)",
+      ),
+    );
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        AGENT_PIN_SECRET: PIN_SECRET,
+        EMBEDDED_SANDBOX: 'true',
+        PAYMENT_PROVIDER: 'mpesa',
+      }),
+    ).toThrow(
+      new ConfigError(
+        "NODE_ENV=production refuses the embedded payment sandbox: set MPESA_BASE_URL and the provider's settings (src/payments/README.md)",
+      ),
+    );
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        AGENT_PIN_SECRET: PIN_SECRET,
+        EMBEDDED_SANDBOX: 'true',
+        PAYMENT_PROVIDER: 'momo',
+      }),
+    ).toThrow(/refuses the embedded payment sandbox: set MOMO_BASE_URL/);
+    expect(loadConfig({ ...production, ...mpesa }).payments.provider).toBe('mpesa');
+    expect(loadConfig({ ...production, PAYMENT_PROVIDER: 'none' }).payments.provider).toBe('none');
+  });
+
+  it('the payment callbacks are guarded: a secret (required with a provider) and an optional allow-list', () => {
+    const config = loadConfig({ ...real, ...mpesa, PAYMENT_CALLBACK_ALLOWED_IPS: '196.201.214.0/24' });
+    expect(config.payments.callback).toEqual({ secret: SECRET, allowedIps: ['196.201.214.0/24'] });
+    const guarded = { ...production, ...mpesa, ALLOW_OPEN_CALLBACKS: 'false', USSD_CALLBACK_SECRET: SECRET };
+    expect(() => checkCallbacksGuarded(loadConfig(guarded), [{ name: 'africastalking' }])).not.toThrow();
+    const open = loadConfig(guarded);
+    open.payments = { ...open.payments, callback: { secret: undefined, allowedIps: [] } };
+    expect(() => checkCallbacksGuarded(open, [{ name: 'africastalking' }])).toThrow(
+      /open are the payment callbacks \(set PAYMENT_CALLBACK_SECRET or PAYMENT_CALLBACK_ALLOWED_IPS\)/,
+    );
   });
 });

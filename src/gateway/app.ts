@@ -3,23 +3,22 @@
  * top of the money path. The one place where the folders are wired together (with
  * `money-path.ts` for what the standalone worker shares).
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import proxyAddr from 'proxy-addr';
+import { type DialogueServices, USSD_SHARED_CONTEXT } from '../../machines/ussd-session.machine';
 import {
-  createUssdMachine,
-  type DialogueServices,
-  USSD_MACHINE_VERSION,
-  USSD_SHARED_CONTEXT,
-  dialogueScreen,
-} from '../../machines/ussd-session.machine';
+  ussdMachinesStartingOn,
+  type UssdMachineBuild,
+  type UssdMachines,
+} from '../../machines/ussd-versions';
 import { outboxRouter, type OutboxStore } from '../channels/sms/outbound';
 import { ussdAdapters } from '../channels/ussd/adapters';
 import { parseGenericMapping, type GenericMapping } from '../channels/ussd/generic/adapter';
 import type { UssdAdapter } from '../channels/ussd/types';
 import { ussdCallbacks } from '../channels/ussd/router';
-import { ConfigError, type Config } from '../config';
+import { checkCallbacksGuarded, ConfigError, type Config } from '../config';
 import { loadLocales } from '../i18n';
 import { Metrics, metricsRouter } from '../observability/metrics';
 import { requestIdMiddleware } from '../observability/request-id';
@@ -29,9 +28,11 @@ import { startSandbox, type RunningSandbox, type SandboxOptions } from '../sandb
 import { createHopEngine, type HopEngine } from '../session/engine';
 import { MemorySessionStore, RedisSessionStore, type SessionStore } from '../session/store';
 import { Catalogue } from '../vas';
+import { registrationTeller } from './agent-registrations';
 import { dialogueServices } from './dialogue-services';
 import { instrumentHopEngine } from './instrument';
 import { startMoneyPath } from './money-path';
+import type { Database } from '../records/database';
 import { startSmsChannel } from './sms-channel';
 import { blocklistRouter } from '../spend/admin';
 import { AgentDesk, accountCheckFor, createAgentAdminRouter } from '../agents';
@@ -40,7 +41,20 @@ import { componentLogger } from '../observability/logger';
 import { inboundSmsAdapters } from '../channels/sms/inbound/adapters';
 import { simulatorRouter } from '../simulator/router';
 import { adminResponses, CustomerCare } from '../purchases/care';
+import { reportRoutes } from '../purchases/care/reports';
+import { caseRoutes } from '../purchases/care/case-routes';
+import { noticeRoutes } from '../subscribers/notice-routes';
 import { startBalanceWatch, type BalanceWatch } from './balance-watch';
+import {
+  startPaymentSandbox,
+  type PaymentSandboxOptions,
+  type RunningPaymentSandbox,
+} from '../payments/sandbox';
+import { EMBEDDED_PAYMENT_SANDBOX } from '../payments/setup';
+import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
+import { paymentCallbackRouter, paymentProviderFor, type PaymentPath } from './payments';
+import { matchableForMs, UnmatchedPayments } from '../payments/unmatched';
+import { paymentAdminRoutes } from '../payments/admin-routes';
 
 const log = componentLogger('gateway');
 
@@ -48,6 +62,10 @@ const log = componentLogger('gateway');
 export interface GatewayOptions {
   /** Options of the embedded sandbox (tests shorten its delays); ignored with a real service. */
   sandbox?: SandboxOptions;
+  /** Options of the embedded payment sandbox (tests shorten its delays); ignored with a real provider. */
+  paymentSandbox?: PaymentSandboxOptions;
+  /** Overrides of the payment lifecycle's timings (tests shorten the status polls). */
+  paymentLifecycle?: Partial<PaymentLifecycleSettings>;
   /** Host to listen on (default all interfaces). */
   host?: string;
   /**
@@ -56,6 +74,13 @@ export interface GatewayOptions {
    * (`bench/floor-engine.ts`) measures the hop path without the dialogue this way.
    */
   hopEngine?: (parts: { store: SessionStore; services: DialogueServices }) => HopEngine;
+  /**
+   * The USSD machine versions served (default `USSD_MACHINES`, machines/ussd-versions.ts): tests
+   * play a deploy with builds that know other versions.
+   */
+  ussdMachines?: UssdMachines;
+  /** The system of record, already open (tests share one); else opened from `config.records`. */
+  records?: Database;
 }
 
 /** A running gateway and everything it started, for `main`, tests and the benchmark. */
@@ -65,7 +90,13 @@ export interface Gateway {
   /** Base URL of the purchase service in use (the embedded sandbox's in the default mode). */
   purchaseServiceUrl: string;
   sandbox: RunningSandbox | undefined;
+  /** The embedded payment sandbox, when it collects (PAYMENT_PROVIDER unset beside the embedded sandbox). */
+  paymentSandbox: RunningPaymentSandbox | undefined;
   desk: RunningPurchaseDesk;
+  /** The payment step (the buyer pays before the confirm); null when nothing is collected. */
+  payments: PaymentPath | null;
+  /** The system of record (purchases, agents, floats, spend, audit). */
+  records: Database;
   engine: HopEngine;
   outbox: OutboxStore;
   /** This gateway's metrics (its own registry), served at `GET /metrics`. */
@@ -143,30 +174,71 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       `DEFAULT_LANGUAGE=${config.defaultLanguage} has no catalogue in locales/ (there are: ${locales.languages().join(', ')})`,
     );
   const adapters = buildUssdAdapters(config);
+  checkCallbacksGuarded(config, adapters);
   const sandbox = config.embeddedSandbox
     ? await startSandbox({ ...config.sandbox, silent: true, ...options.sandbox })
     : undefined;
   const purchaseServiceUrl = sandbox?.url ?? config.purchaseApi.baseUrl!;
+  const paymentSandbox = config.payments.embedded
+    ? await startPaymentSandbox({
+        ...EMBEDDED_PAYMENT_SANDBOX,
+        port: config.payments.sandboxPort,
+        silent: true,
+        ...options.paymentSandbox,
+      })
+    : undefined;
+  // Listening before the money path: the embedded payment sandbox's callbacks need our URL. Until
+  // everything is wired every request is answered 503.
+  const serving: { handler?: (req: IncomingMessage, res: ServerResponse) => void } = {};
+  const server = createServer((req, res) => {
+    if (serving.handler) serving.handler(req, res);
+    else res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":"starting"}');
+  });
+  await listen(server, config.port, options.host ?? config.host);
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   const metrics = new Metrics();
   const moneyPath = await startMoneyPath(config, {
     purchaseServiceUrl,
     runWorkers: config.gatewayWorkers,
     metrics,
     locales,
+    records: options.records,
+    paymentLifecycle: options.paymentLifecycle,
+    paymentProvider: paymentProviderFor(config.payments, {
+      sandboxUrl: paymentSandbox?.url,
+      gatewayUrl: url,
+    }),
+  }).catch(async (error: unknown) => {
+    // Nothing of a start that failed keeps listening (a process that stays up, a test that hangs).
+    await new Promise((resolve) => server.close(resolve));
+    await paymentSandbox?.close();
+    await sandbox?.close();
+    throw error;
   });
   const { desk, redis } = moneyPath;
+  // The operator's notice, read now and every few seconds: a hop never waits for it.
+  await moneyPath.subscribers.notices.start();
   const catalogue = new Catalogue(moneyPath.service);
 
   const sessions = redis ? new RedisSessionStore(redis, config.redisPrefix) : new MemorySessionStore();
   const services = dialogueServices(config, moneyPath, catalogue);
+  const machines = options.ussdMachines ?? ussdMachinesStartingOn(config.ussd.machineStart);
+  const served = (build: UssdMachineBuild) => ({
+    version: build.version,
+    machine: build.create(services),
+    screenOf: build.screenOf,
+  });
+  const start = served(machines.start);
   const hopEngine =
     options.hopEngine?.({ store: sessions, services }) ??
     createHopEngine({
       store: sessions,
-      machine: createUssdMachine(services),
-      machineVersion: USSD_MACHINE_VERSION,
+      machine: start.machine,
+      machineVersion: start.version,
+      otherVersions: machines.others.map(served),
       sharedContextKeys: USSD_SHARED_CONTEXT,
-      screenOf: dialogueScreen,
+      screenOf: start.screenOf,
       locales,
       screenLimit: config.ussd.screenLimit,
       hopBudgetMs: config.ussd.hopBudgetMs,
@@ -231,7 +303,22 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     });
   });
   metrics.watchPurchaseStates(() => desk.store.countByState());
-  app.use(metricsRouter(metrics, { token: config.metricsToken }));
+  if (moneyPath.payments) app.use(paymentCallbackRouter(moneyPath.payments, config.payments.callback));
+  // Money the provider says it took that no payment of ours holds (src/payments/unmatched.ts).
+  const unmatched = moneyPath.payments
+    ? new UnmatchedPayments(
+        moneyPath.payments.store,
+        matchableForMs(moneyPath.payments.lifecycle.settings),
+        moneyPath.audit,
+      )
+    : null;
+  if (unmatched) metrics.watchUnmatchedPayments(() => unmatched.count());
+  const metricsToken = config.metricsToken;
+  app.use(
+    metricsRouter(metrics, {
+      authorize: metricsToken === undefined ? undefined : (header) => bearerMatches(header, metricsToken),
+    }),
+  );
   if (config.devRoutes) {
     // The outbox holds tokens: open only in the embedded mode (on loopback), else the admin bearer.
     const adminToken = config.adminToken;
@@ -255,6 +342,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         inbound: inboundSmsAdapters,
         smsSecret: config.smsMo.callbackSecret,
         sandboxUrl: sandbox?.url,
+        paymentSandboxUrl: paymentSandbox?.url,
         agentDesk: sandbox ? new AgentDesk(moneyPath.agents, accountCheckFor(moneyPath.service)) : undefined,
       }),
     );
@@ -270,13 +358,42 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     // Every admin answer masked, or its reveal audited first (src/purchases/care/masking.ts).
     app.use(
       '/admin',
-      adminResponses({ credentials, recordReveal: (actor, what) => care.recordReveal(actor, what) }),
+      adminResponses({
+        credentials,
+        recordReveal: (actor, what, purchaseId) => care.recordReveal(actor, what, purchaseId),
+      }),
     );
     app.use(createAdminRouter({ desk, adminToken: credentials, notifications: moneyPath.sms.store, care }));
     app.use(blocklistRouter(moneyPath.spend.store, credentials, config.defaultRegion));
+    // Issue 31: complaint cases beside the needs_attention purchases, and the operator's notice.
+    app.use(
+      caseRoutes({
+        cases: moneyPath.subscribers.cases,
+        credentials,
+        region: config.defaultRegion,
+        needsAttention: (limit) => desk.listByState('needs_attention', { limit }),
+      }),
+    );
+    app.use(noticeRoutes(moneyPath.subscribers.notices, credentials));
+    if (unmatched) app.use(paymentAdminRoutes(unmatched, credentials));
+    app.use(
+      reportRoutes({
+        db: moneyPath.records,
+        credentials,
+        timeZone: config.timeZone,
+        floatCurrency: config.agents.currency,
+      }),
+    );
     app.use(
       createAgentAdminRouter({
-        desk: new AgentDesk(moneyPath.agents, accountCheckFor(moneyPath.service)),
+        desk: new AgentDesk(moneyPath.agents, accountCheckFor(moneyPath.service), {
+          onDepositDecided: moneyPath.depositTold,
+          onRegistrationDecided: registrationTeller({
+            registry: moneyPath.agents.registry,
+            locales: moneyPath.locales,
+            send: moneyPath.tellAgent,
+          }),
+        }),
         adminToken: credentials,
       }),
     );
@@ -285,19 +402,20 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     res.status(404).json({ error: 'not found' });
   });
 
-  const server = createServer((req, res) => {
+  serving.handler = (req, res) => {
     if (warnIfDirect) warnIfDirect(req);
     if (!ussd(req, res)) app(req, res);
-  });
-  await listen(server, config.port, options.host ?? config.host);
-  const port = (server.address() as AddressInfo).port;
+  };
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     port,
     purchaseServiceUrl,
     sandbox,
+    paymentSandbox,
     desk,
+    payments: moneyPath.payments,
+    records: moneyPath.records,
     engine,
     outbox: moneyPath.outbox,
     metrics,
@@ -319,6 +437,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await sessions.close();
       await moneyPath.close();
       await sandbox?.close();
+      await paymentSandbox?.close();
     },
   };
 }

@@ -3,7 +3,7 @@ import { componentLogger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { PurchaseService } from '../vas';
 import { formatMoney, type Money } from '../vas/money';
-import { fetchDebitAccount } from './dialogue-services';
+import { fetchDebitAccount } from '../sales/debit-account';
 
 const log = componentLogger('balance');
 

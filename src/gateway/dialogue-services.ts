@@ -1,85 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import type { DialogueServices } from '../../machines/ussd-session.machine';
 import type { Config } from '../config';
-import { currentRequestId } from '../observability/logger';
-import type { Account, CallContext, Catalogue, PurchaseService } from '../vas';
-import type { MoneyPath } from './money-path';
-import type { Agents } from '../agents';
 import { localDate, localTime } from '../i18n/local-time';
-import { saleRefusalOf } from '../agents/refusal';
-import { SpendRefusedError, type SpendRefusal } from '../spend/rules';
-import type { Money } from '../vas/money';
+import { buySale } from '../sales/buy';
+import { callContext, debitAccountLookup } from '../sales/debit-account';
+import { agentLastSales } from '../sales/recent';
+import { METERED_PRODUCTS, type SavedMeter } from '../subscribers';
+import type { Catalogue } from '../vas';
+import type { MoneyPath } from './money-path';
+import { dealerServices } from './dealer-services';
 
-/** How long the debited account (id, currency) is reused before asking the service again. */
-const ACCOUNT_CACHE_MS = 5 * 60 * 1000;
+const meterItem = (m: SavedMeter) => ({ productType: m.productType, identifier: m.identifier, name: m.name });
 
-/** A call context tied to the hop or job running now (its log context), else a fresh id. */
-function callContext(): CallContext {
-  return { requestId: currentRequestId() ?? `gw-${randomUUID()}` };
-}
-
-/** The debited account read now: DEBIT_ACCOUNT_ID, else the first CURRENT account the service lists. */
-export async function fetchDebitAccount(
-  service: PurchaseService,
-  configuredId: number | undefined,
-  ctx: CallContext,
-): Promise<Account> {
-  let account: Account | undefined;
-  if (configuredId !== undefined) account = await service.getAccount(configuredId, ctx);
-  else {
-    const accounts = await service.listAccounts(ctx);
-    account = [...accounts].sort((a, b) => a.rank - b.rank).find((a) => a.category === 'CURRENT');
-  }
-  if (!account)
-    throw new Error('the purchase service lists no CURRENT account to debit; set DEBIT_ACCOUNT_ID');
-  return account;
-}
-
-/** The debited account: DEBIT_ACCOUNT_ID, else the first CURRENT account the service lists. */
-export function debitAccountLookup(
-  service: PurchaseService,
-  configuredId: number | undefined,
-): () => Promise<Account> {
-  let cached: { account: Account; at: number } | null = null;
-  // Single-flight: a burst of first hops (a cold start under load) asks the service once.
-  let inFlight: Promise<Account> | null = null;
-  const fetchAccount = async (): Promise<Account> => {
-    const account = await fetchDebitAccount(service, configuredId, callContext());
-    cached = { account, at: Date.now() };
-    return account;
-  };
-  return () => {
-    if (cached && Date.now() - cached.at < ACCOUNT_CACHE_MS) return Promise.resolve(cached.account);
-    inFlight ??= fetchAccount().finally(() => (inFlight = null));
-    return inFlight;
-  };
-}
-
-/** An agent's sale of `minor` checked against the agent's float and limits (nothing held), or null. */
-async function agentSaleRefusal(agents: Agents, msisdn: string, minor: number): Promise<SpendRefusal | null> {
-  const agent = await agents.registry.get(msisdn);
-  if (!agent || agent.status !== 'active') return { code: 'spend_blocked' };
-  return saleRefusalOf(agents.float, await agents.float.checkSale(agent, minor));
-}
-
-/** Hold an agent sale's total on its float under the purchase key; throws SpendRefusedError when refused. */
-async function holdForSale(agents: Agents, msisdn: string, key: string, total: Money): Promise<void> {
-  const agent = await agents.registry.get(msisdn);
-  // Disabled (BLOCK, an operator) or locked since the PIN was checked: nothing is sold.
-  if (!agent || agent.status !== 'active') throw new SpendRefusedError({ code: 'spend_blocked' });
-  const held = await agents.float.reserve(agent, key, total.minor);
-  const refusal =
-    held.status === 'insufficient' || held.status === 'over_limit' ? saleRefusalOf(agents.float, held) : null;
-  if (refusal) throw new SpendRefusedError(refusal);
-}
-
-/** What the dialogue may call: reads, the quote, and idempotent hand-overs to the lifecycle. */
+/**
+ * What the dialogue may call, wired: reads, the quote's ports (src/sales/quote.ts runs them), the
+ * Buy (src/sales/buy.ts), the agent's side of a sale and its PIN, and the desk's list and resend.
+ */
 export function dialogueServices(
   config: Config,
   moneyPath: MoneyPath,
   catalogue: Catalogue,
 ): DialogueServices {
-  const { service, desk, locales } = moneyPath;
+  const { service, desk, locales, agentSide } = moneyPath;
   const languages = locales.languages().map((code) => {
     const meta = locales.meta(code);
     return { code, tag: meta.tag, name: meta.name };
@@ -90,28 +31,22 @@ export function dialogueServices(
     quote: (request) => service.validate(request, callContext()),
     checkSpend: (intent) => moneyPath.spend.check(intent),
     agentServiceCodes: config.agents.serviceCodes,
-    agentSaleCheck: (msisdn, minor) => agentSaleRefusal(moneyPath.agents, msisdn, minor),
-    order: async (intent, key, total) => {
-      // An agent's sale: the float holds the total first (refusing what the float or limits refuse).
-      if (!intent.agent || !total) return desk.create(intent, key);
-      await holdForSale(moneyPath.agents, intent.agent.msisdn, key, total);
-      try {
-        return await desk.create(intent, key);
-      } catch (error) {
-        // Refused by the spending rules: nothing was bought, the float gets its hold back.
-        if (error instanceof SpendRefusedError)
-          await moneyPath.agents.float.release(intent.agent.msisdn, key);
-        throw error;
-      }
-    },
+    agentSaleCheck: (msisdn, minor) => agentSide.check(msisdn, minor),
+    order: (intent, key, total) =>
+      buySale({ desk, agentSide, payments: moneyPath.payments ?? undefined }, intent, key, total),
+    buyerPays: moneyPath.payments !== null,
+    // The dial asks agentOf and savedMeters together: one statement answers both (caller-on-dial.ts).
     agentOf: async (msisdn) => {
-      const agent = await moneyPath.agents.registry.get(msisdn);
+      const { agent } = await moneyPath.subscribers.callers.read(msisdn);
       if (!agent) return null;
       return {
         status: agent.status,
         lockedUntil: agent.lockedUntil ? localTime(new Date(agent.lockedUntil), config.timeZone) : null,
         accountId: agent.funding.kind === 'account' ? agent.funding.debitedAccountId : null,
         maxSaleMinor: moneyPath.agents.float.limitsOf(agent).maxSaleMinor,
+        ...(agent.outletMsisdn && { outlet: true }),
+        // A dealer (a column of the agent's row, even with no retailer yet) gets "My retailers" on its menu.
+        ...(!agent.outletMsisdn && agent.dealer && { dealer: true }),
       };
     },
     verifyPin: async (msisdn, pin) => {
@@ -134,28 +69,55 @@ export function dialogueServices(
       return saved.status === 'changed' ? 'changed' : 'stale';
     },
     agentSales: async (msisdn) =>
-      (await desk.listByMsisdn(msisdn, { limit: 50 }))
-        .filter((r) => r.intent.agent?.msisdn === msisdn)
-        .slice(0, 5)
-        .map((r) => ({
-          purchaseId: r.id,
-          date: localDate(r.createdAt, config.timeZone),
-          identifier: r.intent.subscriberIdentifier,
-          total: r.result?.total ?? r.intent.amount,
-          state: r.state,
-        })),
+      (await agentLastSales(desk, msisdn)).map((r) => ({
+        purchaseId: r.id,
+        date: localDate(r.createdAt, config.timeZone),
+        identifier: r.intent.subscriberIdentifier,
+        total: r.result?.total ?? r.intent.amount,
+        state: r.state,
+      })),
     resendReceipt: (purchaseId, requestKey) => moneyPath.resendReceipt(purchaseId, requestKey),
-    agentFloat: async (msisdn) => {
+    agentFloat: (msisdn) => agentSide.floatOf(msisdn),
+    async agentTopUp(msisdn, minor, requestKey) {
       const agent = await moneyPath.agents.registry.get(msisdn);
-      if (!agent || agent.funding.kind !== 'float') return null;
-      const balance = await moneyPath.agents.float.balance(msisdn);
-      return {
-        available: moneyPath.agents.float.money(balance.availableMinor),
-        held: moneyPath.agents.float.money(balance.heldMinor),
-      };
+      // Only a float's owner pays into it (an assistant's is its outlet's), and only with a provider.
+      if (!agent || agent.outletMsisdn || agent.funding.kind !== 'float' || !moneyPath.agentTopUps)
+        return { status: 'unavailable' };
+      const amount = moneyPath.agents.float.money(minor);
+      const asked = await moneyPath.agentTopUps.request(agent, amount, `ussd:${requestKey}`);
+      return asked === 'requested' ? { status: 'requested', amount } : { status: 'unavailable' };
     },
     recentPurchases: (msisdn) => desk.listByMsisdn(msisdn, { state: 'succeeded', limit: 10 }),
     resend: (purchaseId, requestKey) => desk.resendSms(purchaseId, requestKey),
+    // Issue 31: saved meters, "My purchases", "Buy again anyway?", cases, the notice, Help.
+    // Every metered product's, read with agentOf on the dial; a removal answers what is left.
+    savedMeters: async (msisdn) => (await moneyPath.subscribers.callers.read(msisdn)).meters.map(meterItem),
+    removeMeter: async (msisdn, productType, identifier) =>
+      (
+        await moneyPath.subscribers.savedMeters.removeAndList(
+          msisdn,
+          productType,
+          identifier,
+          METERED_PRODUCTS,
+        )
+      ).map(meterItem),
+    purchaseHistory: (msisdn) => moneyPath.subscribers.history.recentPurchases(msisdn, 10),
+    purchasesInProgress: (msisdn, identifier) =>
+      moneyPath.subscribers.history.purchasesInProgress(msisdn, identifier),
+    openCase: async (msisdn, purchaseId, reason) => {
+      const opened = await moneyPath.subscribers.cases.open({
+        msisdn,
+        purchaseId,
+        reason,
+        actor: 'subscriber:USSD',
+      });
+      return { caseId: String(opened.case.id) };
+    },
+    operatorNotice: (language) => moneyPath.subscribers.notices.currentNotice(language),
+    care: config.care.contact,
+    askTokenRecipient: config.ussd.askTokenRecipient ?? true,
+    // Issue 32: a dealer's retailers and transfers, the commission on the float screen.
+    ...dealerServices(moneyPath),
     languages: () => languages,
     defaultRegion: config.defaultRegion,
     // Pure config: the machine names and checks the range itself, before any quote.

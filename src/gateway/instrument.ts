@@ -7,6 +7,8 @@ import { performance } from 'node:perf_hooks';
 import type { OutboundSms, SendOutcome, SmsSender } from '../channels/sms/outbound/sender';
 import type { UssdHop, UssdReply } from '../channels/ussd/types';
 import type { Metrics } from '../observability/metrics';
+import type { SqlPaymentStore } from '../payments/store/sql';
+import { REFUND_CARE_STATES, type PaymentRecordState } from '../payments/store/types';
 import type { PurchaseStore } from '../purchases/store/store';
 import type { PurchaseRecord, PurchaseState } from '../purchases/types';
 import type { HopEngine } from '../session/engine';
@@ -78,22 +80,28 @@ export function instrumentHopEngine(engine: HopEngine, metrics: Metrics): HopEng
 export function instrumentPurchaseStore(store: PurchaseStore, metrics: Metrics): PurchaseStore {
   const fromLabel = (from: readonly PurchaseState[]): string =>
     from.length === 1 ? from[0] : [...from].sort().join('|');
-  return {
-    async create(record) {
-      const result = await store.create(record);
-      if (result.created) metrics.purchasesCreated.inc({ product: result.record.intent.productType });
-      // A purchase recorded as already succeeded (recovered from the service) is sold money too.
-      if (result.created && result.record.state === 'succeeded') countSold(metrics, result.record);
-      return result;
-    },
-    async transition(id, from, to, expectedVersion, patch) {
-      const result = await store.transition(id, from, to, expectedVersion, patch);
+  const counted =
+    (writer: Pick<PurchaseStore, 'transition'>): PurchaseStore['transition'] =>
+    async (id, from, to, expectedVersion, patch) => {
+      const result = await writer.transition(id, from, to, expectedVersion, patch);
       if (result.ok && !(from.length === 1 && from[0] === to)) {
         metrics.purchaseTransitions.inc({ from: fromLabel(from), to });
         if (to === 'succeeded') countSold(metrics, result.record);
       }
       return result;
+    };
+  return {
+    async create(record, spend, alongside) {
+      const result = await store.create(record, spend, alongside);
+      if (result.created) metrics.purchasesCreated.inc({ product: result.record.intent.productType });
+      // A purchase recorded as already succeeded (recovered from the service) is sold money too.
+      if (result.created && result.record.state === 'succeeded') countSold(metrics, result.record);
+      return result;
     },
+    transition: counted(store),
+    // A transition written with the read it was decided on is counted as any other.
+    withRecord: (id, step) =>
+      store.withRecord(id, (record, tx) => step(record, { ...tx, transition: counted(tx) })),
     get: (id) => store.get(id),
     getByIdempotencyKey: (key) => store.getByIdempotencyKey(key),
     listByMsisdn: (msisdn, options) => store.listByMsisdn(msisdn, options),
@@ -132,4 +140,34 @@ export function instrumentSmsSender(sender: SmsSender, metrics: Metrics): SmsSen
   };
   if (sender.close) instrumented.close = () => sender.close!();
   return instrumented;
+}
+
+const PAYMENT_OUTCOMES: readonly PaymentRecordState[] = ['successful', 'failed', 'unknown'];
+const REFUND_STATES: readonly PaymentRecordState[] = ['refund_requested', 'refunded', ...REFUND_CARE_STATES];
+
+/**
+ * `payment_result_seconds{outcome}` (collect request → successful, failed or unknown) and
+ * `payment_refunds_total{state}`, from the payment store's written transitions; every other call
+ * goes to the store as it is.
+ */
+export function instrumentPaymentStore(store: SqlPaymentStore, metrics: Metrics): SqlPaymentStore {
+  const transition: SqlPaymentStore['transition'] = async (current, next, noticeId) => {
+    const result = await store.transition(current, next, noticeId);
+    if (!result.ok || result.record.state === current.state) return result;
+    const { state } = result.record;
+    if (PAYMENT_OUTCOMES.includes(state) && ['requested', 'pending'].includes(current.state))
+      metrics.paymentResultDuration.observe(
+        { outcome: state },
+        Math.max(0, Date.parse(result.record.updatedAt) - Date.parse(result.record.requestedAt)) / 1000,
+      );
+    if (REFUND_STATES.includes(state)) metrics.refunds.inc({ state });
+    return result;
+  };
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'transition') return transition;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

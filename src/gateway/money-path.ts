@@ -10,31 +10,52 @@ import {
 import type { Config } from '../config';
 import { loadLocales, type Locales } from '../i18n';
 import { componentLogger } from '../observability/logger';
-import { reportRedisError } from '../redis/errors';
 import type { ConnectionOptions } from 'bullmq';
 import { bullConnectionOptions, bullPrefix, clusterReady, commandConnection } from '../redis/connection';
 import type { Metrics } from '../observability/metrics';
-import { createPurchaseDesk, type PurchaseDeskOptions, type RunningPurchaseDesk } from '../purchases/desk';
-import { RedisDataLossWatch, dataLossKey } from '../redis/data-loss';
-import { awaitReplicas, checkDurability } from '../redis/durability';
-import { BullmqSmsQueue, createNotifier, InProcessSmsQueue, type SmsRetryPolicy } from '../purchases/notify';
-import { DeliveryReports } from '../purchases/notify/deliveries';
+import { createPurchaseDesk, type RunningPurchaseDesk } from '../purchases/desk';
+import { messageId } from '../channels/sms/outbound/message';
+import {
+  BullmqSmsQueue,
+  DeliveryReports,
+  InProcessSmsQueue,
+  type SmsRetryPolicy,
+} from '../channels/sms/outbound/queue';
+import { SqlMessageStore } from '../channels/sms/outbound/store/sql';
+import type { MessageStore } from '../channels/sms/outbound/store/store';
+import { createNotifier } from '../purchases/notify';
 import { InboundHub } from '../channels/sms/inbound/hub';
-import { MemorySpendStore, RedisSpendStore, Spend } from '../spend';
+import { Spend } from '../spend';
+import { SqlSpendStore } from '../spend/sql';
 import { createAgents, type Agents } from '../agents';
-import { agentSettlement } from '../agents/settlement';
 import { composeAgentReceipt } from '../purchases/notify/compose';
-import { notificationId } from '../purchases/notify/types';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
-import { MemoryPurchaseStore, RedisPurchaseStore, type PurchaseStore } from '../purchases/store';
-import { MemoryAuditTrail, RedisAuditTrail, type AuditTrail } from '../purchases/care/audit';
+import { maskPersonalData, SqlPurchaseStore } from '../purchases/store/sql';
+import type { AuditTrail } from '../purchases/care/audit';
+import { SqlAuditTrail } from '../purchases/care/audit-sql';
+import type { Database } from '../records/database';
+import { openRecords } from '../records/open';
+import { AgentSide } from '../sales/agent-side';
+import { releaseOrphanHolds } from '../sales/orphan-holds';
+import { SqlSavedMeters } from '../subscribers/saved-meters';
+import { subscriberServices, type SubscriberServices } from '../subscribers';
+import type { PurchaseSettlement } from '../purchases/hand-over';
 import { createPurchaseService, type PurchaseService } from '../vas';
 import { instrumentPurchaseService, instrumentPurchaseStore, instrumentSmsSender } from './instrument';
+import type { PaymentProvider } from '../payments/port';
+import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
+import { paidWithReader, paymentParts, startPaymentLifecycle, type PaymentPath } from './payments';
+import { SqlPaymentStore } from '../payments/store/sql';
+import { AgentTopUps } from './agent-topups';
+import { depositTeller } from './agent-deposits';
+import type { AgentDeskOptions } from '../agents/admin/desk';
 
 /**
- * The money path: everything behind the channels — the purchase-service client, purchase
- * records and their lifecycle queue, SMS delivery. Shared by the gateway (`npm start`) and the
- * standalone worker (`npm run worker`), so both run the same money path.
+ * The money path: everything behind the channels — the purchase-service client, the system of
+ * record (purchases, agents and floats, spend, the audit trail: PostgreSQL or the embedded
+ * PGlite), the lifecycle queue, SMS delivery. Shared by the gateway (`npm start`) and the
+ * standalone worker (`npm run worker`), so both run the same money path. Redis holds only what
+ * may be lost: the queues' jobs are found again by the sweep, which reads the records.
  */
 
 const log = componentLogger('money-path');
@@ -49,6 +70,12 @@ export interface MoneyPathOptions {
   metrics?: Metrics;
   /** Message catalogues, when the caller has loaded them already. */
   locales?: Locales;
+  /** The system of record, already open (its owner closes it); else opened from `config.records`. */
+  records?: Database;
+  /** Who collects the buyer's money (src/gateway/payments.ts); null or absent: nothing is collected. */
+  paymentProvider?: PaymentProvider | null;
+  /** Overrides of the payment lifecycle's timings (tests shorten the status polls). */
+  paymentLifecycle?: Partial<PaymentLifecycleSettings>;
 }
 
 /** A running money path; `close()` stops its workers and releases its connections. */
@@ -58,6 +85,8 @@ export interface MoneyPath {
   desk: RunningPurchaseDesk;
   /** Shared command connection; undefined in the in-memory mode. */
   redis: Redis | undefined;
+  /** The system of record. */
+  records: Database;
   /** How BullMQ queues reach Redis and their key prefix (Redis mode only): the SMS channel's too. */
   bull: { connection: ConnectionOptions; prefix: string } | undefined;
   outbox: OutboxStore;
@@ -68,26 +97,35 @@ export interface MoneyPath {
   spend: Spend;
   /** Field agents: the registry (PINs, lockout) and the float with its daily limits. */
   agents: Agents;
+  /** An agent's side of a sale (check, hold, release; settled by the purchase lifecycle). */
+  agentSide: AgentSide;
   /** An agent's receipt of a settled sale again (only the receipt); the same key sends it once. */
   resendReceipt(purchaseId: string, requestKey: string): Promise<void>;
+  /** The payment step (a subscriber pays before the confirm); null when nothing is collected. */
+  payments: PaymentPath | null;
+  /** Agents' own float top-ups by payment (TOPUP); null when nothing is collected. */
+  agentTopUps: AgentTopUps | null;
+  /** An SMS to an agent about its float (no purchase behind it), sent once per id. */
+  tellAgent(sms: { id: string; to: string; message: string }): Promise<void>;
+  /** Tells an agent its bank deposit was approved or rejected (the operator desk's hook). */
+  depositTold: Required<AgentDeskOptions>['onDepositDecided'];
   /** Delivery reports on outgoing SMS (the inbound SMS routes feed them in). */
   deliveries: DeliveryReports;
+  /** A repeat buyer's services: saved meters, My purchases, the notice, cases (src/subscribers). */
+  subscribers: SubscriberServices;
   /** What the SMS driver's own link receives (SMPP deliver_sm); the SMS channel connects to it. */
   inbound: InboundHub;
   close(): Promise<void>;
 }
 
+/** What may be lost: jobs, SMS queue, outbox; in Redis, or in this process without it. */
 interface Backing {
   redis: Redis | undefined;
-  purchases: PurchaseStore;
-  audit: AuditTrail;
   jobs: JobQueue;
   outbox: OutboxStore;
   sms: InProcessSmsQueue | BullmqSmsQueue;
-  /** Redis only: the confirm's guards against a Redis that loses writes. */
-  guards?: PurchaseDeskOptions['guards'];
-  /** Redis only: checks at start that Redis keeps what REDIS_DURABILITY promises. */
-  checkDurability?: () => Promise<void>;
+  /** Redis Cluster only: checks at start that every slot is served. */
+  ready?: () => Promise<void>;
   /** Connections of its own beside `redis`, closed with it. */
   extraConnections?: Redis[];
   bull?: { connection: ConnectionOptions; prefix: string };
@@ -96,16 +134,14 @@ interface Backing {
 function inMemoryBacking(
   sender: (outbox: OutboxStore) => SmsSender,
   smsRetry: SmsRetryPolicy,
-  retentionMs: number,
+  notifications: MessageStore,
 ): Backing {
   const outbox = new MemoryOutboxStore();
   return {
     redis: undefined,
-    purchases: new MemoryPurchaseStore(undefined, { retentionMs }),
-    audit: new MemoryAuditTrail(),
     jobs: new InProcessJobQueue(),
     outbox,
-    sms: new InProcessSmsQueue({ sender: sender(outbox), policy: smsRetry }),
+    sms: new InProcessSmsQueue({ sender: sender(outbox), policy: smsRetry, store: notifications }),
   };
 }
 
@@ -116,55 +152,41 @@ function redisBacking(
   runWorkers: boolean,
   sender: (outbox: OutboxStore) => SmsSender,
   smsRetry: SmsRetryPolicy,
-  durability: Config['redisDurability'],
-  retentionMs: number,
+  notifications: MessageStore,
 ): Backing {
   const connection = bullConnectionOptions(redisUrl, { cluster });
   const bullKeyPrefix = bullPrefix(prefix, cluster);
   const redis = commandConnection(redisUrl, { cluster });
   const outbox = new RedisOutboxStore(redis, { prefix });
-  // WAIT blocks its connection: purchase records get their own so hops never queue behind it.
-  const purchaseRedis = durability.mode === 'wait' ? redis.duplicate() : redis;
-  if (purchaseRedis !== redis) purchaseRedis.on('error', reportRedisError);
-  const dataLoss = new RedisDataLossWatch(redis, dataLossKey(prefix));
   return {
     redis,
-    purchases: new RedisPurchaseStore({ redis: purchaseRedis, prefix, retentionMs }),
-    audit: new RedisAuditTrail(redis, prefix),
-    guards: {
-      writesLostBefore: () => dataLoss.writesLostBefore(),
-      confirmWriteDurable:
-        durability.mode === 'wait'
-          ? () => awaitReplicas(purchaseRedis, durability.replicas, durability.timeoutMs)
-          : undefined,
-    },
-    checkDurability: async () => {
-      await clusterReady(redis);
-      await checkDurability(redis, durability.mode, { replicas: durability.replicas });
-    },
+    ready: () => clusterReady(redis),
     // A Cluster client given to BullMQ is shared by its queues, never closed by them.
-    extraConnections: [
-      ...(purchaseRedis === redis ? [] : [purchaseRedis]),
-      ...(cluster ? [connection as Redis] : []),
-    ],
+    extraConnections: cluster ? [connection as Redis] : [],
     bull: { connection, prefix: bullKeyPrefix },
     jobs: new BullJobQueue({ connection, prefix: bullKeyPrefix }),
     outbox,
     sms: new BullmqSmsQueue({
-      redis,
       connection,
       prefix: bullKeyPrefix,
-      keyPrefix: prefix,
       sender: runWorkers ? sender(outbox) : undefined,
       policy: smsRetry,
+      store: notifications,
     }),
   };
 }
 
-/** Delete purchase records past their retention (`PURCHASE_RETENTION_DAYS`); part of the workers' sweep. */
-async function purgeExpired(desk: RunningPurchaseDesk): Promise<void> {
+/**
+ * Retention, part of the workers' sweep: purchases past `RECORD_RETENTION_DAYS` are deleted, and
+ * past `PII_RETENTION_DAYS` (when set) their token and numbers are masked in place.
+ */
+async function applyRetention(desk: RunningPurchaseDesk, records: Database, config: Config): Promise<void> {
   const purged = await desk.store.purgeExpired();
   if (purged > 0) log.info('purchase records past their retention deleted', { purged });
+  const { piiRetentionMs } = config.records;
+  if (piiRetentionMs === null) return;
+  const masked = await maskPersonalData(records, new Date(Date.now() - piiRetentionMs));
+  if (masked > 0) log.info('personal data of old purchases masked', { masked });
 }
 
 /** Build the money path from config; with `runWorkers` (or without Redis) it also consumes jobs. */
@@ -181,6 +203,9 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     return smsSender;
   };
   const runWorkers = options.runWorkers || !config.redisUrl;
+  const records = options.records ?? (await openRecords(config.records));
+  // Outgoing SMS carry tokens: their records are kept with the purchases, their jobs in the queue.
+  const notifications = new SqlMessageStore(records);
   const backing = config.redisUrl
     ? redisBacking(
         config.redisUrl,
@@ -189,48 +214,98 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
         runWorkers,
         makeSender,
         config.sms.retry,
-        config.redisDurability,
-        config.care.retentionMs,
+        notifications,
       )
-    : inMemoryBacking(makeSender, config.sms.retry, config.care.retentionMs);
-  await backing.checkDurability?.();
-  // Before this process writes anything: see RedisDataLossWatch.
-  await backing.guards?.writesLostBefore?.();
+    : inMemoryBacking(makeSender, config.sms.retry, notifications);
+  await backing.ready?.();
+  const purchases = new SqlPurchaseStore({ db: records, retentionMs: config.care.retentionMs });
+  const audit = new SqlAuditTrail(records);
 
-  const agents = createAgents(backing.redis, config.redisPrefix, config);
-  const spend = new Spend(
-    backing.redis ? new RedisSpendStore(backing.redis, config.redisPrefix) : new MemorySpendStore(),
-    config.spend,
-  );
-  const settlement = agentSettlement(agents);
+  const agents = createAgents(records, config);
+  const spend = new Spend(new SqlSpendStore(records), config.spend);
+  const agentSide = new AgentSide(agents, config.timeZone);
+  const floatOf = async (msisdn: string) => (await agentSide.floatOf(msisdn))?.available ?? null;
+  const provider = options.paymentProvider ?? null;
+  const paying = provider ? paymentParts({ records, bull: backing.bull, metrics }) : null;
+  const savedMeters = new SqlSavedMeters(records);
   const notifier = createNotifier({
     queue: backing.sms,
     locales,
     senderId: config.sms.senderId,
-    agents: settlement,
+    floatOf,
+    commissionOf: (record) => agentSide.saleCommission(record),
+    paidWith: paying?.paidWith ?? paidWithReader(new SqlPaymentStore({ db: records })),
+    care: config.care.contact,
   });
+  metrics?.watchUndeliveredSms(() => backing.sms.store.countUndelivered());
   const desk = createPurchaseDesk({
-    store: metrics ? instrumentPurchaseStore(backing.purchases, metrics) : backing.purchases,
+    store: metrics ? instrumentPurchaseStore(purchases, metrics) : purchases,
     queue: backing.jobs,
     service,
     config,
     notifier,
-    guards: backing.guards,
+    // The lifecycle settles an agent's float, or looks at the buyer's refund, when the sale settles;
+    // a succeeded purchase's meter is remembered for its buyer.
+    settlement: settleInTurn(agentSide, paying?.settlement, savedMeters),
     spend,
     timeZone: config.timeZone,
   });
+  // An SMS to an agent about its float (no purchase behind it), sent once per id.
+  const tellAgent = async ({ id, to, message }: { id: string; to: string; message: string }) => {
+    await backing.sms.enqueue({
+      id: messageId(id, to),
+      kind: 'sms-reply',
+      to,
+      message,
+      ...(config.sms.senderId !== undefined && { from: config.sms.senderId }),
+    });
+  };
+  const agentTopUps =
+    provider && paying ? new AgentTopUps({ agents, store: paying.store, locales, send: tellAgent }) : null;
+  const payments =
+    provider && paying
+      ? startPaymentLifecycle({
+          provider,
+          parts: paying,
+          desk,
+          sms: backing.sms,
+          senderId: config.sms.senderId,
+          locales,
+          care: config.care.contact,
+          settings: options.paymentLifecycle,
+          ...(agentTopUps && { onTopUp: agentTopUps.settled }),
+        })
+      : null;
+  if (payments) agentTopUps?.attach(payments.lifecycle);
+  const subscribers = subscriberServices({
+    records,
+    desk,
+    sms: backing.sms,
+    locales,
+    audit,
+    senderId: config.sms.senderId,
+    care: config.care.contact,
+    delayNoticeMs: config.reconcile.delayNoticeMs,
+    savedMeters,
+  });
   if (runWorkers) {
-    // One timer sweeps both: purchases left without a job, then outcome SMS left without one.
+    if (payments && paying) await paying.queue.start(payments.lifecycle.handle);
+    // One timer sweeps them all: purchases left without a job, payments, then outcome SMS.
     await desk.startWorker({
       sweepEveryMs: config.reconcile.sweepEveryMs,
       alsoSweep: async () => {
+        await subscribers.delayNotices.sweep();
+        await payments?.sweep();
         await backing.sms.sweep();
-        await purgeExpired(desk);
+        await releaseOrphanHolds(records, agents.float, new Date());
+        await applyRetention(desk, records, config);
       },
     });
     const resumed = await desk.resumeStuck();
+    await subscribers.delayNotices.sweep();
+    await payments?.sweep();
     const smsRevived = await backing.sms.sweep();
-    await purgeExpired(desk);
+    await applyRetention(desk, records, config);
     log.info('purchase workers started', { resumed, smsRevived });
   }
 
@@ -239,21 +314,34 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     locales,
     desk,
     redis: backing.redis,
+    records,
     bull: backing.bull,
-    audit: backing.audit,
+    audit,
     outbox: backing.outbox,
     sms: backing.sms,
     inbound,
     spend,
     agents,
+    agentSide,
+    subscribers,
+    payments,
+    agentTopUps,
+    tellAgent,
+    depositTold: depositTeller({ registry: agents.registry, float: agents.float, locales, send: tellAgent }),
     async resendReceipt(purchaseId, requestKey) {
       const record = await desk.get(purchaseId);
       const agent = record?.intent.agent;
       if (!record || !agent) return;
-      const receipt = composeAgentReceipt(record, locales, await settlement.floatOf(agent.msisdn));
+      const receipt = composeAgentReceipt(
+        record,
+        locales,
+        await floatOf(agent.msisdn),
+        await agentSide.saleCommission(record),
+      );
       if (!receipt) return;
       await backing.sms.enqueue({
-        id: notificationId(record.id, `receipt:${requestKey}`, receipt.to),
+        id: messageId(record.id, `receipt:${requestKey}`, receipt.to),
+        kind: receipt.kind,
         purchaseId: record.id,
         to: receipt.to,
         message: receipt.message,
@@ -265,11 +353,35 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     ),
     async close() {
       desk.stopSweep();
+      subscribers.notices.stop();
       await backing.jobs.close();
+      await paying?.queue.close();
       await backing.sms.close();
       await smsSender?.close?.();
       for (const connection of backing.extraConnections ?? []) await connection.quit().catch(() => undefined);
       await backing.redis?.quit().catch(() => undefined);
+      if (!options.records) await records.close();
+    },
+  };
+}
+
+/**
+ * The settlement hooks in turn (each idempotent per purchase); the saved meters' never throws.
+ * Those with rows of their own (`settledOn`) write them on the success's transaction when given one.
+ */
+function settleInTurn(...hooks: Array<PurchaseSettlement | undefined>): PurchaseSettlement {
+  const present = hooks.filter((hook): hook is PurchaseSettlement => hook !== undefined);
+  return {
+    async settled(record) {
+      for (const hook of present) await hook.settled(record);
+    },
+    async settledOutside(record) {
+      for (const hook of present)
+        if (hook.settledOn) await hook.settledOutside?.(record);
+        else await hook.settled(record);
+    },
+    async settledOn(record, tx) {
+      for (const hook of present) await hook.settledOn?.(record, tx);
     },
   };
 }

@@ -14,10 +14,11 @@ import { MemorySmsMoStore, RedisSmsMoStore, type SmsMoStore } from '../channels/
 import type { Config } from '../config';
 import { componentLogger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import { notificationId } from '../purchases/notify/types';
+import { messageId } from '../channels/sms/outbound/message';
 import type { SessionStore } from '../session/store';
 import type { Catalogue } from '../vas';
-import { debitAccountLookup } from './dialogue-services';
+import { debitAccountLookup } from '../sales/debit-account';
+import { AgentSummarySchedule } from '../agents/summary-schedule';
 import type { MoneyPath } from './money-path';
 
 const log = componentLogger('sms-channel');
@@ -47,9 +48,20 @@ export async function startSmsChannel(
   const queue: InboundSmsQueue = moneyPath.bull
     ? new BullmqInboundQueue({ connection: moneyPath.bull.connection, prefix: moneyPath.bull.prefix })
     : new InProcessInboundQueue();
-  // Agents' PINs are checked and removed here, before anything is queued or stored.
-  const pins = new PinGate(moneyPath.agents.registry, new Keywords(locales), config.defaultRegion);
+  // Agents' PINs are removed here, before anything is de-duplicated, queued or stored.
+  const pins = new PinGate(moneyPath.agents.registry, new Keywords(locales), config.defaultRegion, store);
   const intake = new SmsIntake(store, queue, pins);
+  // Each reply is its own message (`id` names the inbound SMS or the summary): durable, retried,
+  // and never sent twice for one id.
+  const sendReply = async ({ id, to, message }: { id: string; to: string; message: string }) => {
+    await moneyPath.sms.enqueue({
+      id: messageId(id, 'reply', to),
+      kind: 'sms-reply',
+      to,
+      message,
+      ...(config.sms.senderId !== undefined && { from: config.sms.senderId }),
+    });
+  };
   const conversation = new SmsConversation(
     store,
     {
@@ -57,22 +69,16 @@ export async function startSmsChannel(
       debitAccount: debitAccountLookup(service, config.debitAccountId),
       quote: (request, ctx) => service.validate(request, ctx),
       checkSpend: (intent) => moneyPath.spend.check(intent),
+      savedMeters: moneyPath.subscribers.savedMeters,
       desk,
-      agents: moneyPath.agents,
+      agents: moneyPath.agentSide,
+      payments: moneyPath.payments ?? undefined,
+      ...(moneyPath.agentTopUps && { agentTopUp: moneyPath.agentTopUps.request }),
       language: {
         get: (msisdn) => sessions.getLanguage(msisdn),
         set: (msisdn, tag) => sessions.setLanguage(msisdn, tag),
       },
-      async reply({ id, to, message }) {
-        // Each reply is its own notification: durable, retried, and never sent twice for one id.
-        await moneyPath.sms.enqueue({
-          id: notificationId(id, 'reply', to),
-          purchaseId: id,
-          to,
-          message,
-          ...(config.sms.senderId !== undefined && { from: config.sms.senderId }),
-        });
-      },
+      reply: sendReply,
     },
     locales,
     {
@@ -82,6 +88,7 @@ export async function startSmsChannel(
       defaultLanguage: locales.meta(config.defaultLanguage).tag,
       defaultRegion: config.defaultRegion,
       timeZone: config.timeZone,
+      yesWithoutCode: config.smsMo.yesWithoutCode,
     },
   );
   if (runWorkers || !redis)
@@ -104,6 +111,21 @@ export async function startSmsChannel(
         .record(report)
         .catch((error: unknown) => log.error('smpp delivery receipt could not be recorded', { error })),
   });
+  // The day's summary SMS to each agent with activity (AGENT_SUMMARY_TIME), where workers run.
+  const summaryTime = config.agents.summaryTime;
+  const summaries =
+    summaryTime && (runWorkers || !redis)
+      ? new AgentSummarySchedule({
+          db: moneyPath.records,
+          registry: moneyPath.agents.registry,
+          float: moneyPath.agents.float,
+          time: summaryTime,
+          timeZone: config.timeZone,
+          compose: async (agent, day) => (await conversation.summaryText(agent, day)) ?? '',
+          send: sendReply,
+        })
+      : null;
+  summaries?.start();
   const router = inboundSmsRouter({
     adapters: inboundSmsAdapters,
     intake,
@@ -115,6 +137,7 @@ export async function startSmsChannel(
     router,
     conversation,
     async close() {
+      await summaries?.stop();
       await queue.close();
       await store.close();
     },

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { componentLogger } from '../observability/logger';
 
 const log = componentLogger('admin');
@@ -40,6 +40,10 @@ export function credentialLabel(
     if (bearerMatches(header, credential.token) && label === undefined) label = credential.label;
   return label;
 }
+
+/** Who acts, for the audit trail: the label `requireBearer` left for the operator's token. */
+export const operatorOf = (res: Response): string =>
+  typeof res.locals.operator === 'string' ? res.locals.operator : 'admin';
 
 /**
  * Express guard of the operator routes: `Authorization: Bearer <token>`, else 401 (logged).

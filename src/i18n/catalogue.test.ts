@@ -32,6 +32,19 @@ const SAMPLE: Record<string, string | number> = {
   charges: formatMoney({ currency: 'BWP', minor: 1000000 }),
   total: formatMoney({ currency: 'BWP', minor: 11000000 }),
   msisdn: '267****4567',
+  beneficiary: '267****4567',
+  // Payments (src/payments, src/purchases/notify): what was paid and the provider's receipt.
+  paid: formatMoney({ currency: 'BWP', minor: 11000000 }),
+  receipt: 'QKH7X1Y2Z3',
+  since: '2025-12-31 23:59',
+  // Saved meters by SMS (sms.mo.meters lists one block per product; metersProduct its items).
+  lists:
+    'Motlakase:\n1 0412345678901 KGOSIEMANG M. MOTSUMI\n2 0412345678902 KGOSIEMANG M. MOTSUMI\nMetsi:\n1 0412345678903 KGOSIEMANG M. MOTSUMI',
+  items: '1 0412345678901 KGOSIEMANG M. MOTSUMI\n2 0412345678902 KGOSIEMANG M. MOTSUMI',
+  meters: 'DIMITARA',
+  // A whole SMS quote a gift line is added to (sms.mo.quoteGift).
+  quote:
+    'Electricity 01234567890 KABELO MOTSUMI\nUnits: 70.6 kWh\nAmount: BWP 100.00\nCharges: BWP 1.50\nTotal: BWP 101.50\nReply YES 4821 to buy. Expires in 5 min.',
   date: '2025-12-31',
   description: 'KeyChange Token1',
   token: '1234 5678 9012 3456 7890',
@@ -69,6 +82,25 @@ const SAMPLE: Record<string, string | number> = {
   air: 'MOGALA',
   no: 'NYAA',
   lang: 'PUO',
+  // Customer care (CARE_PHONE, CARE_HOURS at their longest) and a complaint's case number.
+  phone: '+267 390 0000 123456',
+  hours: 'Mon-Fri 08:00-17:00, Sat 09:00-13:00 ok',
+  case: 123456789,
+  // The agent network (issue 32).
+  commission: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  month: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  today: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  dealer: 'KGOSIEMANG M. MOTSUMI-KEABETSW', // a dealer's name, as `from`
+  balance: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  closing: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  in: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  out: formatMoney({ currency: 'BWP', minor: 100000000 }),
+  number: '26771234567',
+  to: 'KGOSIEMANG M. MOTSUMI-KEABETSW (26771234567)',
+  from: 'KGOSIEMANG M. MOTSUMI-KEABETSW',
+  status: ' (e emisitswe)',
+  day: '2025-12-31',
+  id: 123456789,
   tokens: [
     'KeyChange Token1: 1234 5678 9012 3456 7890',
     'KeyChange Token2: 1234 5678 9012 3456 7890',

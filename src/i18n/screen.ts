@@ -76,6 +76,8 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
     ...(page > 1 || input.nav?.back ? [backLine] : []),
     ...(input.nav?.home ? [homeLine] : []),
   ];
+  // Worst-case navigation (a middle page): More, Back, and Home when asked.
+  const navWorst = [moreLine, backLine, ...(input.nav?.home ? [homeLine] : [])];
 
   const body = transliterate(input.body).replace(/\r\n?/g, '\n').replace(/\s+$/, '');
   const labels = options.map((o) => oneLine(transliterate(o.label)));
@@ -96,8 +98,7 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
     return page1(compose(b ?? '', fitted, nav), options);
   }
 
-  // Paginated. Worst-case navigation (a middle page): More, Back, and Home when asked.
-  const navWorst = [moreLine, backLine, ...(input.nav?.home ? [homeLine] : [])];
+  // Paginated.
   // Keep room for some body next to any option: labels longer than that are cut first.
   const pad = 'x'.repeat(bodyReserve(navWorst));
   const pageLines = lines.map((line, i) =>
@@ -106,33 +107,13 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
   // The body every page can carry beside any one option; used to decide the pages.
   const pageBody = cut(body, (c) => pageLines.every((line) => fits(compose(c, [line], navWorst)))) ?? '';
 
-  // Greedy packing: the rest on this page if it fits without More, else as many as fit with More.
-  const ranges: Array<[number, number]> = [];
-  for (let start = 0; start < pageLines.length;) {
-    const page = ranges.length + 1;
-    if (fits(compose(pageBody, pageLines.slice(start), navLines(page, false)))) {
-      ranges.push([start, pageLines.length]);
-      break;
-    }
-    const nav = navLines(page, true);
-    // Always at least one option per page (the body is cut again below if an encoding corner
-    // case, such as a page switching to GSM-7 where extension characters count double, needs it).
-    let end = start + 1;
-    while (end < pageLines.length && fits(compose(pageBody, pageLines.slice(start, end + 1), nav))) end++;
-    ranges.push([start, end]);
-    start = end;
-  }
-
-  const pages = ranges.length;
-  const page = Math.min(Math.max(1, Math.floor(input.page ?? 1)), pages);
-  const [from, to] = ranges[page - 1];
-  const shown = pageLines.slice(from, to);
-  const nav = navLines(page, page < pages);
-  // The shared body was cut for the worst page; this page may have room for more of it.
-  const text = compose(cut(body, (c) => fits(compose(c, shown, nav))) ?? '', shown, nav);
-  const m = measure(text);
-  if (m.length > limit) throw new Error(`screen does not fit ${limit} (${m.length}): limit too small?`);
-  return { text, page, pages, optionKeys: options.slice(from, to).map((o) => o.key), ...m };
+  const ranges = packPages(pageLines.length, (page, start, end, more) =>
+    fits(compose(pageBody, pageLines.slice(start, end), navLines(page, more))),
+  );
+  return pageOf(ranges, (from, to) => ({
+    lines: pageLines.slice(from, to),
+    optionKeys: options.slice(from, to).map((o) => o.key),
+  }));
 
   /**
    * A screen with lines that are never cut: on one page with the body cut as far as needed;
@@ -151,7 +132,6 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
     const worthIt = one !== undefined && (one === body || one.length - ELLIPSIS.length >= MIN_CUT_BODY);
     if (worthIt) return page1(compose(one, [...kept, ...lines], nav1), options);
 
-    const navWorst = [moreLine, backLine, ...(input.nav?.home ? [homeLine] : [])];
     // Every item must fit a page on its own: a kept line longer than that is a bug of the
     // caller's limit, cut rather than crash; an option label is cut as on any screen.
     const items = [
@@ -164,32 +144,33 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
     // Page 1 keeps room for the body's start (other pages show what is left room for).
     const chars = Array.from(body);
     const head1 = chars.length <= MIN_CUT_BODY ? body : chars.slice(0, MIN_CUT_BODY).join('') + ELLIPSIS;
-    const ranges: Array<[number, number]> = [];
-    for (let start = 0; start < items.length;) {
-      const page = ranges.length + 1;
-      const head = page === 1 ? head1 : '';
-      const texts = (end: number) => items.slice(start, end).map((it) => it.text);
-      if (fits(compose(head, texts(items.length), navLines(page, false)))) {
-        ranges.push([start, items.length]);
-        break;
-      }
-      const nav = navLines(page, true);
-      let end = start + 1;
-      while (end < items.length && fits(compose(head, texts(end + 1), nav))) end++;
-      ranges.push([start, end]);
-      start = end;
-    }
+    const texts = (from: number, to: number) => items.slice(from, to).map((it) => it.text);
+    const ranges = packPages(items.length, (page, start, end, more) =>
+      fits(compose(page === 1 ? head1 : '', texts(start, end), navLines(page, more))),
+    );
+    return pageOf(ranges, (from, to) => ({
+      lines: texts(from, to),
+      optionKeys: items
+        .slice(from, to)
+        .filter((it) => it.option >= 0)
+        .map((it) => options[it.option].key),
+    }));
+  }
+
+  /**
+   * The asked page (clamped to those in `ranges`) with its lines and as much of the body as fits
+   * beside them: the body was cut for the worst page, this one may have room for more of it.
+   */
+  function pageOf(
+    ranges: Array<[number, number]>,
+    shownOn: (from: number, to: number) => { lines: string[]; optionKeys: string[] },
+  ): RenderedScreen {
     const pages = ranges.length;
     const page = Math.min(Math.max(1, Math.floor(input.page ?? 1)), pages);
-    const [from, to] = ranges[page - 1];
-    const shown = items.slice(from, to);
+    const { lines: shown, optionKeys } = shownOn(...ranges[page - 1]);
     const nav = navLines(page, page < pages);
-    const texts = shown.map((it) => it.text);
-    const text = compose(cut(body, (c) => fits(compose(c, texts, nav))) ?? '', texts, nav);
-    const m = measure(text);
-    if (m.length > limit) throw new Error(`screen does not fit ${limit} (${m.length}): limit too small?`);
-    const optionKeys = shown.filter((it) => it.option >= 0).map((it) => options[it.option].key);
-    return { text, page, pages, optionKeys, ...m };
+    const text = compose(cut(body, (c) => fits(compose(c, shown, nav))) ?? '', shown, nav);
+    return { text, page, pages, optionKeys, ...measured(text) };
   }
 
   /** Room kept for the body beside one option: up to half of what the nav lines leave. */
@@ -199,9 +180,14 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
   }
 
   function page1(text: string, shown: RenderedOption[]): RenderedScreen {
-    const m1 = measure(text);
-    if (m1.length > limit) throw new Error(`screen does not fit ${limit} (${m1.length}): limit too small?`);
-    return { text, page: 1, pages: 1, optionKeys: shown.map((o) => o.key), ...m1 };
+    return { text, page: 1, pages: 1, optionKeys: shown.map((o) => o.key), ...measured(text) };
+  }
+
+  /** `text` measured; a text over the limit is a bug of the caller's limit, never sent. */
+  function measured(text: string): { encoding: SmsEncoding; length: number } {
+    const m = measure(text);
+    if (m.length > limit) throw new Error(`screen does not fit ${limit} (${m.length}): limit too small?`);
+    return m;
   }
 
   /** The option line with its label cut so it fits beside `nav` (and `withBody`, if given). */
@@ -212,6 +198,31 @@ export function renderScreen(locales: Locales, input: ScreenInput): RenderedScre
     if (fitted === undefined) throw new RangeError(`screen limit ${limit} cannot hold option ${i + 1}`);
     return numbered(i, fitted);
   }
+}
+
+/**
+ * Greedy packing of `count` lines over pages: the rest on a page if they fit without More, else
+ * as many as fit with More, and always at least one (the body is cut again when the page is
+ * shown if an encoding corner case, such as a page switching to GSM-7 where extension characters
+ * count double, needs it). `fitsOn(page, start, end, more)`: lines start..end-1 fit on `page`.
+ */
+function packPages(
+  count: number,
+  fitsOn: (page: number, start: number, end: number, more: boolean) => boolean,
+): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (let start = 0; start < count;) {
+    const page = ranges.length + 1;
+    if (fitsOn(page, start, count, false)) {
+      ranges.push([start, count]);
+      break;
+    }
+    let end = start + 1;
+    while (end < count && fitsOn(page, start, end + 1, true)) end++;
+    ranges.push([start, end]);
+    start = end;
+  }
+  return ranges;
 }
 
 function compose(body: string, options: string[], nav: string[]): string {

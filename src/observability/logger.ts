@@ -38,9 +38,19 @@ export function maskToken(token: string): string {
   return `****${digits.slice(-4)}`;
 }
 
-const SECRET_KEYS = /pass(word)?|secret|authorization|api_?key|access_?token|refresh_?token|^pin$|cookie/i;
-const MSISDN_KEYS = /msisdn|phone|^to$|^from$|beneficiary|requester/i;
-const TOKEN_KEYS = /^tokens?$|^raw_?token$/i;
+/** Keys whose values are never shown (`[redacted]`), phone numbers, and prepaid tokens. */
+export const SECRET_KEYS =
+  /pass(word)?|secret|authorization|api_?key|access_?token|refresh_?token|^pin$|cookie/i;
+export const MSISDN_KEYS = /msisdn|phone|^to$|^from$|beneficiary|requester/i;
+export const TOKEN_KEYS = /^tokens?$|^raw_?token$/i;
+
+/** A date or a time (`2026-11-01`, `2026-11-01T00:00:00.000Z`): under `from`/`to` it is no number to mask. */
+const DATE_LIKE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Under a phone-number key: a value to mask as a number (not a word, not masked already, not a date). */
+export function isNumberToMask(value: string): boolean {
+  return /\d/.test(value) && !value.includes('*') && !DATE_LIKE.test(value.trim());
+}
 
 /** `scheme://user:password@` in a URL (a base URL or REDIS_URL with credentials in it). */
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi;
@@ -69,10 +79,9 @@ export function maskNumbersInText(text: string): string {
   });
 }
 
-/** Under a phone-number key: mask what looks like a number; leave words (`to: 'succeeded'`) and masked values alone. */
+/** Under a phone-number key: mask what looks like a number; leave words (`to: 'succeeded'`), dates and masked values alone. */
 function maskPhoneField(value: string): string {
-  if (value.includes('*') || !/\d/.test(value)) return maskNumbersInText(value);
-  return maskMsisdn(value);
+  return isNumberToMask(value) ? maskMsisdn(value) : maskNumbersInText(value);
 }
 
 /** Mask a value found under `key`; recurse into objects and arrays. Exported for tests. */

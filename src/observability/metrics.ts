@@ -6,12 +6,13 @@
  */
 import { Router } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { bearerMatches } from '../http/secrets';
 
 /** A USSD hop must answer within the aggregator's timeout (seconds at most). */
 const HOP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Reads answer in milliseconds; confirm and retry may take up to the confirm timeout (30 s+). */
 const VAS_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** From the PIN prompt to the payment's result: the payer's seconds, up to the provider's expiry (minutes). */
+const PAYMENT_BUCKETS = [1, 2.5, 5, 10, 20, 30, 60, 90, 120, 300, 600];
 
 /** Error codes come from the server: only well-formed ones, and only so many, become labels. */
 const CODE_PATTERN = /^[a-z][a-z0-9_]{0,47}$/;
@@ -39,99 +40,94 @@ export interface MetricsOptions {
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly vasCallDuration: Histogram<'operation' | 'outcome'>;
-  readonly ussdHops: Counter<'aggregator' | 'end'>;
-  readonly ussdHopDuration: Histogram<'aggregator'>;
-  readonly purchaseTransitions: Counter<'from' | 'to'>;
-  readonly purchasesCreated: Counter<'product'>;
-  readonly smsSendAttempts: Counter<'driver' | 'status'>;
-  readonly smsDeliveryReports: Counter<'state'>;
-  readonly smsInbound: Counter<'provider' | 'outcome'>;
-  readonly purchaseAmount: Counter<'product' | 'currency'>;
-  readonly debitBalance: Gauge<'account' | 'currency'>;
-  readonly debitBalanceLow: Gauge<'account' | 'currency'>;
-  readonly balanceChecks: Counter<'outcome'>;
+  readonly vasCallDuration = this.histogram(
+    'vas_call_duration_seconds',
+    'Calls to the purchase service by operation and outcome (ok, error code, not_sent, unknown)',
+    ['operation', 'outcome'],
+    VAS_BUCKETS,
+  );
+  readonly ussdHops = this.counter(
+    'ussd_hops_total',
+    'USSD hops answered, by aggregator and whether the reply ended the dialogue (true, false, error)',
+    ['aggregator', 'end'],
+  );
+  readonly ussdHopDuration = this.histogram(
+    'ussd_hop_duration_seconds',
+    'Time to answer one USSD hop, by aggregator',
+    ['aggregator'],
+    HOP_BUCKETS,
+  );
+  readonly purchaseTransitions = this.counter(
+    'purchase_transitions_total',
+    'Purchase state changes written (compare-and-set succeeded and the state changed)',
+    ['from', 'to'],
+  );
+  readonly purchasesCreated = this.counter(
+    'purchases_created_total',
+    'Purchase records created (idempotent repeats not counted), by product',
+    ['product'],
+  );
+  readonly smsSendAttempts = this.counter(
+    'sms_send_attempts_total',
+    'Attempts to hand an SMS to the provider, by driver and status (sent, retry, rejected, error)',
+    ['driver', 'status'],
+  );
+  readonly smsDeliveryReports = this.counter(
+    'sms_delivery_reports_total',
+    'Delivery reports received for outgoing SMS, by state (delivered, pending, failed)',
+    ['state'],
+  );
+  readonly smsInbound = this.counter(
+    'sms_inbound_total',
+    'Inbound SMS commands handled, by provider and outcome (quoted, bought, refused, rate-limited…)',
+    ['provider', 'outcome'],
+  );
+  readonly purchaseAmount = this.counter(
+    'purchase_amount_minor_total',
+    'Money sold: the amount (before charges, minor units) of purchases that succeeded, by product and currency',
+    ['product', 'currency'],
+  );
+  readonly debitBalance = this.gauge(
+    'debit_account_balance_minor',
+    'Balance of the debit account at the purchase service (minor units), polled',
+    ['account', 'currency'],
+  );
+  readonly debitBalanceLow = this.gauge(
+    'debit_account_balance_low',
+    '1 while the debit account balance is under LOW_BALANCE_ALERT, else 0',
+    ['account', 'currency'],
+  );
+  readonly balanceChecks = this.counter(
+    'debit_account_balance_checks_total',
+    'Polls of the debit account balance, by outcome (ok, error)',
+    ['outcome'],
+  );
+  readonly paymentResultDuration = this.histogram(
+    'payment_result_seconds',
+    "From the collect request (the payer's PIN prompt) to the payment's result, by outcome (successful, failed, unknown)",
+    ['outcome'],
+    PAYMENT_BUCKETS,
+  );
+  readonly refunds = this.counter(
+    'payment_refunds_total',
+    'Refunds to buyers by state reached (refund_requested, refunded, refund_failed, needs_attention)',
+    ['state'],
+  );
   private readonly errorCodes = new Set<string>();
   private readonly hopSeriesByAggregator = new Map<string, HopSeries>();
   private hopOverflow: HopSeries | undefined;
 
   constructor(options: MetricsOptions = {}) {
-    const registers = [this.registry];
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
-    this.vasCallDuration = new Histogram({
-      name: 'vas_call_duration_seconds',
-      help: 'Calls to the purchase service by operation and outcome (ok, error code, not_sent, unknown)',
-      labelNames: ['operation', 'outcome'],
-      buckets: VAS_BUCKETS,
-      registers,
-    });
-    this.ussdHops = new Counter({
-      name: 'ussd_hops_total',
-      help: 'USSD hops answered, by aggregator and whether the reply ended the dialogue (true, false, error)',
-      labelNames: ['aggregator', 'end'],
-      registers,
-    });
-    this.ussdHopDuration = new Histogram({
-      name: 'ussd_hop_duration_seconds',
-      help: 'Time to answer one USSD hop, by aggregator',
-      labelNames: ['aggregator'],
-      buckets: HOP_BUCKETS,
-      registers,
-    });
-    this.purchaseTransitions = new Counter({
-      name: 'purchase_transitions_total',
-      help: 'Purchase state changes written (compare-and-set succeeded and the state changed)',
-      labelNames: ['from', 'to'],
-      registers,
-    });
-    this.purchasesCreated = new Counter({
-      name: 'purchases_created_total',
-      help: 'Purchase records created (idempotent repeats not counted), by product',
-      labelNames: ['product'],
-      registers,
-    });
-    this.smsSendAttempts = new Counter({
-      name: 'sms_send_attempts_total',
-      help: 'Attempts to hand an SMS to the provider, by driver and status (sent, retry, rejected, error)',
-      labelNames: ['driver', 'status'],
-      registers,
-    });
-    this.smsDeliveryReports = new Counter({
-      name: 'sms_delivery_reports_total',
-      help: 'Delivery reports received for outgoing SMS, by state (delivered, pending, failed)',
-      labelNames: ['state'],
-      registers,
-    });
-    this.smsInbound = new Counter({
-      name: 'sms_inbound_total',
-      help: 'Inbound SMS commands handled, by provider and outcome (quoted, bought, refused, rate-limited…)',
-      labelNames: ['provider', 'outcome'],
-      registers,
-    });
-    this.purchaseAmount = new Counter({
-      name: 'purchase_amount_minor_total',
-      help: 'Money sold: the amount (before charges, minor units) of purchases that succeeded, by product and currency',
-      labelNames: ['product', 'currency'],
-      registers,
-    });
-    this.debitBalance = new Gauge({
-      name: 'debit_account_balance_minor',
-      help: 'Balance of the debit account at the purchase service (minor units), polled',
-      labelNames: ['account', 'currency'],
-      registers,
-    });
-    this.debitBalanceLow = new Gauge({
-      name: 'debit_account_balance_low',
-      help: '1 while the debit account balance is under LOW_BALANCE_ALERT, else 0',
-      labelNames: ['account', 'currency'],
-      registers,
-    });
-    this.balanceChecks = new Counter({
-      name: 'debit_account_balance_checks_total',
-      help: 'Polls of the debit account balance, by outcome (ok, error)',
-      labelNames: ['outcome'],
-      registers,
-    });
+  }
+
+  /** `payments_by_state{state}`, read from `count` at each scrape (the payments' state index). */
+  watchPaymentStates(count: () => Promise<Record<string, number>>): void {
+    this.watchByState(
+      'payments_by_state',
+      "Buyers' payments in each state now (pending: waiting for the payer; needs_attention, refund_failed: a refund for a person)",
+      count,
+    );
   }
 
   /**
@@ -139,9 +135,17 @@ export class Metrics {
    * so `needs_attention` and `reconciling` show what is waiting now, not what happened.
    */
   watchPurchaseStates(count: () => Promise<Record<string, number>>): void {
+    this.watchByState(
+      'purchases_by_state',
+      'Purchase records in each state now (needs_attention: waiting for an operator; reconciling: outcome being established)',
+      count,
+    );
+  }
+
+  private watchByState(name: string, help: string, count: () => Promise<Record<string, number>>): void {
     new Gauge({
-      name: 'purchases_by_state',
-      help: 'Purchase records in each state now (needs_attention: waiting for an operator; reconciling: outcome being established)',
+      name,
+      help,
       labelNames: ['state'],
       registers: [this.registry],
       async collect() {
@@ -150,6 +154,57 @@ export class Metrics {
         for (const [state, n] of Object.entries(counts ?? {})) this.set({ state }, n);
       },
     });
+  }
+
+  /**
+   * `sms_undelivered`, read from `count` at each scrape: SMS that never reached the phone
+   * (refused by the provider, or given up) and that nobody resent yet. Alert on it above 0.
+   */
+  watchUndeliveredSms(count: () => Promise<number>): void {
+    new Gauge({
+      name: 'sms_undelivered',
+      help: 'SMS the subscriber did not get (provider refused, or retries given up) and not resent yet: /admin/sms/undelivered',
+      registers: [this.registry],
+      async collect() {
+        // A store that does not answer (Redis down) leaves the last count; the scrape still answers.
+        const n = await count().catch(() => null);
+        if (n !== null) this.set(n);
+      },
+    });
+  }
+
+  /**
+   * `payment_notices_unmatched`, read from `count` at each scrape: success notices no payment of
+   * ours took, past the time any could still be matched (money a person must return). Alert above 0.
+   */
+  watchUnmatchedPayments(count: () => Promise<number>): void {
+    new Gauge({
+      name: 'payment_notices_unmatched',
+      help: 'Success notices (the provider says a buyer paid) that no payment of ours took, past their matching time: /admin/payments/unmatched',
+      registers: [this.registry],
+      async collect() {
+        // A database that does not answer leaves the last count; the scrape still answers.
+        const n = await count().catch(() => null);
+        if (n !== null) this.set(n);
+      },
+    });
+  }
+
+  private counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private gauge<L extends string>(name: string, help: string, labelNames: readonly L[]): Gauge<L> {
+    return new Gauge({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    buckets: number[],
+  ): Histogram<L> {
+    return new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
   }
 
   /** The `outcome` label for a service error code: well-formed codes up to the cap, then `other`. */
@@ -187,8 +242,11 @@ export class Metrics {
 }
 
 export interface MetricsRouterOptions {
-  /** `METRICS_TOKEN`: when set, scrapes must send `Authorization: Bearer <token>`. */
-  token?: string;
+  /**
+   * Whether a scrape may read the metrics, given its `Authorization` header; unset: open. The
+   * gateway injects its `METRICS_TOKEN` bearer check (observability knows no secrets of its own).
+   */
+  authorize?: (authorization: string | undefined) => boolean;
 }
 
 /**
@@ -198,7 +256,7 @@ export interface MetricsRouterOptions {
 export function metricsRouter(metrics: Metrics, options: MetricsRouterOptions = {}): Router {
   const router = Router();
   router.get('/metrics', async (req, res) => {
-    if (options.token !== undefined && !bearerMatches(req.get('authorization'), options.token)) {
+    if (options.authorize && !options.authorize(req.get('authorization'))) {
       res
         .status(401)
         .set('WWW-Authenticate', 'Bearer realm="metrics"')

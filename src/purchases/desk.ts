@@ -3,24 +3,19 @@ import type { LifecycleSettings } from '../../machines/purchase.machine';
 import { componentLogger, maskMsisdn, premasked } from '../observability/logger';
 import { localDay } from '../i18n/local-time';
 import type { PurchaseService } from '../vas/port';
-import {
-  PurchaseLifecycle,
-  settingsFromConfig,
-  type LifecycleConfig,
-  type PurchaseLifecycleOptions,
-  type PurchaseNotifier,
-} from './lifecycle';
+import type { PurchaseNotifier, PurchaseSettlement } from './hand-over';
+import { PurchaseLifecycle } from './lifecycle';
+import { settingsFromConfig, type LifecycleConfig } from './settings';
 import type { JobQueue } from './queue';
-import type { PurchaseStore } from './store';
+import { SpendClaimRefusedError, type PurchaseStore, type SpendClaim } from './store';
 import {
-  resultFromTransaction,
   newPurchaseRecord,
+  type AlongsideWrite,
   type PurchaseDesk,
   type PurchaseIntent,
   type PurchaseRecord,
   type PurchaseState,
 } from './types';
-import type { Transaction } from '../vas/port';
 
 /**
  * The purchase desk: the counter where channels hand in orders (`create`), ask about them
@@ -42,15 +37,19 @@ export interface PurchaseDeskOptions {
   /** Records the sweep reads per store call (tests make it small to page). */
   sweepPageSize?: number;
   notifier?: PurchaseNotifier;
+  /** The money outside the purchase (a field agent's float), settled when the purchase settles. */
+  settlement?: PurchaseSettlement;
   clock?: () => Date;
   random?: () => number;
-  /** Redis data-loss and durability guards of the confirm (see PurchaseLifecycleOptions). */
-  guards?: Pick<PurchaseLifecycleOptions, 'writesLostBefore' | 'confirmWriteDurable'>;
   /**
-   * The operator's spending rules, counted once per key before a new purchase is written; a
-   * refusal (SpendRefusedError) writes nothing. Every channel hands in here, so none escapes them.
+   * The operator's spending rules (src/spend `Spend`), counted once per key by the statement that
+   * writes a new purchase; a refusal (SpendRefusedError) writes nothing. Every channel hands in
+   * here, so none escapes them.
    */
-  spend?: { reserve(intent: PurchaseIntent, purchaseKey: string): Promise<void> };
+  spend?: {
+    claim(intent: PurchaseIntent): SpendClaim;
+    refusedError(claim: SpendClaim, currency: string, refusal: SpendClaimRefusedError['refusal']): Error;
+  };
   /** The operator's zone (`TZ`): the day in a reference is the one care staff and subscribers see. */
   timeZone?: string;
 }
@@ -69,21 +68,17 @@ export interface RunningPurchaseDesk extends PurchaseDesk {
    * notification was never handed over is picked up within a period, not at the next restart.
    */
   startWorker(options?: { sweepEveryMs?: number; alsoSweep?: () => Promise<unknown> }): Promise<void>;
+  /**
+   * The buyer's payment for this purchase is known successful (src/payments): queue its confirm,
+   * while it is still `created` (`seen`: the caller read it so, with its confirm attempts; else it
+   * is read here). The job id de-duplicates a hook told twice; the records refuse a confirm whose
+   * payment is not successful.
+   */
+  confirmPaid(purchaseId: string, seen?: { confirmAttempts: number }): Promise<void>;
   /** Stop the periodic sweep (the queue itself is closed by its owner). */
   stopSweep(): void;
   /** Re-queue what a crash or a Redis blip left half-done (see `PurchaseLifecycle.resumeStuck`). */
   resumeStuck(): ReturnType<PurchaseLifecycle['resumeStuck']>;
-  /**
-   * Record a purchase the service completed but this gateway lost (Redis restarted empty): a
-   * `succeeded` record under `recover:<externalReference>` with the service's transaction, handed
-   * to the notifier so its token SMS goes out. Never confirms. `created: false` when it was
-   * recovered before (the same key): nothing is written or sent again.
-   */
-  adopt(
-    intent: PurchaseIntent,
-    externalReference: string,
-    tx: Transaction,
-  ): Promise<{ created: boolean; record: PurchaseRecord }>;
 }
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -137,7 +132,8 @@ export class InvalidIntentError extends Error {
   }
 }
 
-function checkIntent(intent: PurchaseIntent): void {
+/** An intent the desk refuses (InvalidIntentError): checked again before anything is held for it. */
+export function checkIntent(intent: PurchaseIntent): void {
   if (!Number.isSafeInteger(intent.amount.minor) || intent.amount.minor <= 0)
     throw new InvalidIntentError('amount must be a positive integer number of minor units');
   if (!/^[A-Z]{3}$/.test(intent.amount.currency)) throw new InvalidIntentError('currency must be ISO 4217');
@@ -156,14 +152,38 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
     queue,
     service: options.service,
     notifier: options.notifier,
+    settlement: options.settlement,
     settings: settingsFromConfig(options.config, options.settings),
     clock,
     random: options.random,
     sweepPageSize: options.sweepPageSize,
-    ...options.guards,
   });
 
   let sweep: NodeJS.Timeout | undefined;
+
+  /** `store.create` with the spending rules' claim; a refusal throws the rules' error. */
+  async function createCounted(
+    candidate: PurchaseRecord,
+    alongside?: AlongsideWrite,
+  ): ReturnType<PurchaseStore['create']> {
+    const { spend } = options;
+    if (!spend) return store.create(candidate, undefined, alongside);
+    let claim: SpendClaim;
+    try {
+      claim = spend.claim(candidate.intent);
+    } catch (error) {
+      // Out of the amount range now: a purchase made under this key before is still answered.
+      const existing = await store.getByIdempotencyKey(candidate.idempotencyKey);
+      if (existing) return { created: false, record: existing };
+      throw error;
+    }
+    try {
+      return await store.create(candidate, claim, alongside);
+    } catch (error) {
+      if (!(error instanceof SpendClaimRefusedError)) throw error;
+      throw spend.refusedError(claim, candidate.intent.amount.currency, error.refusal);
+    }
+  }
 
   return {
     lifecycle,
@@ -193,23 +213,23 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
     },
     resumeStuck: () => lifecycle.resumeStuck(),
 
-    async create(intent: PurchaseIntent, idempotencyKey: string): Promise<PurchaseRecord> {
+    async create(
+      intent: PurchaseIntent,
+      idempotencyKey: string,
+      alongside?: AlongsideWrite,
+    ): Promise<PurchaseRecord> {
       checkIntent(intent);
-      const existing = await store.getByIdempotencyKey(idempotencyKey);
-      if (!existing) await options.spend?.reserve(intent, idempotencyKey);
       const now = clock();
-      const candidate =
-        existing ??
-        newPurchaseRecord({
-          id: randomUUID(),
-          idempotencyKey,
-          externalReference: newExternalReference(now, options.timeZone ?? 'UTC'),
-          intent,
-          createdAt: now.toISOString(),
-        });
-      const { created, record } = existing
-        ? { created: false, record: existing }
-        : await store.create(candidate);
+      const candidate = newPurchaseRecord({
+        id: randomUUID(),
+        idempotencyKey,
+        externalReference: newExternalReference(now, options.timeZone ?? 'UTC'),
+        intent,
+        createdAt: now.toISOString(),
+      });
+      // One commit: the key's record if it exists, else the spend reservation and the purchase
+      // together (PurchaseStore.create), with `alongside`; no read of the key before it.
+      const { created, record } = await createCounted(candidate, alongside);
       // Our own ids and a masked number: no masking walk (one line per Buy).
       if (created)
         log.info(
@@ -222,9 +242,18 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
           }),
         );
       // Enqueue again for a duplicate still in `created`: the job id de-duplicates, the CAS guards.
-      if (record.state === 'created')
+      // A purchase the buyer pays for is confirmed once paid (`confirmPaid`), never before.
+      if (record.state === 'created' && !record.intent.paymentRequired)
         await queue.enqueue({ kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts });
       return record;
+    },
+
+    async confirmPaid(id: string, seen?: { confirmAttempts: number }) {
+      // Seen `created` by the caller (the payment's move read it): no read again. The confirm job's
+      // compare-and-set and the records' purchase_confirm_needs_payment guard the rest.
+      const record = seen ? { id, state: 'created', ...seen } : await store.get(id);
+      if (record?.state === 'created')
+        await queue.enqueue({ kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts });
     },
 
     get: (id: string) => store.get(id),
@@ -234,32 +263,7 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
 
     listByState: (state: PurchaseState, opts?: { limit?: number }) => store.listByState(state, opts),
 
-    resendSms: (id: string, requestKey: string) => lifecycle.resend(id, requestKey),
-
-    async adopt(intent, externalReference, tx) {
-      checkIntent(intent);
-      const now = clock().toISOString();
-      const { created, record } = await store.create({
-        ...newPurchaseRecord({
-          id: randomUUID(),
-          idempotencyKey: `recover:${externalReference}`,
-          externalReference,
-          intent,
-          createdAt: now,
-        }),
-        state: 'succeeded',
-        result: resultFromTransaction(tx),
-        settledAt: now,
-      });
-      if (created) {
-        log.warn('purchase recovered from the purchase service', {
-          purchaseId: record.id,
-          externalReference,
-          beneficiary: maskMsisdn(intent.beneficiaryMsisdn),
-        });
-        await lifecycle.handOver(record);
-      }
-      return { created, record };
-    },
+    resendSms: (id: string, requestKey: string, recipients?: readonly string[]) =>
+      lifecycle.resend(id, requestKey, recipients),
   };
 }

@@ -1,14 +1,15 @@
 export * from './types';
 export * from './store';
 export * from './queue';
+export { PurchaseLifecycle } from './lifecycle';
+export { settingsFromConfig } from './settings';
 export {
-  PurchaseLifecycle,
   PurchaseNotFoundError,
   PurchaseNotSettledError,
-  settingsFromConfig,
   type PurchaseNotifier,
+  type PurchaseSettlement,
   type NotifyReason,
-} from './lifecycle';
+} from './hand-over';
 export {
   createPurchaseDesk,
   newExternalReference,

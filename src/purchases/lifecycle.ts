@@ -1,130 +1,85 @@
 import {
   decide,
   nextRecheckMs,
-  probeVerdict,
   type Decision,
   type LifecycleSettings,
   type PurchaseEvent,
 } from '../../machines/purchase.machine';
-import type { Config } from '../config';
-import { componentLogger, maskMsisdn, maskToken } from '../observability/logger';
+import { componentLogger } from '../observability/logger';
 import { errorInfo } from '../vas/error-info';
 import type { PurchaseService, Transaction } from '../vas/port';
+import { OutcomeHandOver, type PurchaseNotifier, type PurchaseSettlement } from './hand-over';
 import type { JobQueue, PurchaseJob } from './queue';
 import { confirmRequest, retryRequest } from './request';
-import {
-  awaitsNotification,
-  SETTLED_STATES,
-  type PageOptions,
-  type PurchasePatch,
-  type PurchaseStore,
-} from './store';
-import { resultFromTransaction, type PurchaseRecord, type PurchaseState } from './types';
+import { resumeStuck, type ResumeCounts } from './resume';
+import { SETTLED_STATES, type PurchasePatch, type PurchaseStore } from './store';
+import { writeTransition, type TransitionWrite } from './transition';
+import type { PurchaseRecord, PurchaseState } from './types';
 
 const log = componentLogger('purchases');
-
-/** Why the notifier is called: the purchase settled, or someone asked for its SMS again. */
-export type NotifyReason = 'settled' | 'resend';
-
-/** The seam to the notification side: called once per settled outcome, and on "resend". */
-export interface PurchaseNotifier {
-  /**
-   * Hand the outcome over: queue the SMS (never send inline) and resolve once durably queued.
-   * Must de-duplicate by `(record.id, requestKey)`: after a crash between this call and the
-   * record noting it, the same `settled:<id>` key is handed over again and queues nothing new.
-   * Throws {@link PurchaseNotSettledError} for a purchase with no outcome yet.
-   */
-  notify(record: PurchaseRecord, reason: NotifyReason, requestKey: string): Promise<void>;
-}
 
 export interface PurchaseLifecycleOptions {
   store: PurchaseStore;
   service: PurchaseService;
   queue: JobQueue;
   notifier?: PurchaseNotifier;
+  /** Called on every settled outcome before it is told (a field agent's float); see hand-over.ts. */
+  settlement?: PurchaseSettlement;
   settings: LifecycleSettings;
   clock?: () => Date;
   random?: () => number;
   /** Records the sweep reads per store call; it pages until it has seen them all. */
   sweepPageSize?: number;
-  /**
-   * When Redis last came back with older data than it had (see `RedisDataLossWatch`), null
-   * when never: a `created` record older than that may have been confirmed in the lost data.
-   */
-  writesLostBefore?: () => Promise<Date | null>;
-  /**
-   * Resolves true once the `created → confirming` write is durable (Redis `WAIT` for replicas);
-   * false means it may still be lost, so the confirm is not sent. Absent: durable by the server's
-   * own persistence (AOF fsync always), checked at start.
-   */
-  confirmWriteDurable?: () => Promise<boolean>;
 }
 
-/** The configuration the lifecycle reads. */
-export type LifecycleConfig = Pick<Config, 'purchaseApi'> & {
-  reconcile: Pick<Config['reconcile'], 'deadlineMs' | 'baseDelayMs'>;
-};
-
-/** Lifecycle settings from the gateway configuration, with test overrides. */
-export function settingsFromConfig(
-  config: LifecycleConfig,
-  overrides: Partial<LifecycleSettings> = {},
-): LifecycleSettings {
-  return {
-    confirmTimeoutMs: config.purchaseApi.confirmTimeoutMs,
-    inFlightMarginMs: 30_000,
-    lostConfirmMarginMs: 5_000,
-    baseDelayMs: config.reconcile.baseDelayMs,
-    maxDelayMs: 5 * 60_000,
-    deadlineMs: config.reconcile.deadlineMs,
-    maxConfirmAttempts: 5,
-    recheckForMs: 24 * 3600_000,
-    recheckEveryMs: 5 * 60_000,
-    ...overrides,
-  };
+/**
+ * A first success (not a corrected outcome, which clears the note): settled, written and told in
+ * one commit. Other outcomes are written, then handed over (their settlement may release money).
+ */
+function tellsWithOutcome(decision: Decision): boolean {
+  return (
+    decision.to === 'succeeded' && !SETTLED_STATES.includes(decision.from) && decision.from !== 'resolved'
+  );
 }
-
-/** The sweep re-enqueues existing steps: a job of theirs that failed for good is replaced. */
-const REVIVE = { replaceFailed: true } as const;
 
 const SWEEP_PAGE_SIZE = 1000;
 
 /**
  * The purchase lifecycle's worker side: runs the confirm and reconcile jobs, resumes what a
- * crash left behind, and hands settled outcomes to the notifier. It asks the machine
- * (`purchaseMachine`) what a call's answer means, writes that decision with compare-and-set,
- * and only then does what it allows. Every handler re-reads the record, so a re-delivered or
+ * crash left behind, and hands settled outcomes over (settlement, then SMS: hand-over.ts). It
+ * asks the machine (`purchaseMachine`) what a call's answer means, writes that decision with
+ * compare-and-set, and only then does what it allows. Every handler re-reads the record, so a re-delivered or
  * duplicated job does nothing new.
  */
 export class PurchaseLifecycle {
   private readonly store: PurchaseStore;
   private readonly service: PurchaseService;
   private readonly queue: JobQueue;
-  private readonly notifier: PurchaseNotifier | undefined;
+  private readonly outcomes: OutcomeHandOver;
   readonly settings: LifecycleSettings;
   private readonly clock: () => Date;
   private readonly random: () => number;
   private readonly sweepPageSize: number;
-  private readonly writesLostBefore: () => Promise<Date | null>;
-  private readonly confirmWriteDurable: (() => Promise<boolean>) | undefined;
 
   constructor(options: PurchaseLifecycleOptions) {
     this.store = options.store;
     this.service = options.service;
     this.queue = options.queue;
-    this.notifier = options.notifier;
     this.settings = options.settings;
     this.clock = options.clock ?? (() => new Date());
     this.random = options.random ?? Math.random;
     this.sweepPageSize = options.sweepPageSize ?? SWEEP_PAGE_SIZE;
-    this.writesLostBefore = options.writesLostBefore ?? (async () => null);
-    this.confirmWriteDurable = options.confirmWriteDurable;
+    this.outcomes = new OutcomeHandOver({
+      store: this.store,
+      notifier: options.notifier,
+      settlement: options.settlement,
+      now: () => this.now(),
+    });
   }
 
   /** The queue's handler. */
   readonly handle = async (job: PurchaseJob): Promise<void> => {
     if (job.kind === 'confirm') await this.runConfirm(job.purchaseId, job.attempt);
-    else if (job.kind === 'probe') await this.runConfirm(job.purchaseId, undefined, job.attempt);
     else if (job.kind === 'recheck') await this.runRecheck(job.purchaseId, job.attempt);
     else if (job.kind === 'lost-check') await this.runLostCheck(job.purchaseId, job.attempt);
     else await this.runReconcile(job.purchaseId);
@@ -140,9 +95,27 @@ export class PurchaseLifecycle {
    * duplicate enqueued from an old read) and must neither mark a live confirm lost nor skip the
    * wait (backoff, Retry-After) before the attempt that is due.
    */
-  async runConfirm(id: string, attempt?: number, probeRound = 0): Promise<void> {
-    const record = await this.store.get(id);
+  async runConfirm(id: string, attempt?: number): Promise<void> {
+    // The read and the compare-and-set to `confirming` are one transaction (one commit), which is
+    // committed in the system of record before the confirm is sent: that commit is what makes a
+    // second confirm for this intent impossible. Anything else the record calls for runs after.
+    const { record, started } = await this.store.withRecord(id, async (read, tx) => {
+      const due = read?.state === 'created' && (attempt === undefined || attempt === read.confirmAttempts);
+      if (!read || !due) return { record: read, started: null };
+      const decision = decide(read, { type: 'CONFIRM_START', at: this.now() }, this.settings);
+      const written = decision ? await this.write(read, decision, undefined, tx) : null;
+      return { record: read, started: written?.ok ? written.record : null };
+    });
     if (!record) return;
+    if (started) {
+      const event = await this.answerOf('CONFIRM', () =>
+        this.service.confirm(confirmRequest(started), {
+          requestId: `confirm-${started.id}-${started.confirmAttempts}`,
+        }),
+      );
+      await this.applyOutcome(started, event);
+      return;
+    }
     if (record.state === 'confirming') {
       if (attempt !== undefined && attempt !== record.confirmAttempts - 1) {
         log.info('stale confirm job ignored: another attempt is confirming', {
@@ -167,41 +140,8 @@ export class PurchaseLifecycle {
         { kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts },
         Math.max(0, due),
       );
-      return;
     }
-    const lost = await this.writesLostBefore();
-    // The in-flight margin also covers clock skew between the process that created the record
-    // and the one that noticed the loss.
-    const createdBeforeLoss =
-      lost !== null && Date.parse(record.createdAt) < lost.getTime() + this.settings.inFlightMarginMs;
-    if (createdBeforeLoss && !(await this.probe(record, lost, probeRound))) return;
-    const started = await this.apply(record, { type: 'CONFIRM_START', at: this.now() });
-    if (!started) return; // another worker won the compare-and-set: it sends, not us
-    let event: PurchaseEvent;
-    if (this.confirmWriteDurable && !(await this.confirmWriteDurable().catch(() => false))) {
-      // Not sent: the write that proves it was attempted could still be lost with Redis.
-      event = {
-        type: 'CONFIRM_ERR',
-        error: {
-          name: 'RedisNotDurable',
-          code: 'redis_not_durable',
-          message: 'replicas did not acknowledge the confirming write; confirm not sent',
-          status: null,
-          outcome: 'not_sent',
-          retryable: true,
-          retryAfterMs: null,
-        },
-        at: this.now(),
-        random: this.random(),
-      };
-    } else {
-      event = await this.answerOf('CONFIRM', () =>
-        this.service.confirm(confirmRequest(started), {
-          requestId: `confirm-${started.id}-${started.confirmAttempts}`,
-        }),
-      );
-    }
-    await this.applyOutcome(started, event);
+    // Otherwise another worker won the compare-and-set: it sends, not us.
   }
 
   /** One confirm or retry call as the machine's event: its answer, or its error as plain data. */
@@ -215,54 +155,6 @@ export class PurchaseLifecycle {
     } catch (error) {
       return { type: `${kind}_ERR`, error: errorInfo(error), at: this.now(), random: this.random() };
     }
-  }
-
-  /**
-   * Ask `retry` before confirming a record that may already have been confirmed: Redis lost
-   * writes since it was created (`lost`), the `created → confirming` one possibly among them.
-   * Without a loss the record is the proof: a confirm is only ever sent after that write.
-   * True: nothing was found and nothing can still be on its way, so confirm. False: the answer was written
-   * (an earlier attempt was found) or a later probe is scheduled.
-   *
-   * The window this leaves open — a confirm sent before the loss that has not reached the service
-   * yet — is closed by the hold: `transaction_not_found` counts only once any confirm sent before
-   * the loss can no longer be in flight (the loss + the confirm timeout + the in-flight margin).
-   */
-  private async probe(record: PurchaseRecord, lost: Date, round: number): Promise<boolean> {
-    const holdUntil = new Date(
-      lost.getTime() + this.settings.confirmTimeoutMs + this.settings.inFlightMarginMs,
-    ).toISOString();
-    let answer: { tx: Transaction } | { error: ReturnType<typeof errorInfo> };
-    try {
-      answer = {
-        tx: await this.service.retry(retryRequest(record), { requestId: `probe-${record.id}-${round}` }),
-      };
-    } catch (error) {
-      answer = { error: errorInfo(error) };
-    }
-    const at = this.now();
-    const verdict = probeVerdict(answer, holdUntil, at, this.settings, round, this.random());
-    log.info('purchase probed before confirm', {
-      purchaseId: record.id,
-      externalReference: record.externalReference,
-      verdict: verdict.kind,
-      ...('error' in answer ? { code: answer.error.code } : { status: answer.tx.status }),
-    });
-    if (verdict.kind === 'confirm') return true;
-    if (verdict.kind === 'wait') {
-      await this.queue.enqueue({ kind: 'probe', purchaseId: record.id, attempt: round + 1 }, verdict.delayMs);
-      return false;
-    }
-    const event: PurchaseEvent =
-      'tx' in answer
-        ? { type: 'PROBE_FOUND', tx: answer.tx, at }
-        : { type: 'PROBE_REFUSED', error: answer.error, at };
-    log.error('EARLIER CONFIRM FOUND for a purchase Redis had as not yet confirmed: not confirming again', {
-      purchaseId: record.id,
-      externalReference: record.externalReference,
-    });
-    await this.applyOutcome(record, event);
-    return false;
   }
 
   /**
@@ -320,110 +212,30 @@ export class PurchaseLifecycle {
   }
 
   /**
-   * On start: `created` → confirm; `confirming` (its worker died mid-call) → `unknown` and
-   * reconcile, never confirm again — once its confirm can no longer be in flight, since another
-   * live process may be the one confirming it; `unknown`/`reconciling` → reconcile; settled but not
-   * handed to the notifier → hand over.
+   * On start and by the sweep: what a crash left half-done queued again (resume.ts); a
+   * `confirming` record is lost only once its confirm can no longer be in flight.
    */
-  async resumeStuck(): Promise<{
-    confirm: number;
-    lost: number;
-    deferred: number;
-    reconcile: number;
-    notify: number;
-  }> {
-    const counts = { confirm: 0, lost: 0, deferred: 0, reconcile: 0, notify: 0 };
-    for await (const record of this.everyRecord((page) => this.store.listByState('created', page))) {
-      await this.queue.enqueue(
-        { kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts },
-        0,
-        REVIVE,
-      );
-      counts.confirm += 1;
-    }
-    for await (const record of this.everyRecord((page) => this.store.listByState('confirming', page))) {
-      const wait = this.lostAt(record) - this.clock().getTime();
-      if (wait > 0) {
-        // Another gateway process sharing this Redis may be sending it right now: come back once
-        // that confirm can no longer be in flight (a job of its own, not the confirm job's id,
-        // which BullMQ still holds as active until its lock runs out).
-        await this.queue.enqueue(
-          { kind: 'lost-check', purchaseId: record.id, attempt: record.confirmAttempts },
-          wait,
-          REVIVE,
-        );
-        counts.deferred += 1;
-        continue;
-      }
-      await this.markLost(record, 0);
-      counts.lost += 1;
-    }
-    for (const state of ['unknown', 'reconciling'] as const) {
-      for await (const record of this.everyRecord((page) => this.store.listByState(state, page))) {
-        await this.scheduleReconcile(record, undefined, REVIVE);
-        counts.reconcile += 1;
-      }
-    }
-    for await (const record of this.everyRecord((page) => this.store.listUnnotified(page))) {
-      await this.handOver(record);
-      counts.notify += 1;
-    }
-    // Quiet when there was nothing to do: the workers also sweep periodically.
-    if (Object.values(counts).some((n) => n > 0)) log.info('purchases resumed', counts);
-    else log.debug('purchases resumed: nothing stuck');
-    return counts;
+  resumeStuck(): Promise<ResumeCounts> {
+    return resumeStuck({
+      store: this.store,
+      queue: this.queue,
+      settings: this.settings,
+      clock: this.clock,
+      sweepPageSize: this.sweepPageSize,
+      markLost: (record, delayMs) => this.markLost(record, delayMs),
+      scheduleReconcile: (record, delayMs, options) => this.scheduleReconcile(record, delayMs, options),
+      handOver: (record) => this.handOver(record),
+    });
   }
 
-  /**
-   * Every record of a list, a page at a time: however many are stuck, the sweep reaches them
-   * all, not only the newest — also while the ones it resumed leave the list.
-   */
-  private async *everyRecord(
-    list: (page: PageOptions) => Promise<PurchaseRecord[]>,
-  ): AsyncGenerator<PurchaseRecord> {
-    for (let after: PurchaseRecord | undefined; ;) {
-      const page = await list({ limit: this.sweepPageSize, after });
-      if (page.length === 0) return;
-      yield* page;
-      after = page[page.length - 1];
-    }
-  }
-
-  /** Hand a settled, not yet handed-over outcome to the notifier, then note it on the record. */
-  async handOver(record: PurchaseRecord): Promise<void> {
-    if (!awaitsNotification(record)) return;
-    if (!this.notifier) {
-      log.warn('no notifier configured; outcome not handed over', {
-        purchaseId: record.id,
-        state: record.state,
-      });
-      return;
-    }
-    // A corrected outcome (a success found after a failure was told) is a new message.
-    const requestKey = record.notifications.some((key) => key === `settled:${record.id}`)
-      ? `corrected:${record.id}`
-      : `settled:${record.id}`;
-    await this.notifier.notify(record, 'settled', requestKey);
-    let current: PurchaseRecord | null = record;
-    for (let i = 0; i < 3 && current && awaitsNotification(current); i += 1) {
-      const noted = await this.store.transition(current.id, [current.state], current.state, current.version, {
-        notifiedAt: this.now(),
-        notifications: current.notifications.includes(requestKey)
-          ? current.notifications
-          : [...current.notifications, requestKey],
-      });
-      if (noted.ok) return;
-      current = noted.conflict.current;
-    }
+  /** Settle a settled outcome not yet handed over, hand it to the notifier, note it (hand-over.ts). */
+  handOver(record: PurchaseRecord): Promise<void> {
+    return this.outcomes.handOver(record);
   }
 
   /** `resendSms` of the desk: only outcomes the subscriber was (or will be) told about. */
-  async resend(id: string, requestKey: string): Promise<void> {
-    const record = await this.store.get(id);
-    if (!record) throw new PurchaseNotFoundError(id);
-    if (!SETTLED_STATES.includes(record.state)) throw new PurchaseNotSettledError(record.id, record.state);
-    if (!this.notifier) throw new Error('no notifier configured');
-    await this.notifier.notify(record, 'resend', requestKey);
+  resend(id: string, requestKey: string, recipients?: readonly string[]): Promise<void> {
+    return this.outcomes.resend(id, requestKey, recipients);
   }
 
   /**
@@ -433,20 +245,6 @@ export class PurchaseLifecycle {
   private async markLost(record: PurchaseRecord, delayMs = this.settings.baseDelayMs): Promise<void> {
     const lost = await this.apply(record, { type: 'CONFIRM_LOST', at: this.now() });
     if (lost) await this.followUp(lost, delayMs);
-  }
-
-  /**
-   * When a `confirming` record's confirm can no longer be in flight: the deadline its sender
-   * stored (`confirmInFlightUntil`, its own client timeout), or the start + this process's confirm
-   * timeout for records written before it was stored, plus `lostConfirmMarginMs`.
-   */
-  private lostAt(record: PurchaseRecord): number {
-    const stored = Date.parse(record.confirmInFlightUntil ?? '');
-    const inFlightUntil = Number.isFinite(stored)
-      ? stored
-      : Date.parse(record.confirmSentAt ?? '') + this.settings.confirmTimeoutMs;
-    // No start time at all (never expected in `confirming`): nothing can be in flight any more.
-    return Number.isFinite(inFlightUntil) ? inFlightUntil + this.settings.lostConfirmMarginMs : 0;
   }
 
   /**
@@ -485,15 +283,15 @@ export class PurchaseLifecycle {
     let current: PurchaseRecord | null = record;
     for (let i = 0; i < 3; i += 1) {
       if (!current) {
-        // The record is gone (Redis restarted empty): a success still reaches the subscriber.
+        // The record is gone (purged, or deleted by hand): a success still reaches the subscriber.
         if ('tx' in event && event.tx.status === 'SUCCESSFUL')
-          await this.deliverLateSuccess(record, event.tx, 'gone');
+          await this.outcomes.lateSuccess(record, event.tx, 'gone');
         return;
       }
       const decision = decide(current, event, this.settings);
       if (!decision) {
         if ('tx' in event && event.tx.status === 'SUCCESSFUL') {
-          await this.deliverLateSuccess(current, event.tx, current.state);
+          await this.outcomes.lateSuccess(current, event.tx, current.state);
           return;
         }
         log.info('purchase outcome ignored: record moved on', {
@@ -502,6 +300,17 @@ export class PurchaseLifecycle {
           event: event.type,
         });
         return;
+      }
+      if (tellsWithOutcome(decision)) {
+        const told = await this.writeTold(current, decision, event);
+        if (told === null) {
+          current = await this.store.get(current.id);
+          continue;
+        }
+        if (told !== 'unavailable') {
+          await this.followUp(told, decision.delayMs);
+          return;
+        }
       }
       const result = await this.write(current, decision);
       if (result.ok) {
@@ -513,33 +322,21 @@ export class PurchaseLifecycle {
   }
 
   /**
-   * A successful answer the record can no longer take (it settled otherwise, or is gone): the
-   * token was issued and is never discarded. It goes to the beneficiary as a success SMS under a
-   * key of its own, and an operator is told loudly.
+   * A success written with its settlement before it and its SMS and the note that it was told in
+   * the same commit (hand-over.ts `writeTold`): decided again on the record as locked.
    */
-  private async deliverLateSuccess(record: PurchaseRecord, tx: Transaction, state: string): Promise<void> {
-    if (state === 'succeeded') {
-      log.info('purchase success answered again; already told', { purchaseId: record.id });
-      return;
-    }
-    log.error(
-      'PURCHASE SUCCEEDED BUT ITS RECORD CANNOT TAKE IT: sending the token anyway; check the record',
-      {
-        purchaseId: record.id,
-        state,
-        externalReference: record.externalReference,
-        reference: tx.reference,
-        token: tx.rawToken ? maskToken(tx.rawToken) : null,
-      },
-    );
-    if (!this.notifier) return;
-    const succeeded: PurchaseRecord = {
-      ...record,
-      state: 'succeeded',
-      result: resultFromTransaction(tx),
-      failure: null,
-    };
-    await this.notifier.notify(succeeded, 'settled', `late:${record.id}:${tx.id ?? tx.reference ?? 'tx'}`);
+  private writeTold(
+    current: PurchaseRecord,
+    decision: Decision,
+    event: PurchaseEvent,
+  ): Promise<PurchaseRecord | null | 'unavailable'> {
+    const expected: PurchaseRecord = { ...current, ...decision.patch, state: decision.to };
+    return this.outcomes.writeTold(expected, async (read, told, tx) => {
+      const again = read && decide(read, event, this.settings);
+      if (!read || !again || !tellsWithOutcome(again) || again.to !== decision.to) return null;
+      const result = await this.write(read, again, told, tx);
+      return result.ok ? result.record : null;
+    });
   }
 
   /**
@@ -561,6 +358,30 @@ export class PurchaseLifecycle {
     return result.record;
   }
 
+  /**
+   * What the buyer's payment did, told by the payment lifecycle (src/payments): `PAYMENT_FAILED`
+   * ends a `created` purchase unpaid, `REFUND_STUCK` puts a failed one in the care queue. Written
+   * and followed up (settlement, SMS) like any other decision. A state that does not take the
+   * event is left as it is, so a hook told twice changes nothing. Null when there is no purchase.
+   */
+  async paymentOutcome(
+    id: string,
+    event: Extract<PurchaseEvent, { type: 'PAYMENT_FAILED' | 'REFUND_STUCK' }>,
+  ): Promise<PurchaseRecord | null> {
+    for (let i = 0; i < 3; i += 1) {
+      const record = await this.store.get(id);
+      if (!record) return null;
+      const decision = decide(record, event, this.settings);
+      if (!decision) return record;
+      const result = await this.write(record, decision);
+      if (result.ok) {
+        await this.followUp(result.record, decision.delayMs);
+        return result.record;
+      }
+    }
+    return this.store.get(id);
+  }
+
   /** Decide and write one event; null when the state does not take it or another writer won. */
   private async apply(record: PurchaseRecord, event: PurchaseEvent): Promise<PurchaseRecord | null> {
     const decision = decide(record, event, this.settings);
@@ -569,41 +390,13 @@ export class PurchaseLifecycle {
     return result.ok ? result.record : null;
   }
 
-  private async write(
+  private write(
     record: PurchaseRecord,
     decision: Decision,
     extra?: PurchasePatch,
-  ): Promise<{ ok: true; record: PurchaseRecord } | { ok: false; current: PurchaseRecord | null }> {
-    const nextAttemptAt =
-      decision.delayMs === null ? null : new Date(this.clock().getTime() + decision.delayMs).toISOString();
-    const result = await this.store.transition(record.id, [record.state], decision.to, record.version, {
-      ...decision.patch,
-      ...extra,
-      nextAttemptAt,
-      // A corrected outcome (a settled or operator-resolved record re-settling) is handed over again.
-      ...(SETTLED_STATES.includes(decision.from) || decision.from === 'resolved' ? { notifiedAt: null } : {}),
-    });
-    if (!result.ok) {
-      log.info('purchase transition lost a race', {
-        purchaseId: record.id,
-        from: record.state,
-        to: decision.to,
-        reason: result.conflict.reason,
-      });
-      return { ok: false, current: result.conflict.current };
-    }
-    const written = result.record;
-    log.info('purchase transition', {
-      purchaseId: written.id,
-      from: decision.from,
-      to: written.state,
-      version: written.version,
-      externalReference: written.externalReference,
-      beneficiary: maskMsisdn(written.intent.beneficiaryMsisdn),
-      ...(written.lastError && decision.from !== written.state ? { code: written.lastError.code } : {}),
-      ...(decision.delayMs !== null ? { nextInMs: decision.delayMs } : {}),
-    });
-    return { ok: true, record: written };
+    writer: Pick<PurchaseStore, 'transition'> = this.store,
+  ): Promise<TransitionWrite> {
+    return writeTransition(record, decision, extra, writer, this.clock);
   }
 
   /** What a written state calls for next. */
@@ -620,24 +413,5 @@ export class PurchaseLifecycle {
       await this.handOver(record);
       if (record.recheckUntil) await this.scheduleRecheck(record, 0);
     }
-  }
-}
-
-/** `get`/`resendSms` named a purchase that does not exist. */
-export class PurchaseNotFoundError extends Error {
-  constructor(readonly purchaseId: string) {
-    super(`purchase ${purchaseId} not found`);
-    this.name = 'PurchaseNotFoundError';
-  }
-}
-
-/** `resendSms` or `notify` for a purchase whose outcome is not known yet (nothing to send). */
-export class PurchaseNotSettledError extends Error {
-  constructor(
-    readonly purchaseId: string,
-    readonly state: PurchaseState,
-  ) {
-    super(`purchase ${purchaseId} is ${state}: it has no outcome SMS yet`);
-    this.name = 'PurchaseNotSettledError';
   }
 }

@@ -1,3 +1,4 @@
+import type { Queryable } from '../records/database';
 import type { Money } from '../vas/money';
 import type { ProductType, Transaction } from '../vas/port';
 
@@ -49,6 +50,11 @@ export interface PurchaseIntent {
    * holds the total until the purchase settles, and the agent gets a receipt, not the token SMS.
    */
   agent?: { msisdn: string };
+  /**
+   * The buyer pays by mobile money before the purchase is confirmed (a subscriber's Buy/YES): no
+   * confirm until the payment lifecycle (src/payments) calls it paid; the records refuse one before.
+   */
+  paymentRequired?: boolean;
 }
 
 /** The outcome as the subscriber will be told. */
@@ -60,6 +66,8 @@ export interface PurchaseResult {
   units: string | null;
   total: Money | null;
   providerTransactionId: string | null;
+  /** The service's commission on the sale, when it says (an agent's share may be a part of it). */
+  commission?: Money | null;
 }
 
 export interface PurchaseFailure {
@@ -116,6 +124,8 @@ export interface PurchaseRecord {
   notifiedAt: string | null;
   /** How an operator closed a `needs_attention` purchase (absent: never resolved). */
   resolution?: { by: string; at: string; note: string } | null;
+  /** When the token and numbers were masked in place (`PII_RETENTION_DAYS`); the money fields stay. */
+  personalDataMaskedAt?: string;
 }
 
 /**
@@ -163,13 +173,23 @@ export function resultFromTransaction(tx: Transaction): PurchaseResult {
     units: tx.units,
     total: tx.total,
     providerTransactionId: tx.providerTransactionId,
+    commission: tx.commission,
   };
 }
 
+/**
+ * A write that must commit with a new purchase, in its transaction (`tx`): the buyer's payment row,
+ * so neither exists without the other. Run only when the purchase is new; a throw writes nothing.
+ */
+export type AlongsideWrite = (created: PurchaseRecord, tx: Queryable) => Promise<void>;
+
 /** The purchase desk: what the USSD/SMS channels call to hand in and look up orders (src/purchases/desk.ts). */
 export interface PurchaseDesk {
-  /** Write a purchase for `intent` and schedule its confirm; the same key returns the same record, starting nothing new. */
-  create(intent: PurchaseIntent, idempotencyKey: string): Promise<PurchaseRecord>;
+  /**
+   * Write a purchase for `intent` and schedule its confirm; the same key returns the same record,
+   * starting nothing new. `alongside` is written in the new purchase's transaction.
+   */
+  create(intent: PurchaseIntent, idempotencyKey: string, alongside?: AlongsideWrite): Promise<PurchaseRecord>;
   get(id: string): Promise<PurchaseRecord | null>;
   /** Newest first; by beneficiary or requester MSISDN. */
   listByMsisdn(
@@ -177,6 +197,9 @@ export interface PurchaseDesk {
     options?: { limit?: number; state?: PurchaseState },
   ): Promise<PurchaseRecord[]>;
   listByState(state: PurchaseState, options?: { limit?: number }): Promise<PurchaseRecord[]>;
-  /** Queue the purchase's outcome SMS again (e.g. "My tokens"). `requestKey` de-duplicates repeated asks. */
-  resendSms(id: string, requestKey: string): Promise<void>;
+  /**
+   * Queue the purchase's outcome SMS again (e.g. "My tokens"). `requestKey` de-duplicates repeated
+   * asks; `recipients` limits it to those numbers (an undelivered SMS resent to its recipient only).
+   */
+  resendSms(id: string, requestKey: string, recipients?: readonly string[]): Promise<void>;
 }

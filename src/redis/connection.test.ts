@@ -1,4 +1,4 @@
-import { loadConfig, ConfigError } from '../config';
+import { loadConfig } from '../config';
 import { bullPrefix } from './connection';
 import { hashSlot } from './keys';
 
@@ -11,10 +11,10 @@ describe('Redis Cluster settings', () => {
     expect(new Set(keys.map(hashSlot)).size).toBe(1);
   });
 
-  it('REDIS_CLUSTER is read, and refused with REDIS_DURABILITY=wait (WAIT has no key to route by)', () => {
-    const base = { REDIS_URL: 'redis://127.0.0.1:7000', REDIS_CLUSTER: 'true' };
-    expect(loadConfig(base).redisCluster).toBe(true);
+  it('REDIS_CLUSTER is read', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:7000', REDIS_CLUSTER: 'true' }).redisCluster).toBe(
+      true,
+    );
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:7000' }).redisCluster).toBe(false);
-    expect(() => loadConfig({ ...base, REDIS_DURABILITY: 'wait' })).toThrow(ConfigError);
   });
 });

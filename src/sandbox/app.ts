@@ -225,25 +225,31 @@ export function createSandboxApp(config: AppConfig, logger: Logger): SandboxApp 
     return toInput(d, 'legacy', 'ELECTRICITY', 'BPC', d.meter_number as string);
   };
 
+  /** The signed-in user, refused unless its role may make purchases (`action` words the refusal). */
+  const purchaser = (res: Response, action: string): SandboxUser => {
+    const user = authed(res);
+    if (!user.canPurchase) throw new SandboxError('missing_permission', `Your role may not ${action}`);
+    return user;
+  };
+  const transactionOf = (origin: 'v1' | 'legacy', t: Transaction): object =>
+    origin === 'v1' ? v1Transaction(t) : legacyTransaction(t);
+
   const validate =
     (origin: 'v1' | 'legacy'): Handler =>
     async (req, res) => {
       requireAuth(req, res);
       if (!(await applyFault('validate', req))) return;
-      const user = authed(res);
-      if (!user.canPurchase) throw new SandboxError('missing_permission', 'Your role may not make purchases');
+      const user = purchaser(res, 'make purchases');
       const input = origin === 'v1' ? v1Input(req.body) : legacyInput(req.body);
-      const quote = purchases.validate(user, input);
-      res.json(origin === 'v1' ? v1Transaction(quote) : legacyTransaction(quote));
+      res.json(transactionOf(origin, purchases.validate(user, input)));
     };
 
   const confirm =
     (origin: 'v1' | 'legacy'): Handler =>
     async (req, res) => {
       requireAuth(req, res);
-      const user = authed(res);
       const fault = faults.take('confirm');
-      if (!user.canPurchase) throw new SandboxError('missing_permission', 'Your role may not make purchases');
+      const user = purchaser(res, 'make purchases');
       const input = origin === 'v1' ? v1Input(req.body) : legacyInput(req.body);
       const completes = fault ? fault.fault === 'slow' || fault.completes : true;
       if (fault && !completes) {
@@ -280,7 +286,7 @@ export function createSandboxApp(config: AppConfig, logger: Logger): SandboxApp 
         if (failure) throw failure;
       }
       if (!open(res) || !transaction) return;
-      res.json(origin === 'v1' ? v1Transaction(transaction) : legacyTransaction(transaction));
+      res.json(transactionOf(origin, transaction));
     };
 
   const retry =
@@ -288,13 +294,11 @@ export function createSandboxApp(config: AppConfig, logger: Logger): SandboxApp 
     async (req, res) => {
       requireAuth(req, res);
       if (!(await applyFault('retry', req))) return;
-      const user = authed(res);
-      if (!user.canPurchase)
-        throw new SandboxError('missing_permission', 'Your role may not retry purchases');
+      const user = purchaser(res, 'retry purchases');
       const d = decode(req.body, origin === 'v1' ? V1_RETRY_RULES : LEGACY_RETRY_RULES);
       const subscriber = (origin === 'v1' ? d.subscriber_identifier : d.meter_number) as string;
       const original = purchases.retry(user, subscriber, d.external_reference as string);
-      res.json(origin === 'v1' ? v1Transaction(original) : legacyTransaction(original));
+      res.json(transactionOf(origin, original));
     };
 
   route('/public/v1/purchases/validate', { POST: validate('v1') });

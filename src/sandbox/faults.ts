@@ -1,8 +1,11 @@
 /**
- * Operator fault injection (`POST /sandbox/faults`) and the sandbox's own timers. Every timer
- * goes through `Timers` so `close()` can cancel delayed answers and let jest exit.
+ * Operator fault injection (`POST /sandbox/faults`): the purchase service's endpoints and fault
+ * kinds, on the shared fault book (`kit/faults.ts`).
  */
 import { SandboxError } from './errors';
+import { Faults as FaultBook, type Fault as KitFault } from './kit/faults';
+
+export { Timers } from './kit/timers';
 
 export const FAULT_ENDPOINTS = [
   'login',
@@ -24,43 +27,14 @@ export const FAULT_KINDS = [
 export type FaultEndpoint = (typeof FAULT_ENDPOINTS)[number];
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-export interface Fault {
-  fault: FaultKind;
-  remaining: number;
-  delayMs: number;
-  /** Confirm only: whether the purchase is performed (and debited) despite the fault. */
-  completes: boolean;
-}
+export type Fault = KitFault<FaultKind>;
 
 /** Default of `completes`: the ambiguous faults complete, the clean refusals do not. */
 export function defaultCompletes(kind: FaultKind): boolean {
   return kind === 'provider_timeout' || kind === 'slow' || kind === 'drop';
 }
 
-export class Faults {
-  private readonly armed = new Map<FaultEndpoint, Fault>();
-
-  arm(endpoint: FaultEndpoint, fault: Fault): void {
-    this.armed.set(endpoint, fault);
-  }
-
-  clear(): void {
-    this.armed.clear();
-  }
-
-  list(): Record<string, Fault> {
-    return Object.fromEntries(this.armed);
-  }
-
-  /** Consumes one occurrence of the fault armed on `endpoint`, if any. */
-  take(endpoint: FaultEndpoint): Fault | null {
-    const fault = this.armed.get(endpoint);
-    if (!fault) return null;
-    fault.remaining -= 1;
-    if (fault.remaining <= 0) this.armed.delete(endpoint);
-    return fault;
-  }
-}
+export class Faults extends FaultBook<FaultEndpoint, FaultKind> {}
 
 /** The error a fault answers with (`slow` and `drop` have none). */
 export function faultError(kind: FaultKind): SandboxError {
@@ -74,28 +48,5 @@ export function faultError(kind: FaultKind): SandboxError {
       return new SandboxError('provider_unavailable', 'The provider is unreachable');
     default:
       return new SandboxError('internal_error', 'Unexpected server error (sandbox fault)');
-  }
-}
-
-export class Timers {
-  private readonly pending = new Set<NodeJS.Timeout>();
-  private closed = false;
-
-  /** Resolves after `ms`; never resolves once `cancelAll` ran (the handler is abandoned). */
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.closed) return;
-      const timer = setTimeout(() => {
-        this.pending.delete(timer);
-        resolve();
-      }, ms);
-      this.pending.add(timer);
-    });
-  }
-
-  cancelAll(): void {
-    this.closed = true;
-    for (const timer of this.pending) clearTimeout(timer);
-    this.pending.clear();
   }
 }

@@ -76,3 +76,14 @@ export function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     rateLimit: s.SANDBOX_RATE_LIMIT ?? null,
   };
 }
+
+/**
+ * Where another process reaches the sandbox these settings start (`npm start`'s embedded one or
+ * `npm run sandbox`): `0.0.0.0` is dialled on loopback; null for `SANDBOX_PORT=0` (any free port,
+ * so nobody else can know it).
+ */
+export function sandboxUrl(settings: Pick<SandboxSettings, 'host' | 'port'>): string | null {
+  if (settings.port === 0) return null;
+  const host = settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${settings.port}`;
+}

@@ -4,7 +4,8 @@
  * answers. The machine publishes what to show: a `Screen` its context derives (the engine's
  * `screenOf` option; by default `context.screen`); the engine renders it in
  * the session's language, paginates options to the aggregator's limit and turns the
- * subscriber's reply into one event.
+ * subscriber's reply into one event. The machine's only actors are services made with
+ * `fromService`, and it asks for nothing else (no delayed events); a settled state calls none.
  */
 
 import { fromPromise } from 'xstate';
@@ -77,6 +78,8 @@ export interface DialogueInput {
    * that recycles session ids can never make a new dialogue find an old dialogue's purchase.
    */
   startedAt: number;
+  /** What was dialled after the service code on the first hop (a one-dial shortcut), when passed. */
+  dialled?: string;
 }
 
 /**
@@ -96,7 +99,7 @@ const SERVICES = new WeakSet<object>();
 
 /**
  * A dialogue's service call (a read, a quote, an idempotent order): XState's `fromPromise`, marked
- * so the engine may run the promise itself instead of on a live actor (src/session/dialogue-run.ts),
+ * so the engine runs the promise itself, without an actor (src/session/dialogue-runner.ts),
  * with what XState would give it (input, an abort signal) and the same done or error event back.
  */
 export const fromService: typeof fromPromise = (creator) => {

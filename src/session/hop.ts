@@ -18,6 +18,13 @@ export interface UssdHop {
   text: { kind: 'cumulative' | 'latest'; value: string };
   /** The aggregator says this is the first hop of the dialogue (when it says so at all). */
   isNew: boolean;
+  /**
+   * What was dialled after the service code (`1*01234567890*100` of `*384*1*01234567890*100#`),
+   * for formats that pass it on the first hop (Africa's Talking's first `text`, Hubtel's
+   * `Message` on Initiation, …: src/channels/ussd/README.md). A session's first hop with it
+   * starts the dialogue with it (`DialogueInput.dialled`): the machine decides what it means.
+   */
+  dialled?: string;
   /** MCC+MNC or operator name, when sent. */
   network?: string;
   /**

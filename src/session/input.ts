@@ -39,6 +39,28 @@ export function maskText(text: string, ranges: readonly SecretRange[] | undefine
   return out;
 }
 
+/** A run of 4 to 6 digits, not part of a longer number: the shape of an agent's PIN. */
+const PIN_SHAPED = /(?<!\d)\d{4,6}(?!\d)/g;
+
+/** Whether one input (a shortcut's group) has the shape of an agent's PIN: 4 to 6 digits. */
+export function mayBePin(input: string): boolean {
+  return /^\d{4,6}$/.test(input);
+}
+
+/**
+ * The ranges of `text` an agent's PIN could be: every run of 4 to 6 digits (a meter, a phone
+ * number, longer, is not). On a hop without a record the engine cannot tell them from an amount:
+ * it does not know yet whether the caller is an agent, and a cumulative text whose dialogue Redis
+ * lost (`1*<meter>*<PIN>`, an agent's shortcut answered on its PIN prompt) looks like a shortcut
+ * (`1*<meter>*<amount>`). What it stores of such a text has them masked.
+ */
+export function pinShapedRanges(text: string): [number, number][] {
+  return [...text.matchAll(PIN_SHAPED)].map((run) => [run.index, run.index + run[0].length]);
+}
+
+/** An option number: 1 to 999, no leading zero. */
+const OPTION_NUMBER = /^[1-9]\d{0,2}$/;
+
 /** What an input does on the screen that was shown. */
 export type HopAction =
   /** Show another page of the same screen; the machine is not involved. */
@@ -58,10 +80,24 @@ export function readInput(
     if (shown.page > 1) return { kind: 'page', page: shown.page - 1 };
     return { kind: 'event', event: { type: 'BACK' } };
   }
-  if (/^[1-9]\d{0,2}$/.test(input)) {
+  if (OPTION_NUMBER.test(input)) {
     const index = Number(input) - 1;
     if (index < shown.optionIds.length)
       return { kind: 'event', event: { type: 'CHOOSE', optionId: shown.optionIds[index] } };
   }
   return { kind: 'event', event: { type: 'TEXT', text: input } };
+}
+
+/**
+ * Whether a hop's dialled string may be a one-dial shortcut: one to three `*`-separated groups of
+ * digits (`<product>*<identifier>*<amount>`), the product an option number of the menu. A
+ * cumulative text of more inputs than that is a dialogue whose record is gone, never read as a
+ * shortcut (its last input may have been a Buy); so is one whose first input is no option number.
+ * An agent's dialogue starts with its PIN (4 to 6 digits): read as a shortcut, its lost dialogue
+ * would start again at the PIN prompt mid-sale, the next input (a meter, an amount) checked as a
+ * wrong PIN, and the PIN stored in the clear with the text.
+ */
+export function mayBeShortcut(dialled: string | undefined): dialled is string {
+  if (dialled === undefined || !/^\d{1,20}(\*\d{1,20}){0,2}$/.test(dialled)) return false;
+  return OPTION_NUMBER.test(dialled.split('*', 1)[0]);
 }

@@ -1,4 +1,4 @@
-import { createActor, type AnyStateMachine, type Snapshot } from 'xstate';
+import type { DialogueRunner } from './dialogue-runner';
 import { RESUMABLE_TAG, type DialogueEvent, type LocalText, type Screen } from './dialogue';
 
 /**
@@ -46,13 +46,6 @@ export function resumeChoice(
  * A dropped dialogue (its `snapshot`, showing `screen`) is worth resuming only part-way into a
  * purchase (see RESUMABLE_TAG), and never from a screen that says `noResume`.
  */
-export function isResumable(machine: AnyStateMachine, snapshot: unknown, screen: Screen): boolean {
-  if (screen.noResume === true) return false;
-  try {
-    return createActor(machine, { snapshot: snapshot as Snapshot<unknown> })
-      .getSnapshot()
-      .hasTag(RESUMABLE_TAG);
-  } catch {
-    return false;
-  }
+export function isResumable(runner: DialogueRunner, snapshot: unknown, screen: Screen): boolean {
+  return screen.noResume !== true && runner.hasTag(snapshot, RESUMABLE_TAG);
 }

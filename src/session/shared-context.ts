@@ -6,7 +6,7 @@ import type { SessionStore } from './store/types';
  * Context fields many dialogues hold alike (the catalogue and the settings a dialogue started
  * with) are stored once per content, not in every snapshot: a saved snapshot names them by a
  * hash (`SessionRecord.shared`), and the hop that continues it puts them back before the
- * machine runs (src/session/dialogue-run.ts). The machine never sees the difference.
+ * machine runs (src/session/dialogue-runner.ts). The machine never sees the difference.
  *
  * The parts live in this process (by hash, frozen: dialogues share them by reference, and a
  * write through one would change the others) and in the session store, written when first
@@ -67,6 +67,12 @@ export class SharedContext {
     if (shared === undefined) return undefined;
     const part = this.parts.get(shared) ?? (await this.load(shared));
     return part ? part.values : null;
+  }
+
+  /** As {@link valuesOf}, from this process only (no store call): null when the part is not here. */
+  held(shared: string | undefined): Readonly<Record<string, unknown>> | undefined | null {
+    if (shared === undefined) return undefined;
+    return this.parts.get(shared)?.values ?? null;
   }
 
   /** The hash of the shared fields' values, registering them as a part when new. */

@@ -32,6 +32,11 @@ export interface SimulatorOptions {
   /** The embedded sandbox's base URL; undefined with a real purchase service. */
   sandboxUrl?: string;
   /**
+   * The embedded payment sandbox's base URL; undefined with a real payment provider (or none).
+   * The page switches its phones to manual answers there and shows each push on the handset.
+   */
+  paymentSandboxUrl?: string;
+  /**
    * Registers demo agents (`POST /dev/simulator/agents`): given only in the embedded mode, where
    * a float credited from nothing pays the sandbox, never a real service.
    */
@@ -70,6 +75,7 @@ function pageConfig(options: SimulatorOptions) {
     inbound: options.inbound.map(({ name, path: route }) => ({ name, path: route })),
     smsKeyRequired: Boolean(options.smsSecret),
     sandbox: options.sandboxUrl !== undefined,
+    payments: options.paymentSandboxUrl !== undefined,
     agents: options.agentDesk !== undefined,
   };
 }
@@ -104,13 +110,28 @@ export function simulatorRouter(options: SimulatorOptions): Router {
   });
 
   /** Pass one sandbox operator call through, status and JSON body as they are. */
-  async function sandbox(res: Response, what: string, init?: RequestInit): Promise<unknown> {
-    if (options.sandboxUrl === undefined) {
-      res.status(404).json({ error: 'no embedded sandbox: this gateway uses a real purchase service' });
-      return undefined;
-    }
+  function sandbox(res: Response, what: string, init?: RequestInit): Promise<unknown> {
+    if (options.sandboxUrl !== undefined) return passThrough(options.sandboxUrl, res, what, init);
+    res.status(404).json({ error: 'no embedded sandbox: this gateway uses a real purchase service' });
+    return Promise.resolve(undefined);
+  }
+
+  /** The same, to the embedded payment sandbox. */
+  function paymentSandbox(res: Response, what: string, init?: RequestInit): Promise<unknown> {
+    if (options.paymentSandboxUrl !== undefined)
+      return passThrough(options.paymentSandboxUrl, res, what, init);
+    res.status(404).json({ error: 'no embedded payment sandbox: this gateway uses a real payment provider' });
+    return Promise.resolve(undefined);
+  }
+
+  async function passThrough(
+    base: string,
+    res: Response,
+    what: string,
+    init?: RequestInit,
+  ): Promise<unknown> {
     try {
-      const answer = await fetch(`${options.sandboxUrl}/sandbox/${what}`, {
+      const answer = await fetch(`${base}/sandbox/${what}`, {
         ...init,
         signal: AbortSignal.timeout(SANDBOX_TIMEOUT_MS),
       });
@@ -164,6 +185,43 @@ export function simulatorRouter(options: SimulatorOptions): Router {
   router.delete('/dev/simulator/sandbox/faults', async (_req, res) => {
     const body = await sandbox(res, 'faults', { method: 'DELETE' });
     if (body !== undefined) res.json(body);
+  });
+
+  // The payment prompt on the handset: the page's phones answer their pushes by hand.
+  router.post('/dev/simulator/payments/manual', express.json({ limit: '4kb' }), async (req, res) => {
+    const msisdn: unknown = (req.body as { msisdn?: unknown } | undefined)?.msisdn;
+    const body = await paymentSandbox(res, 'payers/manual', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ msisdn }),
+    });
+    if (body !== undefined) res.json(body);
+  });
+  router.get('/dev/simulator/payments/prompts', async (req, res) => {
+    const msisdn = typeof req.query.msisdn === 'string' ? req.query.msisdn : '';
+    if (!/^\d{6,15}$/.test(msisdn)) {
+      res.status(400).json({ error: 'msisdn must be 6 to 15 digits' });
+      return;
+    }
+    const body = await paymentSandbox(res, `prompts?msisdn=${msisdn}`);
+    if (body !== undefined) res.json(body);
+  });
+  router.post('/dev/simulator/payments/prompts/:id/:answer', async (req, res) => {
+    const { id, answer } = req.params;
+    if (answer !== 'approve' && answer !== 'decline') {
+      res.status(404).json({ error: 'answer is approve or decline' });
+      return;
+    }
+    const body = await paymentSandbox(res, `prompts/${encodeURIComponent(String(id))}/${answer}`, {
+      method: 'POST',
+    });
+    if (body !== undefined) res.json(body);
+  });
+  router.get('/dev/simulator/payments', async (_req, res) => {
+    const body = (await paymentSandbox(res, 'payments')) as { payments?: unknown } | undefined;
+    // Newest first already: the panel shows the last ones.
+    if (body !== undefined)
+      res.json({ payments: Array.isArray(body.payments) ? body.payments.slice(0, LEDGER_DEFAULT) : [] });
   });
 
   // A phone becomes a float agent with BWP 500.00 (or, already one, gets a fresh one-time PIN).

@@ -2,8 +2,7 @@ import express, { Router } from 'express';
 import { requireBearer, type AdminCredential } from '../http/secrets';
 import { componentLogger, maskMsisdn } from '../observability/logger';
 import { normaliseMsisdn, type CountryCode } from '../phone';
-import type { BlockKind } from './keys';
-import type { SpendStore } from './store';
+import type { BlockKind, SpendStore } from './store';
 
 const log = componentLogger('admin');
 
@@ -27,6 +26,24 @@ export function blockValue(
   return n.ok ? { value: n.e164 } : { error: `not a phone number: ${raw}` };
 }
 
+/** A blocklist entry from a request: a known kind and a value of that kind; or what is wrong. */
+function entryOf(
+  kind: unknown,
+  raw: unknown,
+  region: string,
+): { kind: BlockKind; value: string } | { error: string } {
+  if (typeof kind !== 'string' || !KINDS.includes(kind as BlockKind))
+    return { error: `kind must be one of: ${KINDS.join(', ')}` };
+  const parsed = blockValue(kind as BlockKind, raw, region);
+  return 'error' in parsed ? parsed : { kind: kind as BlockKind, value: parsed.value };
+}
+
+/** What the log shows of an entry: a number masked. */
+const logged = ({ kind, value }: { kind: BlockKind; value: string }) => ({
+  kind,
+  value: kind === 'msisdn' ? maskMsisdn(value) : value,
+});
+
 /**
  * `/admin/blocklist` (bearer ADMIN_TOKEN): `GET` both lists; `POST {kind, value}` blocks a
  * number (`msisdn`) or an identifier; `DELETE /<kind>/<value>` unblocks. Blocked numbers and
@@ -49,41 +66,25 @@ export function blocklistRouter(
 
   admin.post('/', async (req, res) => {
     const body = (req.body ?? {}) as { kind?: unknown; value?: unknown };
-    if (typeof body.kind !== 'string' || !KINDS.includes(body.kind as BlockKind)) {
-      res.status(400).json({ error: `kind must be one of: ${KINDS.join(', ')}` });
+    const entry = entryOf(body.kind, body.value, region);
+    if ('error' in entry) {
+      res.status(400).json({ error: entry.error });
       return;
     }
-    const kind = body.kind as BlockKind;
-    const parsed = blockValue(kind, body.value, region);
-    if ('error' in parsed) {
-      res.status(400).json({ error: parsed.error });
-      return;
-    }
-    const added = await store.block(kind, parsed.value);
-    log.warn('blocklist: added', {
-      kind,
-      value: kind === 'msisdn' ? maskMsisdn(parsed.value) : parsed.value,
-    });
-    res.status(added ? 201 : 200).json({ kind, value: parsed.value, added });
+    const added = await store.block(entry.kind, entry.value);
+    log.warn('blocklist: added', logged(entry));
+    res.status(added ? 201 : 200).json({ ...entry, added });
   });
 
   admin.delete('/:kind/:value', async (req, res) => {
-    const kind = req.params.kind as BlockKind;
-    if (!KINDS.includes(kind)) {
-      res.status(400).json({ error: `kind must be one of: ${KINDS.join(', ')}` });
+    const entry = entryOf(req.params.kind, req.params.value, region);
+    if ('error' in entry) {
+      res.status(400).json({ error: entry.error });
       return;
     }
-    const parsed = blockValue(kind, req.params.value, region);
-    if ('error' in parsed) {
-      res.status(400).json({ error: parsed.error });
-      return;
-    }
-    const removed = await store.unblock(kind, parsed.value);
-    log.warn('blocklist: removed', {
-      kind,
-      value: kind === 'msisdn' ? maskMsisdn(parsed.value) : parsed.value,
-    });
-    res.status(removed ? 200 : 404).json({ kind, value: parsed.value, removed });
+    const removed = await store.unblock(entry.kind, entry.value);
+    log.warn('blocklist: removed', logged(entry));
+    res.status(removed ? 200 : 404).json({ ...entry, removed });
   });
 
   router.use('/admin/blocklist', admin);

@@ -1,5 +1,6 @@
 export { Spend } from './spend';
-export { MemorySpendStore, RedisSpendStore, type SpendStore, type DayUsage } from './store';
+export { SqlSpendStore } from './sql';
+export type { BlockKind, SpendStore, DayUsage } from './store';
 export {
   checkAmount,
   DEFAULT_AMOUNTS,
@@ -12,4 +13,3 @@ export {
   type SpendRefusal,
   type SpendRules,
 } from './rules';
-export type { BlockKind } from './keys';

@@ -63,7 +63,13 @@ export type SpendRefusal =
   | { code: 'spend_blocked' }
   /** A field agent's own float and limits (src/agents/): the amount screen names them. */
   | { code: 'agent_insufficient'; available: Money }
-  | { code: 'agent_over_limit'; limit: string; value: string };
+  | { code: 'agent_over_limit'; limit: string; value: string }
+  /**
+   * The agent's own account stopped selling since the PIN was checked: disabled (by an
+   * operator, lockouts, or its own BLOCK) or locked by wrong PINs until `until` (local time).
+   */
+  | { code: 'agent_disabled'; reason: 'operator' | 'lockouts' | 'blocked' | 'dealer' | 'owner' | 'not_agent' }
+  | { code: 'agent_locked'; until: string };
 
 /** A refusal as an error, for the places that hand one back through a promise (order, quote). */
 export class SpendRefusedError extends Error {
@@ -93,6 +99,10 @@ export function refusalText(refusal: SpendRefusal): { key: string; params: Recor
       return { key: 'spend.agentInsufficient', params: { available: formatMoney(refusal.available) } };
     case 'agent_over_limit':
       return { key: 'spend.agentOverLimit', params: { limit: refusal.limit, value: refusal.value } };
+    case 'agent_disabled':
+      return { key: refusal.reason === 'blocked' ? 'spend.agentBlocked' : 'spend.agentDisabled', params: {} };
+    case 'agent_locked':
+      return { key: 'spend.agentLocked', params: { until: refusal.until } };
   }
 }
 

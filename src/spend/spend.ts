@@ -1,4 +1,5 @@
 import { componentLogger, maskMsisdn } from '../observability/logger';
+import type { SpendClaim } from '../purchases/store/store';
 import type { PurchaseIntent } from '../purchases/types';
 import type { Money } from '../vas/money';
 import type { ProductType } from '../vas/port';
@@ -37,12 +38,7 @@ export class Spend {
 
   /** Whether any of these numbers (E.164 digits) or the identifier is on the blocklist. */
   async isBlocked(who: { msisdns: readonly string[]; identifier?: string }): Promise<boolean> {
-    // Requester and beneficiary are mostly one number: asked once.
-    const checks = [
-      ...[...new Set(who.msisdns)].map((m) => this.store.isBlocked('msisdn', m)),
-      ...(who.identifier === undefined ? [] : [this.store.isBlocked('identifier', who.identifier)]),
-    ];
-    return (await Promise.all(checks)).some(Boolean);
+    return this.store.anyBlocked(who);
   }
 
   /**
@@ -50,10 +46,16 @@ export class Spend {
    * (or counted before under that key: a retried hop or job counts once), else the refusal,
    * which names the limit and the day it resets.
    */
-  async reserveDaily(msisdn: string, amount: Money, intentKey: string): Promise<SpendRefusal | null> {
+  async reserveDaily(
+    msisdn: string,
+    amount: Money,
+    intentKey: string,
+    blocked?: { msisdns: readonly string[]; identifier?: string },
+  ): Promise<SpendRefusal | null> {
     const day = this.today();
-    const result = await this.store.reserve(msisdn, day, intentKey, amount.minor, this.rules.daily);
+    const result = await this.store.reserve(msisdn, day, intentKey, amount.minor, this.rules.daily, blocked);
     if (result.status === 'counted') return null;
+    if (result.status === 'blocked') return { code: 'spend_blocked' };
     log.warn('daily spending limit reached', { msisdn: maskMsisdn(msisdn), limit: result.limit });
     return this.overDaily(amount.currency, result.limit, day);
   }
@@ -72,11 +74,8 @@ export class Spend {
     const range = this.checkAmount(intent.productType, intent.amount);
     if (range) return range;
     const day = this.today();
-    // Both reads at once: one round trip on the quote hop (nothing is counted here).
-    const [blocked, usage] = await Promise.all([
-      this.blocked(intent),
-      this.store.usage(this.payer(intent), day),
-    ]);
+    // The blocklist and the day's usage in one statement: one commit on the quote hop.
+    const { blocked, usage } = await this.store.standing(this.who(intent), this.payer(intent), day);
     if (blocked) return { code: 'spend_blocked' };
     const { maxValueMinor, maxCount } = this.rules.daily;
     const over =
@@ -92,9 +91,40 @@ export class Spend {
   async reserve(intent: PurchaseIntent, purchaseKey: string): Promise<void> {
     const range = this.checkAmount(intent.productType, intent.amount);
     if (range) throw new SpendRefusedError(range);
-    if (await this.blocked(intent)) throw new SpendRefusedError({ code: 'spend_blocked' });
-    const refusal = await this.reserveDaily(this.payer(intent), intent.amount, purchaseKey);
+    // The blocklist is asked by the reservation's own statement (one commit).
+    const refusal = await this.reserveDaily(this.payer(intent), intent.amount, purchaseKey, this.who(intent));
     if (refusal) throw new SpendRefusedError(refusal);
+  }
+
+  /**
+   * What a new purchase of `intent` counts, for the purchase store to write with it in one
+   * statement (`PurchaseStore.create`); throws SpendRefusedError for an amount out of range.
+   * The store's refusal is turned into the rules' by {@link refusedError}.
+   */
+  claim(intent: PurchaseIntent): SpendClaim {
+    const range = this.checkAmount(intent.productType, intent.amount);
+    if (range) throw new SpendRefusedError(range);
+    const who = this.who(intent);
+    return {
+      msisdn: this.payer(intent),
+      day: this.today(),
+      amountMinor: intent.amount.minor,
+      maxValueMinor: this.rules.daily.maxValueMinor,
+      maxCount: this.rules.daily.maxCount,
+      blockedMsisdns: [...new Set(who.msisdns)],
+      identifier: who.identifier ?? null,
+    };
+  }
+
+  /** The records refused `claim` (`SpendClaimRefusedError`): the rules' error, naming why. */
+  refusedError(
+    claim: SpendClaim,
+    currency: string,
+    refusal: 'blocked' | 'value' | 'count',
+  ): SpendRefusedError {
+    if (refusal === 'blocked') return new SpendRefusedError({ code: 'spend_blocked' });
+    log.warn('daily spending limit reached', { msisdn: maskMsisdn(claim.msisdn), limit: refusal });
+    return new SpendRefusedError(this.overDaily(currency, refusal, claim.day));
   }
 
   /** The number whose day it counts against: the subscriber who asked, or an agent's customer. */
@@ -113,10 +143,11 @@ export class Spend {
       : { code: 'spend_daily_count', count: this.rules.daily.maxCount, resetsOn };
   }
 
-  private blocked(intent: PurchaseIntent): Promise<boolean> {
-    return this.isBlocked({
+  /** Who a sale's blocklist check names: requester, beneficiary and the identifier. */
+  private who(intent: PurchaseIntent): { msisdns: readonly string[]; identifier?: string } {
+    return {
       msisdns: [intent.requesterMsisdn, intent.beneficiaryMsisdn],
       identifier: intent.subscriberIdentifier,
-    });
+    };
   }
 }

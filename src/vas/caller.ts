@@ -48,11 +48,8 @@ export interface CallerOptions {
   now?: () => number;
 }
 
-export interface CallSpec {
-  operation: string;
-  method: 'GET' | 'POST';
-  path: string;
-  body?: unknown;
+/** One call: the request as the transport sends it, less what the caller adds (token, budget, id). */
+export interface CallSpec extends Pick<HttpRequest, 'operation' | 'method' | 'path' | 'body'> {
   kind: CallKind;
 }
 

@@ -24,7 +24,11 @@ export interface HttpRequest {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
+  /** The JSON body as exact text (when a signature covers its bytes); wins over `body`. */
+  rawBody?: string;
   bearer?: string;
+  /** Further headers (a payment provider's `Basic` login, subscription key, reference); win over the defaults. */
+  headers?: Record<string, string>;
   /** Budget for the whole call, connect included. */
   timeoutMs: number;
   requestId: string;
@@ -161,13 +165,15 @@ export class HttpTransport {
 
     const headers: Record<string, string> = { 'X-Request-Id': request.requestId };
     if (request.bearer) headers.Authorization = `Bearer ${request.bearer}`;
-    if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (request.body !== undefined || request.rawBody !== undefined)
+      headers['Content-Type'] = 'application/json';
+    Object.assign(headers, request.headers);
 
     try {
       const response = await this.axios.request<string>({
         method: request.method,
         url: request.path,
-        data: request.body === undefined ? undefined : JSON.stringify(request.body),
+        data: request.rawBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
         headers,
         signal: controller.signal,
         transport: watchingTransport(state, this.secure),

@@ -1,7 +1,7 @@
-import type { PurchaseApiConfig } from '../config';
 import { ServiceCaller, type RateLimitPolicy } from './caller';
 import { LegacyPurchaseService } from './legacy-adapter';
 import type { PurchaseService } from './port';
+import type { PurchaseApiSettings } from './settings';
 import { V1PurchaseService } from './v1-adapter';
 
 /**
@@ -18,7 +18,7 @@ export interface PurchaseServiceOptions {
 }
 
 export function createPurchaseService(
-  config: PurchaseApiConfig & { baseUrl: string },
+  config: PurchaseApiSettings & { baseUrl: string },
   options: PurchaseServiceOptions = {},
 ): PurchaseService {
   const caller = new ServiceCaller(config.baseUrl, config, {

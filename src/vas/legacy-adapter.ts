@@ -8,7 +8,7 @@ import type {
   Transaction,
   VasProduct,
 } from './port';
-import { V1Reads } from './v1-adapter';
+import { PurchaseCalls, type PurchaseStep } from './v1-adapter';
 import { parseLegacyTransaction } from './wire';
 
 /**
@@ -63,37 +63,20 @@ export function legacyPurchaseBody(
   return body;
 }
 
-export class LegacyPurchaseService extends V1Reads implements PurchaseService {
+export class LegacyPurchaseService extends PurchaseCalls implements PurchaseService {
   /** The catalogue (a v1 read) narrowed to what this interface can sell: menus offer nothing it would refuse. */
   override async listProducts(ctx: CallContext): Promise<VasProduct[]> {
     return (await super.listProducts(ctx)).filter((product) => product.productType === 'ELECTRICITY');
   }
 
-  async validate(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
+  protected override async purchase(
+    { operation, kind }: PurchaseStep,
+    request: PurchaseRequest,
+    ctx: CallContext,
+  ): Promise<Transaction> {
     requireElectricity(request.productType);
     const answer = await this.caller.call(
-      {
-        operation: 'validate',
-        method: 'POST',
-        path: '/api/topup/validate',
-        body: legacyPurchaseBody(request),
-        kind: 'read',
-      },
-      ctx,
-    );
-    return parseLegacyTransaction(answer.body, answer.requestId, answer.status, request.providerCode);
-  }
-
-  async confirm(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
-    requireElectricity(request.productType);
-    const answer = await this.caller.call(
-      {
-        operation: 'confirm',
-        method: 'POST',
-        path: '/api/topup/confirm',
-        body: legacyPurchaseBody(request),
-        kind: 'write',
-      },
+      { operation, method: 'POST', path: `/api/topup/${operation}`, body: legacyPurchaseBody(request), kind },
       ctx,
     );
     return parseLegacyTransaction(answer.body, answer.requestId, answer.status, request.providerCode);

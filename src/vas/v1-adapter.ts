@@ -1,5 +1,5 @@
 import { componentLogger } from '../observability/logger';
-import type { ServiceCaller } from './caller';
+import type { ServiceCaller, SuccessAnswer } from './caller';
 import { toRequestAmount } from './money';
 import type {
   Account,
@@ -48,11 +48,7 @@ export class V1Reads {
   constructor(protected readonly caller: ServiceCaller) {}
 
   async listProducts(ctx: CallContext): Promise<VasProduct[]> {
-    const answer = await this.caller.call(
-      { operation: 'listProducts', method: 'GET', path: '/public/v1/vas-products', kind: 'read' },
-      ctx,
-    );
-    const items = new WireReader('vas products', answer.requestId, answer.status).array(answer.body, 'body');
+    const { answer, items } = await this.list('listProducts', '/public/v1/vas-products', 'vas products', ctx);
     return items
       .filter((item) => {
         const type = (item as { product_type?: unknown } | null)?.product_type;
@@ -64,32 +60,62 @@ export class V1Reads {
   }
 
   async listAccounts(ctx: CallContext): Promise<Account[]> {
-    const answer = await this.caller.call(
-      { operation: 'listAccounts', method: 'GET', path: '/public/v1/accounts', kind: 'read' },
-      ctx,
-    );
-    const items = new WireReader('accounts', answer.requestId, answer.status).array(answer.body, 'body');
+    const { answer, items } = await this.list('listAccounts', '/public/v1/accounts', 'accounts', ctx);
     return items
       .map((item) => parseAccount(item, answer.requestId, answer.status))
       .sort((a, b) => a.rank - b.rank);
   }
 
   async getAccount(id: number, ctx: CallContext): Promise<Account> {
-    const answer = await this.caller.call(
-      {
-        operation: 'getAccount',
-        method: 'GET',
-        path: `/public/v1/accounts/${encodeURIComponent(String(id))}`,
-        kind: 'read',
-      },
-      ctx,
-    );
+    const answer = await this.get('getAccount', `/public/v1/accounts/${encodeURIComponent(String(id))}`, ctx);
     return parseAccount(answer.body, answer.requestId, answer.status);
+  }
+
+  /** A read (GET) of the catalogue or the accounts. */
+  private get(operation: string, path: string, ctx: CallContext): Promise<SuccessAnswer> {
+    return this.caller.call({ operation, method: 'GET', path, kind: 'read' }, ctx);
+  }
+
+  /** A read answering a list (`what`, named in a wire error): its items, still to be parsed. */
+  private async list(
+    operation: string,
+    path: string,
+    what: string,
+    ctx: CallContext,
+  ): Promise<{ answer: SuccessAnswer; items: unknown[] }> {
+    const answer = await this.get(operation, path, ctx);
+    return {
+      answer,
+      items: new WireReader(what, answer.requestId, answer.status).array(answer.body, 'body'),
+    };
   }
 }
 
+/** A purchase call: validate reads, confirm writes. */
+export type PurchaseStep = { operation: 'validate'; kind: 'read' } | { operation: 'confirm'; kind: 'write' };
+
+/**
+ * Validate and confirm, as both interfaces have them: the same purchase sent to each one's own
+ * path (`purchase`), only a confirm writing.
+ */
+export abstract class PurchaseCalls extends V1Reads {
+  validate(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
+    return this.purchase({ operation: 'validate', kind: 'read' }, request, ctx);
+  }
+
+  confirm(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
+    return this.purchase({ operation: 'confirm', kind: 'write' }, request, ctx);
+  }
+
+  protected abstract purchase(
+    step: PurchaseStep,
+    request: PurchaseRequest,
+    ctx: CallContext,
+  ): Promise<Transaction>;
+}
+
 /** The current interface (`/public/v1/`): all product types. */
-export class V1PurchaseService extends V1Reads implements PurchaseService {
+export class V1PurchaseService extends PurchaseCalls implements PurchaseService {
   constructor(
     caller: ServiceCaller,
     private readonly smsSourceChannel: string = 'USSD',
@@ -97,28 +123,18 @@ export class V1PurchaseService extends V1Reads implements PurchaseService {
     super(caller);
   }
 
-  async validate(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
+  protected override async purchase(
+    { operation, kind }: PurchaseStep,
+    request: PurchaseRequest,
+    ctx: CallContext,
+  ): Promise<Transaction> {
     const answer = await this.caller.call(
       {
-        operation: 'validate',
+        operation,
         method: 'POST',
-        path: '/public/v1/purchases/validate',
+        path: `/public/v1/purchases/${operation}`,
         body: v1PurchaseBody(request, this.smsSourceChannel),
-        kind: 'read',
-      },
-      ctx,
-    );
-    return parseV1Transaction(answer.body, answer.requestId, answer.status);
-  }
-
-  async confirm(request: PurchaseRequest, ctx: CallContext): Promise<Transaction> {
-    const answer = await this.caller.call(
-      {
-        operation: 'confirm',
-        method: 'POST',
-        path: '/public/v1/purchases/confirm',
-        body: v1PurchaseBody(request, this.smsSourceChannel),
-        kind: 'write',
+        kind,
       },
       ctx,
     );

@@ -123,6 +123,32 @@ export function normaliseUnits(units: string | null): string | null {
   return match ? `${match[1]} ${match[2]}` : units.trim();
 }
 
+/** The amounts, spelt alike by v1 and legacy transactions. */
+function amountsOf(r: WireReader, t: Record<string, unknown>) {
+  return {
+    total: r.money(t, 'total'),
+    net: r.money(t, 'net'),
+    charge: r.money(t, 'charge'),
+    commission: r.optionalMoney(t, 'commission'),
+    entry: r.optionalMoney(t, 'entry'),
+  };
+}
+
+/** The token (parsed, and as sent), the provider's id and the metadata: v1 and legacy alike. */
+function tokenAndMetadata(
+  rawToken: string | null,
+  metadata: Transaction['metadata'],
+  requestId: string | null,
+) {
+  return {
+    tokens: parseTokens(rawToken),
+    rawToken,
+    providerTransactionId: metadata.provider_transaction_identifier ?? null,
+    metadata,
+    requestId,
+  };
+}
+
 /** The v1 transaction envelope (2.2). */
 export function parseV1Transaction(body: unknown, requestId: string | null, status: number): Transaction {
   const r = new WireReader('transaction', requestId, status);
@@ -138,17 +164,9 @@ export function parseV1Transaction(body: unknown, requestId: string | null, stat
     providerCode: r.optionalString(product, 'provider'),
     subscriberIdentifier: r.string(t, 'subscriber_identifier'),
     subscriberDetails: r.optionalString(t, 'subscriber_details'),
-    total: r.money(t, 'total'),
-    net: r.money(t, 'net'),
-    charge: r.money(t, 'charge'),
-    commission: r.optionalMoney(t, 'commission'),
-    entry: r.optionalMoney(t, 'entry'),
+    ...amountsOf(r, t),
     units: normaliseUnits(r.optionalString(product, 'units')),
-    tokens: parseTokens(rawToken),
-    rawToken,
-    providerTransactionId: metadata.provider_transaction_identifier ?? null,
-    metadata,
-    requestId,
+    ...tokenAndMetadata(rawToken, metadata, requestId),
   };
 }
 
@@ -175,17 +193,9 @@ export function parseLegacyTransaction(
     providerCode,
     subscriberIdentifier: r.string(t, 'meter_number'),
     subscriberDetails: r.optionalString(t, 'meter_details'),
-    total: r.money(t, 'total'),
-    net: r.money(t, 'net'),
-    charge: r.money(t, 'charge'),
-    commission: r.optionalMoney(t, 'commission'),
-    entry: r.optionalMoney(t, 'entry'),
+    ...amountsOf(r, t),
     units: normaliseUnits(r.optionalString(t, 'electricity_units')),
-    tokens: parseTokens(rawToken),
-    rawToken,
-    providerTransactionId: metadata.provider_transaction_identifier ?? null,
-    metadata,
-    requestId,
+    ...tokenAndMetadata(rawToken, metadata, requestId),
   };
 }
 

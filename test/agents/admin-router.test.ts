@@ -2,14 +2,17 @@ import express from 'express';
 import request from 'supertest';
 import { createAgentAdminRouter } from '../../src/agents';
 import { SANDBOX_ACCOUNTS, startSandbox, type RunningSandbox } from '../../src/sandbox';
-import { testRedis } from '../support/redis';
+import type { Database } from '../../src/records/database';
+import { testDatabase } from '../support/database';
 import { ADMIN_TOKEN, agentAdminApp } from './harness';
 
-/** `/admin/agents` over HTTP, on the Redis stores, with the sandbox answering `GET /accounts`. */
+/** `/admin/agents` over HTTP, on the SQL stores (a test schema), with the sandbox answering `GET /accounts`. */
 
-const { redis, prefix, cleanup } = testRedis('agents-admin');
+let db: Database;
+let cleanup: () => Promise<void>;
 let sandbox: RunningSandbox;
 beforeAll(async () => {
+  ({ db, cleanup } = await testDatabase('agents_admin'));
   sandbox = await startSandbox({ port: 0, silent: true });
 });
 afterAll(async () => {
@@ -18,16 +21,15 @@ afterAll(async () => {
 });
 
 const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
-let n = 0;
-/** Each test its own agents: a fresh sub-prefix under the test's prefix (cleaned up with it). */
-function setup() {
-  n += 1;
-  return agentAdminApp(redis, `${prefix}-${n}`, sandbox.url);
+/** Each test its own agents: the agent tables emptied first. */
+async function setup() {
+  await db.query('TRUNCATE agents, float_accounts, float_entries, float_idempotency_keys, float_holds');
+  return agentAdminApp(db, sandbox.url);
 }
 
 describe('/admin/agents', () => {
   it('refuses requests without the bearer token and serves nothing without ADMIN_TOKEN', async () => {
-    const { app, desk } = setup();
+    const { app, desk } = await setup();
     expect((await request(app).get('/admin/agents')).status).toBe(401);
     const closed = express().use(createAgentAdminRouter({ desk, adminToken: undefined }));
     expect((await request(closed).get('/admin/agents').set(auth)).status).toBe(404);
@@ -35,7 +37,7 @@ describe('/admin/agents', () => {
   });
 
   it('registers a float agent, shows the one-time PIN once and never the hash', async () => {
-    const { app } = setup();
+    const { app } = await setup();
     const created = await request(app).post('/admin/agents').set(auth).send({
       msisdn: '+267 71 234 567',
       name: 'Kgosi Stores',
@@ -75,7 +77,7 @@ describe('/admin/agents', () => {
   });
 
   it('checks a bound account against GET /accounts', async () => {
-    const { app } = setup();
+    const { app } = await setup();
     const ok = await request(app)
       .post('/admin/agents')
       .set(auth)
@@ -99,7 +101,7 @@ describe('/admin/agents', () => {
   });
 
   it('answers bad input with 400 naming the field and changes nothing', async () => {
-    const { app } = setup();
+    const { app } = await setup();
     const post = (body: object) => request(app).post('/admin/agents').set(auth).send(body);
     const cases: [object, string][] = [
       [{ name: 'A', float: true }, 'msisdn'],
@@ -127,7 +129,7 @@ describe('/admin/agents', () => {
   });
 
   it('credits once per Idempotency-Key and per reference, and prints the statement', async () => {
-    const { app, time } = setup();
+    const { app, time } = await setup();
     await request(app)
       .post('/admin/agents')
       .set(auth)
@@ -193,7 +195,7 @@ describe('/admin/agents', () => {
   });
 
   it('disables, enables and resets a PIN', async () => {
-    const { app, agents } = setup();
+    const { app, agents } = await setup();
     const created = await request(app)
       .post('/admin/agents')
       .set(auth)

@@ -13,7 +13,7 @@ function reserveWrite(
   return { purchaseKey, amountMinor, funding: 'float', limits: WIDE_LIMITS, day: DAY, at: AT, ...over };
 }
 
-/** One behaviour for every FloatStore: run by float.memory.test.ts and float.redis.test.ts. */
+/** One behaviour for every FloatStore: run by float.sql.test.ts on PostgreSQL and PGlite. */
 export function floatStoreContract(name: string, makeStore: () => Promise<FloatStore>): void {
   describe(`${name} float store contract`, () => {
     let store: FloatStore;

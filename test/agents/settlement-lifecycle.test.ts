@@ -1,50 +1,67 @@
 import { createAgents, type Agent, type Agents } from '../../src/agents';
-import { agentSettlement } from '../../src/agents/settlement';
-import { MemoryOutboxStore, OutboxSender } from '../../src/channels/sms/outbound';
+import {
+  InProcessSmsQueue,
+  MemoryOutboxStore,
+  OutboxSender,
+  SqlMessageStore,
+} from '../../src/channels/sms/outbound';
 import { loadConfig } from '../../src/config';
 import { loadLocales } from '../../src/i18n';
 import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
-import { createNotifier, InProcessSmsQueue } from '../../src/purchases/notify';
+import { createNotifier } from '../../src/purchases/notify';
 import { InProcessJobQueue } from '../../src/purchases/queue';
-import { MemoryPurchaseStore, SETTLED_STATES } from '../../src/purchases/store';
+import { SETTLED_STATES, SqlPurchaseStore } from '../../src/purchases/store';
+import { AgentSide } from '../../src/sales/agent-side';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import { TEST_METERS, startSandbox, type RunningSandbox } from '../../src/sandbox';
-import { testRedis } from '../support/redis';
+import type { Database } from '../../src/records/database';
+import { testDatabase } from '../support/database';
 import { until } from '../support/wait';
 import { CONFIRM_TIMEOUT_MS, makeService } from '../purchases/harness';
 
 /**
- * An agent's float through the real purchase lifecycle against the sandbox: the float (in
- * Redis, the Lua scripts) holds the total before the purchase is created; the purchase's
- * notifier settles it on success, gives it back on a definitive failure and on a purchase
- * reconciled to failed, and keeps it while the outcome is unknown.
+ * An agent's float through the real purchase lifecycle against the sandbox, the purchases and
+ * the float in the records (a PostgreSQL test schema): the float holds the total before the
+ * purchase is created; the lifecycle settles it on success, gives it back on a definitive failure
+ * and on a purchase reconciled to failed, and keeps it while the outcome is unknown — also when
+ * no notifier is wired (no SMS is ever composed).
  */
 
-const { redis, prefix, cleanup } = testRedis('agents-settle');
+let db: Database;
+let cleanup: () => Promise<void>;
+let store: SqlPurchaseStore;
 let sandbox: RunningSandbox;
 let agents: Agents;
 let desk: RunningPurchaseDesk;
 let jobs: InProcessJobQueue;
 let sms: InProcessSmsQueue;
 const outbox = new MemoryOutboxStore();
-const store = new MemoryPurchaseStore();
 let agent: Agent;
 let seq = 0;
+const lifecycleConfig = {
+  purchaseApi: { confirmTimeoutMs: CONFIRM_TIMEOUT_MS },
+  reconcile: { baseDelayMs: 20, deadlineMs: 20_000 },
+};
 
 beforeAll(async () => {
+  ({ db, cleanup } = await testDatabase('agents_settle'));
+  store = new SqlPurchaseStore({ db });
   sandbox = await startSandbox({ port: 0, silent: true });
-  const config = loadConfig({});
-  agents = createAgents(redis, prefix, config);
-  sms = new InProcessSmsQueue({ sender: new OutboxSender(outbox) });
+  const config = loadConfig({ NODE_ENV: 'test' });
+  agents = createAgents(db, config);
+  const agentSide = new AgentSide(agents, config.timeZone);
+  sms = new InProcessSmsQueue({ sender: new OutboxSender(outbox), store: new SqlMessageStore(db) });
   desk = createPurchaseDesk({
     store,
     queue: (jobs = new InProcessJobQueue({ retryDelayMs: 50 })),
     service: makeService(sandbox.url),
-    notifier: createNotifier({ queue: sms, locales: loadLocales(), agents: agentSettlement(agents) }),
-    config: {
-      purchaseApi: { confirmTimeoutMs: CONFIRM_TIMEOUT_MS } as never,
-      reconcile: { baseDelayMs: 20, deadlineMs: 20_000 },
-    },
+    settlement: agentSide,
+    notifier: createNotifier({
+      queue: sms,
+      locales: loadLocales(),
+      floatOf: async (msisdn) => (await agentSide.floatOf(msisdn))?.available ?? null,
+    }),
+    config: lifecycleConfig,
     settings: { inFlightMarginMs: 100, maxDelayMs: 200 },
   });
   await desk.startWorker();
@@ -77,7 +94,11 @@ async function fault(body: object): Promise<void> {
 afterEach(clearFaults);
 
 /** A sale as the channels make one: the float holds the total, then the purchase is created. */
-async function sell(meter: string, totalMinor: number): Promise<{ key: string; record: PurchaseRecord }> {
+async function sell(
+  meter: string,
+  totalMinor: number,
+  on: RunningPurchaseDesk = desk,
+): Promise<{ key: string; record: PurchaseRecord }> {
   const key = `sale-${++seq}`;
   const intent: PurchaseIntent = {
     productType: 'ELECTRICITY',
@@ -92,7 +113,7 @@ async function sell(meter: string, totalMinor: number): Promise<{ key: string; r
     agent: { msisdn: agent.msisdn },
   };
   expect((await agents.float.reserve(agent, key, totalMinor)).status).toBe('reserved');
-  return { key, record: await desk.create(intent, key) };
+  return { key, record: await on.create(intent, key) };
 }
 
 function settled(id: string): Promise<PurchaseRecord> {
@@ -178,4 +199,45 @@ it('an unknown outcome keeps the hold while it is reconciled; reconciled to fail
     heldMinor: 0,
   });
   await expectBalanced();
+});
+
+describe('no notifier wired', () => {
+  let quiet: RunningPurchaseDesk;
+  let quietJobs: InProcessJobQueue;
+  beforeAll(async () => {
+    quiet = createPurchaseDesk({
+      store,
+      queue: (quietJobs = new InProcessJobQueue({ retryDelayMs: 50 })),
+      service: makeService(sandbox.url),
+      settlement: new AgentSide(agents, 'Africa/Gaborone'),
+      config: lifecycleConfig,
+      settings: { inFlightMarginMs: 100, maxDelayMs: 200 },
+    });
+    await quiet.startWorker();
+  });
+  afterAll(() => quietJobs.close());
+
+  it('the purchase lifecycle settles the float: a success spends the hold, a failure gives it back', async () => {
+    const before = await agents.float.balance(agent.msisdn);
+    const ok = await sell(TEST_METERS.active, 2_150, quiet);
+    const ko = await sell(TEST_METERS.blocked, 1_150, quiet);
+    for (const [sale, state] of [
+      [ok, 'settled'],
+      [ko, 'released'],
+    ] as const)
+      await until(`the hold ${state}`, async () =>
+        (await agents.float.reservation(agent.msisdn, sale.key))?.state === state ? true : null,
+      );
+    expect((await store.get(ok.record.id))?.state).toBe('succeeded');
+    expect((await store.get(ko.record.id))?.state).toBe('failed');
+    expect(await agents.float.balance(agent.msisdn)).toMatchObject({
+      availableMinor: before.availableMinor - 2_150,
+      heldMinor: 0,
+    });
+    // Nobody was told: no SMS was ever composed for them.
+    expect(await outbox.list({ to: agent.msisdn })).not.toContainEqual(
+      expect.objectContaining({ purchaseId: ok.record.id }),
+    );
+    await expectBalanced();
+  });
 });

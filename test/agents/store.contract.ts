@@ -1,10 +1,11 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import { AgentExistsError, AgentInputError, AgentRegistry } from '../../src/agents';
 import type { AgentStore } from '../../src/agents/store';
 import { FAST_SCRYPT, frozenClock, MINUTE } from './helpers';
 
 const AGENT = '26771234567';
 
-/** One behaviour for every AgentStore, seen through the registry: run by store.memory.test.ts and store.redis.test.ts. */
+/** One behaviour for every AgentStore, seen through the registry: run by store.sql.test.ts on PostgreSQL and PGlite. */
 export function agentStoreContract(name: string, makeStore: () => Promise<AgentStore>): void {
   describe(`${name} agent store contract`, () => {
     let store: AgentStore;
@@ -65,7 +66,7 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
       expect(stored!.pin).toEqual({
         hash: expect.any(String),
         salt: expect.any(String),
-        params: FAST_SCRYPT,
+        params: { ...FAST_SCRYPT, pepper: true },
         version: 1,
       });
       expect(JSON.stringify(stored)).not.toContain(oneTimePin);
@@ -280,6 +281,34 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
       });
       expect((await store.get(AGENT))!.pin).toMatchObject({ params: raised, version: 2 });
       expect(await registry.verifyPin(AGENT, oneTimePin)).toMatchObject({ status: 'ok' });
+    });
+
+    it('verifies a hash made before the PIN secret and re-hashes it with the secret at the next right entry', async () => {
+      await addAgent();
+      // The first scheme: scrypt of the PIN itself, with the salt (no pepper in the parameters).
+      const salt = randomBytes(16);
+      const { N, r, p, keyLen } = FAST_SCRYPT;
+      const old = {
+        hash: scryptSync('480273', salt, keyLen, { N, r, p }).toString('base64'),
+        salt: salt.toString('base64'),
+      };
+      await store.setPin(AGENT, {
+        pin: { ...old, params: FAST_SCRYPT },
+        mustChangePin: false,
+        expectedVersion: null,
+        reset: true,
+        now: time.clock(),
+      });
+      const version = (await store.get(AGENT))!.pin.version;
+      expect(await registry.verifyPin(AGENT, '480274')).toMatchObject({ status: 'wrong' });
+      expect(await registry.verifyPin(AGENT, '480273')).toMatchObject({
+        status: 'ok',
+        pinVersion: version + 1,
+      });
+      const pin = (await store.get(AGENT))!.pin;
+      expect(pin.params).toEqual({ ...FAST_SCRYPT, pepper: true });
+      expect(pin.hash).not.toBe(old.hash);
+      expect(await registry.verifyPin(AGENT, '480273')).toMatchObject({ status: 'ok' });
     });
   });
 }

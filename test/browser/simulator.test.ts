@@ -5,6 +5,7 @@ import type { Gateway } from '../../src/gateway/app';
 import { loadLocales } from '../../src/i18n';
 import { TEST_METERS, TEST_WATER_ACCOUNTS } from '../../src/sandbox';
 import { ledger, startTestGateway } from '../e2e/harness';
+import { until } from '../support/wait';
 import { ARTIFACTS, findChromium, launchChromium, watchPage } from './browser';
 
 /**
@@ -85,6 +86,24 @@ async function inboxHas(phone: Locator, text: string | RegExp): Promise<string> 
   return message.innerText();
 }
 
+/**
+ * Answer the push on the handset: the page's phones answer their payment prompts by hand (the
+ * embedded payment sandbox waits). Returns the prompt's text.
+ */
+async function answerPayment(phone: Locator, answer: 'Approve' | 'Decline' = 'Approve'): Promise<string> {
+  const prompt = phone.locator('.payment-prompt');
+  await prompt.waitFor({ state: 'visible', timeout: 20_000 });
+  const text = await prompt.locator('.prompt-text').innerText();
+  const id = await phone.getAttribute('data-prompt');
+  await phone.getByRole('button', { name: new RegExp(`^${answer} payment on`) }).click();
+  // Answered: the handset shows the next push, if any, or none.
+  const msisdn = await phone.getAttribute('data-msisdn');
+  await page
+    .locator(`article.phone[data-msisdn="${msisdn}"]:not([data-prompt="${id}"])`)
+    .waitFor({ timeout: 20_000 });
+  return text;
+}
+
 async function chooseAggregator(name: string): Promise<void> {
   await page.getByLabel('Aggregator format').selectOption(name);
 }
@@ -103,9 +122,17 @@ async function buyElectricity(
   await phone.click();
   await page.locator(`.scenario[data-identifier="${meter}"]`).first().click();
   await expect(phone.getByLabel(/^Reply on/).inputValue()).resolves.toBe(meter);
-  await nextScreen(phone, () => phone.getByLabel(/^Reply on/).press('Enter'));
+  const asked = await nextScreen(phone, () => phone.getByLabel(/^Reply on/).press('Enter'));
+  await tokenToThisPhone(phone, lang, asked);
   const quote = await send(phone, amount);
   return send(phone, option(quote, locales.t(lang, 'quote.buy')));
+}
+
+/** Where a dialogue asks who gets the token (when its catalogue has that step): this phone. */
+async function tokenToThisPhone(phone: Locator, lang: 'en' | 'tn', screen: string): Promise<string> {
+  const title = locales.template(lang, 'tokenFor.title');
+  if (title === undefined || !screen.includes(title)) return screen;
+  return send(phone, option(screen, locales.t(lang, 'tokenFor.thisPhone')));
 }
 
 describeInBrowser('the phone simulator at /simulator, in Chromium', () => {
@@ -125,22 +152,42 @@ describeInBrowser('the phone simulator at /simulator, in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('buys electricity for a sandbox meter over Africa’s Talking: END on the screen, the token SMS in the inbox', async () => {
+  it('buys electricity for a sandbox meter over Africa’s Talking: END, the push approved on the handset, the token SMS in the inbox', async () => {
     const phone = phoneOf(SUBSCRIBER);
     await chooseAggregator('africastalking');
     const done = await buyElectricity(phone, 'en', TEST_METERS.active, '100');
     expect(await phone.locator('.kind').innerText()).toBe('END');
-    expect(done).toContain('Your token will arrive by SMS');
+    // The buyer pays first: the push shows on the handset and waits for the payer's answer.
+    const total = /Approve (BWP [\d.]+) on your phone to pay. Your token follows by SMS./.exec(done)![1];
     expect(await phone.locator('.counter').innerText()).toMatch(/^\d+\/182 septets · GSM-7$/);
+    await page
+      .locator('#payments-ledger tbody tr', { hasText: `+${SUBSCRIBER}` })
+      .first()
+      .waitFor();
+    expect(await page.locator('#payments-ledger tbody tr').first().innerText()).toMatch(
+      new RegExp(`^pending\\s+\\+${SUBSCRIBER}\\s+${total}`),
+    );
+    expect(await answerPayment(phone)).toMatch(new RegExp(`^Pay ${total} to .+\\. Enter PIN$`));
 
-    const token = (await ledger(gateway.purchaseServiceUrl)).find(
-      (row) => row.subscriber_identifier === TEST_METERS.active && row.status === 'SUCCESSFUL',
-    )!.token!;
+    // Confirmed once paid: the purchase service's ledger has the token then.
+    const token = await until(
+      'the confirm, once paid',
+      async () =>
+        (await ledger(gateway.purchaseServiceUrl)).find(
+          (row) => row.subscriber_identifier === TEST_METERS.active && row.status === 'SUCCESSFUL',
+        )?.token,
+    );
     const sms = await inboxHas(phone, token);
     expect(sms).toContain(`Token: ${token}`);
-    expect(await phone.locator('.inbox .meta').first().innerText()).toMatch(/GSM-7 · 1 part/);
-    // The ledger panel shows the same transaction.
+    // With what was paid and the M-Pesa receipt: two parts of GSM-7.
+    expect(sms).toMatch(new RegExp(`Paid ${total} by mobile money, ref \\w+`));
+    expect(await phone.locator('.inbox .meta').first().innerText()).toMatch(/GSM-7 · 2 parts/);
+    // The ledger panels show the same transaction and the payment collected.
     await page.locator('#ledger tbody tr', { hasText: token }).waitFor();
+    await page
+      .locator('#payments-ledger tbody tr.successful', { hasText: `+${SUBSCRIBER}` })
+      .first()
+      .waitFor();
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'simulator-purchase.png'), fullPage: true });
@@ -156,7 +203,9 @@ describeInBrowser('the phone simulator at /simulator, in Chromium', () => {
     await phone.locator('.screen-text', { hasText: 'end notification was sent' }).waitFor();
 
     const done = await buyElectricity(phone, 'tn', TEST_METERS.active, '50');
-    expect(done).toContain('Tokene ya gago e tla romelwa ka SMS');
+    // The buyer pays first, in Setswana too.
+    expect(done).toBe(locales.t('tn', 'payment.approve', { amount: 'BWP 51.50' }));
+    await answerPayment(phone);
     expect(await inboxHas(phone, 'Tokene: ')).toContain('Palogotlhe: BWP 51.50');
   });
 
@@ -168,12 +217,13 @@ describeInBrowser('the phone simulator at /simulator, in Chromium', () => {
       /^GET \/ussd\/comviva\?SessionID=.*freeflow: FC/s,
     );
     await send(phone, option(menu, 'Water'));
-    await send(phone, TEST_WATER_ACCOUNTS.active);
+    await tokenToThisPhone(phone, 'en', await send(phone, TEST_WATER_ACCOUNTS.active));
     const quote = await send(phone, '30');
     const done = await send(phone, option(quote, 'Buy'));
     expect(await phone.locator('.kind').innerText()).toBe('END');
     expect(done).toContain('SMS');
     expect(await phone.locator('.wire-text').textContent()).toContain('freeflow: FB');
+    await answerPayment(phone);
     await inboxHas(phone, `Water ${TEST_WATER_ACCOUNTS.active}`);
   });
 
@@ -192,9 +242,75 @@ describeInBrowser('the phone simulator at /simulator, in Chromium', () => {
     await send(phone, '26774567890');
     const quote = await send(phone, '20');
     expect(quote).toContain('Airtime for');
-    expect(await send(phone, option(quote, locales.t('en', 'quote.buy')))).toContain('airtime');
+    expect(await send(phone, option(quote, locales.t('en', 'quote.buy')))).toBe(
+      locales.t('en', 'payment.approve', { amount: 'BWP 20.00' }),
+    );
     expect(await phone.locator('.kind').innerText()).toBe('END');
+    await answerPayment(phone);
     await inboxHas(phone, /^Airtime of BWP 20\.00 sent to/);
+  });
+
+  it('a one-dial shortcut over Africa’s Talking: *384*1*<meter>*100# opens on the quote, Buy is its own keypress', async () => {
+    const phone = phoneOf(SUBSCRIBER);
+    await chooseAggregator('africastalking');
+    const code = page.getByLabel('Service code');
+    await code.fill(`*384*1*${TEST_METERS.tariffCharge}*100#`);
+    try {
+      const quote = await dial(phone);
+      // The base code and the dialled groups, as Africa's Talking sends them.
+      const wire = await phone.locator('.wire-text').textContent();
+      expect(wire).toContain('serviceCode=*384%23');
+      expect(wire).toContain(`text=1*${TEST_METERS.tariffCharge}*100`);
+      expect(quote).toContain(TEST_METERS.tariffCharge);
+      expect(quote).toContain(locales.t('en', 'quote.line.amount', { amount: 'BWP 100.00' }));
+      expect(await phone.locator('.kind').innerText()).toBe('CON');
+      const done = await send(phone, option(quote, locales.t('en', 'quote.buy')));
+      expect(done).toMatch(/^Approve BWP [\d.]+ on your phone to pay/);
+      await answerPayment(phone);
+      await inboxHas(phone, new RegExp(`Electricity ${TEST_METERS.tariffCharge}[\\s\\S]*Token: `));
+    } finally {
+      await code.fill('*384#');
+    }
+  });
+
+  it('a partial shortcut over Hubtel: *714*1*<meter># opens on the amount', async () => {
+    const phone = phoneOf(SUBSCRIBER);
+    await chooseAggregator('hubtel');
+    const code = page.getByLabel('Service code');
+    await code.fill(`*714*1*${TEST_METERS.active13}#`);
+    try {
+      const amount = await dial(phone);
+      expect(amount).toContain(locales.template('en', 'amount.promptRange')!.split('{')[0]);
+      const quote = await send(phone, '40');
+      expect(quote).toContain(TEST_METERS.active13);
+      expect(quote).toContain(`1 ${locales.t('en', 'quote.buy')}`);
+    } finally {
+      // The next dial hangs this dialogue up.
+      await code.fill('*384#');
+    }
+  });
+
+  it('a gift: the token to another phone on the page, the payer approves and gets the receipt', async () => {
+    const payer = phoneOf(SUBSCRIBER);
+    const friend = phoneOf(SETSWANA);
+    await chooseAggregator('africastalking');
+    const menu = await dial(payer);
+    await send(payer, option(menu, locales.t('en', 'product.ELECTRICITY')));
+    const asked = await send(payer, TEST_METERS.subAccountSplit);
+    expect(asked).toContain(locales.t('en', 'tokenFor.title'));
+    const prompt = await send(payer, option(asked, locales.t('en', 'tokenFor.another')));
+    expect(prompt).toContain(locales.t('en', 'tokenFor.prompt'));
+    await send(payer, SETSWANA);
+    const quote = await send(payer, '100');
+    expect(quote).toContain(locales.t('en', 'quote.line.tokenTo', { msisdn: '267****5678' }));
+    await send(payer, option(quote, locales.t('en', 'quote.buy')));
+    // The payer pays: the push is on the payer's handset.
+    await answerPayment(payer);
+    // The token in the friend's inbox (in the purchase's language), the receipt in the payer's.
+    const token = await inboxHas(friend, new RegExp(`${TEST_METERS.subAccountSplit}[\\s\\S]*Token: `));
+    const receipt = await inboxHas(payer, `${TEST_METERS.subAccountSplit} for 267****5678`);
+    expect(receipt).not.toMatch(/Token: \d{4}/);
+    expect(/Ref: (\S+)/.exec(receipt)![1]).toBe(/Ref: (\S+)/.exec(token)![1]);
   });
 
   it('hangs up mid-dialogue over Infobip: the end notification goes to the session path', async () => {
@@ -220,8 +336,28 @@ describeInBrowser('the phone simulator at /simulator, in Chromium', () => {
     await page.getByLabel('SMS inbound format').selectOption('inbound');
     await composer.fill(`YES ${code}`);
     await phone.getByRole('button', { name: /^Send SMS from/ }).click();
+    await answerPayment(phone);
     const token = await inboxHas(phone, new RegExp(`Electricity ${TEST_METERS.tariffCharge}\\n.*Token: `));
     expect(token).toMatch(/Token: \d{4} \d{4} \d{4} \d{4} \d{4}/);
+  });
+
+  it('a push declined on the handset: not paid, told why, nothing bought', async () => {
+    const phone = phoneOf(SUBSCRIBER);
+    const composer = phone.getByLabel(/^SMS text from/);
+    await page.getByLabel('SMS inbound format').selectOption('africastalking');
+    await composer.fill(`ELEC ${TEST_METERS.active} 30`);
+    await composer.press('Enter');
+    // This quote, not an earlier one still in the inbox.
+    const quote = await inboxHas(phone, /Amount: BWP 30\.00[\s\S]*Reply YES \d{4}/);
+    await composer.fill(`YES ${/YES (\d{4})/.exec(quote)![1]}`);
+    await composer.press('Enter');
+    expect(await answerPayment(phone, 'Decline')).toMatch(/^Pay BWP 31\.50 to .+\. Enter PIN$/);
+    const told = await inboxHas(phone, locales.t('en', 'payment.reason.declined'));
+    expect(told).toContain('Nothing was bought');
+    await page
+      .locator('#payments-ledger tbody tr.failed', { hasText: `+${SUBSCRIBER}` })
+      .first()
+      .waitFor();
   });
 
   it('a failing scenario: a blocked meter gets its reason on the END screen and nothing is debited', async () => {
@@ -229,7 +365,7 @@ describeInBrowser('the phone simulator at /simulator, in Chromium', () => {
     await chooseAggregator('hubtel');
     const menu = await dial(phone);
     await send(phone, option(menu, 'Electricity'));
-    await send(phone, TEST_METERS.blocked);
+    await tokenToThisPhone(phone, 'en', await send(phone, TEST_METERS.blocked));
     const screen = await send(phone, '100');
     expect(screen).toContain(locales.t('en', 'reason.meter_blocked'));
     const rows = (await ledger(gateway.purchaseServiceUrl)).filter(
@@ -245,7 +381,7 @@ describeInBrowser('the phone simulator at /simulator, in Chromium', () => {
     await page.locator('#armed li', { hasText: 'validate: internal_error' }).waitFor();
     const menu = await dial(phone);
     await send(phone, option(menu, 'Electricity'));
-    await send(phone, TEST_METERS.active);
+    await tokenToThisPhone(phone, 'en', await send(phone, TEST_METERS.active));
     const screen = await send(phone, '100');
     expect(await phone.locator('.kind').innerText()).toBe('END');
     expect(screen).toContain(locales.t('en', 'error.serviceUnavailable'));

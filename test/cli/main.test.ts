@@ -279,3 +279,27 @@ describe('the account and the reference, as the gateway has them (#12 item 6)', 
     expect(await debitsOf(ref)).toHaveLength(1);
   });
 });
+
+describe('usage, the same in every family (src/cli/kit.ts)', () => {
+  // '' is the purchase service family (check, validate, confirm, retry): the whole CLI's usage.
+  const families = ['', 'blocklist', 'agent', 'purchases', 'ledger', 'report', 'sms', 'payments'];
+  const argvOf = (family: string, ...rest: string[]) => (family ? [family, ...rest] : rest);
+
+  it.each(families.flatMap((family) => ['help', '--help', '-h'].map((asked) => [family, asked])))(
+    "'%s %s': the usage on stdout, exit 0, nothing opened",
+    async (family, asked) => {
+      const { code, out, err } = await run(argvOf(family, asked), {
+        DATABASE_URL: 'postgres://127.0.0.1:1/none',
+      });
+      expect({ code, err }).toEqual({ code: EXIT.ok, err: '' });
+      expect(out).toMatch(/^usage: npm run cli -- /);
+    },
+  );
+
+  it.each(families)("'%s --bogus': the one-line error, then the usage on stderr, exit 2", async (family) => {
+    const { code, out, errLines } = await run(argvOf(family, '--bogus'));
+    expect({ code, out }).toEqual({ code: EXIT.usage, out: '' });
+    expect(errLines[0]).toMatch(/^error: .*Unknown option '--bogus'/);
+    expect(errLines[1]).toMatch(/^usage: npm run cli -- /);
+  });
+});

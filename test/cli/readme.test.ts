@@ -1,19 +1,21 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { EXIT, main } from '../../src/cli/main';
-import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { testRecordsEnv } from '../support/database';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 
 /**
- * Every `npm run cli -- …` example of README.md, read from the README itself (so this test
- * breaks when the README drifts) and run as written, in the README's order, with the operator's
- * environment: the sandbox of a running `npm start` (here on a free port, SANDBOX_PORT) and the
- * gateway's Redis. The field agents' examples are left to their own section.
+ * Every `npm run cli -- …` example of docs/cli.md (and any of README.md), read from the page
+ * itself (so this test breaks when it drifts) and run as written, in the page's order, with the
+ * operator's environment: the sandbox of a running `npm start` (here on a free port,
+ * SANDBOX_PORT), the gateway's records (a schema of its own on the test PostgreSQL) and its Redis.
+ * The field agents' examples are left to docs/agents.md.
  */
 
-const README = readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
+const read = (file: string) => readFileSync(path.resolve(__dirname, '../..', file), 'utf8');
+const README = `${read('README.md')}\n${read('docs/cli.md')}`;
 
 interface Example {
   text: string;
@@ -21,14 +23,22 @@ interface Example {
   argv: string[];
 }
 
-/** `npm run cli -- …` lines of the sh blocks (continuations joined, comments cut) and inline code spans. */
+/**
+ * `npm run cli -- …` lines of the sh blocks (continuations joined, comments cut; an
+ * `export NAME=value` line before them applies to the lines after it) and inline code spans.
+ */
 function readmeCliExamples(readme: string): Example[] {
   const found: string[] = [];
   const blocks = readme.split(/^```/m);
   blocks.forEach((block, index) => {
     if (index % 2 === 1) {
-      for (const line of block.replace(/\\\n\s*/g, '').split('\n'))
-        if (line.includes('npm run cli -- ')) found.push(line.replace(/\s+#.*$/, ''));
+      const exported: string[] = [];
+      for (const line of block.replace(/\\\n\s*/g, '').split('\n')) {
+        const assignment = /^export ([A-Z_]+=\S+)/.exec(line);
+        if (assignment) exported.push(assignment[1]);
+        if (line.includes('npm run cli -- '))
+          found.push([...exported, line.replace(/\s+#.*$/, '').trim()].join(' '));
+      }
     } else {
       for (const [, span] of block.matchAll(/`([^`\n]*npm run cli -- [^`\n]*)`/g)) found.push(span);
     }
@@ -58,53 +68,50 @@ function readmeCliExamples(readme: string): Example[] {
 }
 
 let sandbox: RunningSandbox;
-let cwd: string;
-const home = process.cwd();
+const records = testRecordsEnv('cli_readme');
 const redis = new Redis(TEST_REDIS_URL);
 const prefix = testPrefix('cli-readme');
 
 beforeAll(async () => {
   // The sandbox `npm start` (or `npm run sandbox`) runs, on a free port here.
   sandbox = await startSandbox({ port: 0, silent: true });
-  // `--file lost.csv` is read from where the operator runs the command.
-  cwd = mkdtempSync(path.join(tmpdir(), 'cli-readme-'));
-  writeFileSync(
-    path.join(cwd, 'lost.csv'),
-    `ref,identifier,product,phone\nGW-20261123-QRSTUVWXYZ234567,${TEST_METERS.active},ELECTRICITY,26771234567\n`,
-  );
-  process.chdir(cwd);
 });
 
 afterAll(async () => {
-  process.chdir(home);
   await sandbox.close();
+  await records.drop();
   await deleteKeysUnder(redis, prefix);
   await redis.quit();
 });
 
-it('the README names the CLI commands it documents', () => {
+it('docs/cli.md names the CLI commands it documents', () => {
   const commands = new Set(readmeCliExamples(README).map((e) => e.argv[0]));
   expect([...commands].sort()).toEqual([
     'blocklist',
     'check',
     'confirm',
+    'help',
+    'ledger',
+    'payments',
     'purchases',
-    'recover',
+    'report',
     'retry',
+    'sms',
     'validate',
   ]);
 });
 
-it('every README CLI example works as written, in order (confirm, then retry finds that purchase)', async () => {
+it('every CLI example of docs/cli.md works as written, in order (confirm, then retry finds that purchase)', async () => {
   const results: { text: string; code: number; out: string; err: string }[] = [];
   for (const example of readmeCliExamples(README)) {
     const out: string[] = [];
     const err: string[] = [];
-    // The README's `redis://…` is the operator's Redis: the test's, under a prefix of its own.
+    // The README's `redis://…` is the operator's Redis: the test's, under a prefix of its own;
+    // its `postgres://…` the operator's database: the test's, in a schema of its own.
     const env = Object.fromEntries(
       Object.entries(example.env).map(([name, value]) => [
         name,
-        name === 'REDIS_URL' ? TEST_REDIS_URL : value,
+        name === 'REDIS_URL' ? TEST_REDIS_URL : name === 'DATABASE_URL' ? records.env.DATABASE_URL : value,
       ]),
     );
     const code = await main(example.argv, {
@@ -115,6 +122,7 @@ it('every README CLI example works as written, in order (confirm, then retry fin
         SANDBOX_PORT: String(sandbox.port),
         REDIS_URL: TEST_REDIS_URL,
         REDIS_PREFIX: prefix,
+        ...records.env,
         ...env,
       },
     });

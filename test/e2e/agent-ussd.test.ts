@@ -129,7 +129,7 @@ it('an amount over the float is refused on the amount screen, the float named; a
 it('a non-agent number sees the subscriber menu; a disabled agent gets an END saying what to do', async () => {
   const stranger = await dialogue(gateway, `s-${newPhone()}`, newPhone(), []);
   expect(stranger[0].screen).toMatch(
-    /^Welcome! Choose a service:\n1 Electricity\n2 Airtime\n3 Water\n4 My tokens/,
+    /^Welcome! Choose a service:\n1 Electricity\n2 Airtime\n3 Water\n4 My purchases/,
   );
   const agent = newPhone();
   const pin = await agentWithPin(agent, 'BWP 50.00');
@@ -150,6 +150,60 @@ it('a non-agent number sees the subscriber menu; a disabled agent gets an END sa
     end: true,
     screen: 'Your agent account is disabled. Please contact the operator.',
   });
+});
+
+it('an agent disabled, BLOCKed or locked after the amount is told what happened, not the blocklist text (#27 item 4)', async () => {
+  const sms = (from: string, text: string) =>
+    axios.post(`${gateway.url}/sms/inbound`, {
+      id: `m-${from}-${++seq}`,
+      from,
+      to: '1',
+      text,
+      receivedAt: 'now',
+    });
+  const before = (await ledger(gateway.purchaseServiceUrl)).length;
+
+  // Disabled by an operator while the quote is on the screen: Sell says so, nothing is sold.
+  const disabled = newPhone();
+  const pin = await agentWithPin(disabled, 'BWP 50.00');
+  const customer = newPhone();
+  const typed = [pin, '1', TEST_METERS.active, '10', customer];
+  const quote = await dialogue(gateway, `dq-${disabled}`, disabled, typed);
+  expect(quote[5].screen).toMatch(/\n1 Sell\n2 Cancel/);
+  await axios.post(`${gateway.url}/admin/agents/${disabled}/disable`, {}, auth);
+  const sell = await hop(gateway, `dq-${disabled}`, disabled, [...typed, '1'].join('*'));
+  expect(sell).toMatchObject({
+    end: true,
+    screen: 'Your agent account is disabled. Please contact the operator.',
+  });
+
+  // BLOCK from the agent's phone (lost handset) while a sale is on the screen.
+  const blocked = newPhone();
+  const pin2 = await agentWithPin(blocked, 'BWP 50.00');
+  const typed2 = [pin2, '1', TEST_METERS.active, '10', newPhone()];
+  await dialogue(gateway, `bq-${blocked}`, blocked, typed2);
+  await sms(blocked, 'BLOCK');
+  // The inbound SMS is handled after its 200: its answer says the BLOCK was applied.
+  expect((await waitForSms(gateway, blocked, 2))[0].message).toMatch(/blocked/i);
+  const sell2 = await hop(gateway, `bq-${blocked}`, blocked, [...typed2, '1'].join('*'));
+  expect(sell2.end).toBe(true);
+  expect(sell2.screen).toBe('Your agent account is blocked (BLOCK). Call the operator to unblock it.');
+
+  // Locked by wrong PINs over SMS after the amount was accepted: the quote step says until when.
+  const locked = newPhone();
+  const pin3 = await agentWithPin(locked, 'BWP 50.00');
+  const typed3 = [pin3, '1', TEST_METERS.active, '10'];
+  await dialogue(gateway, `lq-${locked}`, locked, typed3);
+  for (const wrong of ['1111', '2222', '3333']) await sms(locked, `BAL ${wrong}`);
+  await waitForSms(gateway, locked, 4);
+  const quote3 = await hop(gateway, `lq-${locked}`, locked, [...typed3, newPhone()].join('*'));
+  expect(quote3.end).toBe(true);
+  expect(quote3.screen).toMatch(
+    /^Too many wrong PINs: your agent account is locked until \d{2}:\d{2}\. Try again later\.$/,
+  );
+
+  for (const screen of [sell.screen, sell2.screen, quote3.screen]) expect(screen).not.toMatch(/not allowed/);
+  expect((await ledger(gateway.purchaseServiceUrl)).length).toBe(before);
 });
 
 it("a sale over the agent's max sale is refused on the amount screen, which names that limit", async () => {
@@ -295,4 +349,27 @@ it('with AGENT_SERVICE_CODES the agent menu is on those codes only; elsewhere an
   } finally {
     await coded.close();
   }
+});
+
+it('tops up its float over USSD: the amount, a payment asked of its own phone, the float credited once with an SMS', async () => {
+  const agent = newPhone();
+  const pin = await agentWithPin(agent, 'BWP 10.00');
+  const replies = await dialogue(gateway, `topup-${agent}`, agent, [pin, '8', 'abc', '150']);
+  expect(replies[1].screen).toMatch(/\n7 Language\n8 Top up float$/);
+  expect(replies[2].screen).toBe('Amount to pay into your float from this phone:\n0 Back\n00 Home');
+  expect(replies[3].screen).toBe(
+    'Enter an amount, e.g. 200.\nAmount to pay into your float from this phone:\n0 Back\n00 Home',
+  );
+  expect(replies[4]).toMatchObject({
+    end: true,
+    screen:
+      'Approve the payment of BWP 150.00 on your phone. Your float is credited when it is paid; an SMS confirms.',
+  });
+  const [credited] = await waitForSms(gateway, agent, 2);
+  expect(credited.message).toMatch(
+    /^Top-up of BWP 150\.00 received \(ref \S+\)\. Your float: BWP 160\.00\.$/,
+  );
+  const statement = (await axios.get(`${gateway.url}/admin/agents/${agent}/statement`, auth)).data;
+  expect(statement.entries.filter((e: { kind: string }) => e.kind === 'topup')).toHaveLength(1);
+  expect(statement.derivedMinor).toBe(16_000);
 });

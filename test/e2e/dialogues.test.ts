@@ -1,7 +1,6 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
 import { loadLocales } from '../../src/i18n';
-import { maskMsisdn } from '../../src/observability/logger';
 import { TEST_METERS, TEST_WATER_ACCOUNTS } from '../../src/sandbox';
 import { dialogue, hop, ledger, newPhone, outbox, startTestGateway, waitForSms } from './harness';
 
@@ -35,6 +34,8 @@ const ELECTRICITY = '1';
 const AIRTIME = '2';
 const WATER = '3';
 const BUY = '1';
+/** "Send the token to: 1 This phone" (electricity and water, USSD_ASK_TOKEN_RECIPIENT on by default). */
+const TO_ME = '1';
 
 async function debitsFor(identifier: string): Promise<number> {
   return (await ledger(gateway.purchaseServiceUrl)).filter(
@@ -81,16 +82,29 @@ describe.each(['en', 'tn'])('electricity, every staging scenario (%s)', (lang) =
   ])('scenario %s: quote, buy, token SMS to the caller, one debit', async (_scenario, meter, amount) => {
     const phone = await caller();
     const before = await debitsFor(meter);
-    const replies = await dialogue(gateway, `s-${meter}-${phone}`, phone, [ELECTRICITY, meter, amount, BUY]);
+    const replies = await dialogue(gateway, `s-${meter}-${phone}`, phone, [
+      ELECTRICITY,
+      meter,
+      TO_ME,
+      amount,
+      BUY,
+    ]);
     expect(replies[0].screen).toContain(t('menu.title'));
     expect(replies[1].screen).toContain(lead(lang, 'identifier.prompt'));
+    expect(replies[2].screen).toContain(
+      `${t('tokenFor.title')}\n1 ${t('tokenFor.thisPhone')}\n2 ${t('tokenFor.another')}\n`,
+    );
     // The amount prompt names the operator's range (SPEND_LIMITS).
-    expect(replies[2].screen).toContain(t('amount.promptRange', { min: 'BWP 1.00', max: 'BWP 200000.00' }));
-    expect(replies[3].screen).toMatch(/kWh/);
-    expect(replies[3].screen).toContain(`BWP ${amount}.00`);
-    expect(replies[3].screen).toContain(`1 ${t('quote.buy')}\n2 ${t('quote.cancel')}`);
-    expect(replies[4]).toMatchObject({ status: 200, end: true });
-    expect(replies[4].screen).toBe(t('confirm.done', { msisdn: maskMsisdn(phone) }));
+    expect(replies[3].screen).toContain(t('amount.promptRange', { min: 'BWP 1.00', max: 'BWP 200000.00' }));
+    expect(replies[4].screen).toMatch(/kWh/);
+    expect(replies[4].screen).toContain(`BWP ${amount}.00`);
+    expect(replies[4].screen).toContain(`1 ${t('quote.buy')}\n2 ${t('quote.cancel')}`);
+    expect(replies[5]).toMatchObject({ status: 200, end: true });
+    // The caller pays the quote's total first (an unlisted number approves), then the token.
+    const total = new RegExp(`${t('quote.line.total', { total: '' })}(BWP [\\d.]+)`).exec(
+      replies[4].screen,
+    )![1];
+    expect(replies[5].screen).toBe(t('payment.approve', { amount: total }));
 
     const [sms] = await waitForSms(gateway, phone);
     expect(sms.message).toContain(lead(lang, 'sms.tokenSingle'));
@@ -106,10 +120,11 @@ describe.each(['en', 'tn'])('electricity, every staging scenario (%s)', (lang) =
     const replies = await dialogue(gateway, `s3-${phone}`, phone, [
       ELECTRICITY,
       TEST_METERS.autoKeyChange,
+      TO_ME,
       '1500',
       BUY,
     ]);
-    expect(replies[4].end).toBe(true);
+    expect(replies[5].end).toBe(true);
     const [sms] = await waitForSms(gateway, phone);
     const keyChange1 = sms.message.indexOf('KeyChange Token1');
     const keyChange2 = sms.message.indexOf('KeyChange Token2');
@@ -128,10 +143,15 @@ describe.each(['en', 'tn'])('electricity, every staging scenario (%s)', (lang) =
     'scenario %s: the quote sends the caller back to the meter prompt with the reason',
     async (_s, meter, reason) => {
       const phone = await caller();
-      const replies = await dialogue(gateway, `s-${meter}-${phone}`, phone, [ELECTRICITY, meter, '100']);
-      expect(replies[3].end).toBe(false);
-      expect(replies[3].screen).toContain(t(reason));
-      expect(replies[3].screen).toContain(lead(lang, 'identifier.prompt'));
+      const replies = await dialogue(gateway, `s-${meter}-${phone}`, phone, [
+        ELECTRICITY,
+        meter,
+        TO_ME,
+        '100',
+      ]);
+      expect(replies[4].end).toBe(false);
+      expect(replies[4].screen).toContain(t(reason));
+      expect(replies[4].screen).toContain(lead(lang, 'identifier.prompt'));
       expect(await outbox(gateway, phone)).toEqual([]);
     },
   );
@@ -144,9 +164,14 @@ describe.each(['en', 'tn'])('electricity, every staging scenario (%s)', (lang) =
     async (_s, meter, words) => {
       const phone = await caller();
       const before = await debitsFor(meter);
-      const replies = await dialogue(gateway, `s-${meter}-${phone}`, phone, [ELECTRICITY, meter, '100']);
-      expect(replies[3].end).toBe(true);
-      expect(replies[3].screen).toBe(t('reason.provider_refused', { message: words }));
+      const replies = await dialogue(gateway, `s-${meter}-${phone}`, phone, [
+        ELECTRICITY,
+        meter,
+        TO_ME,
+        '100',
+      ]);
+      expect(replies[4].end).toBe(true);
+      expect(replies[4].screen).toBe(t('reason.provider_refused', { message: words }));
       expect(await debitsFor(meter)).toBe(before);
     },
   );
@@ -162,11 +187,12 @@ describe.each(['en', 'tn'])('electricity, every staging scenario (%s)', (lang) =
       const replies = await dialogue(gateway, `s-${meter}-${amount}-${phone}`, phone, [
         ELECTRICITY,
         meter,
+        TO_ME,
         amount,
       ]);
-      expect(replies[3].end).toBe(false);
-      expect(replies[3].screen).toContain(t(reason, { limit }));
-      expect(replies[3].screen).toContain(lead(lang, 'amount.promptRange'));
+      expect(replies[4].end).toBe(false);
+      expect(replies[4].screen).toContain(t(reason, { limit }));
+      expect(replies[4].screen).toContain(lead(lang, 'amount.promptRange'));
     },
   );
 
@@ -175,10 +201,11 @@ describe.each(['en', 'tn'])('electricity, every staging scenario (%s)', (lang) =
     const replies = await dialogue(gateway, `s6-${phone}`, phone, [
       ELECTRICITY,
       TEST_METERS.delayed,
+      TO_ME,
       '100',
       BUY,
     ]);
-    expect(replies[4].end).toBe(true);
+    expect(replies[5].end).toBe(true);
     const [sms] = await waitForSms(gateway, phone, 1, 20000);
     const [record] = await gateway.desk.listByMsisdn(phone);
     expect(record.state).toBe('succeeded');
@@ -230,11 +257,13 @@ describe('other products', () => {
     const replies = await dialogue(gateway, `water-${phone}`, phone, [
       WATER,
       TEST_WATER_ACCOUNTS.active,
+      TO_ME,
       '80',
       BUY,
     ]);
-    expect(replies[3].screen).toMatch(/ L/);
-    expect(replies[4].end).toBe(true);
+    expect(replies[2].screen).toContain('Send the token to:\n1 This phone\n2 Another number\n');
+    expect(replies[4].screen).toMatch(/ L/);
+    expect(replies[5].end).toBe(true);
     const [sms] = await waitForSms(gateway, phone);
     expect(sms.message).toContain('Ref:');
   });
@@ -255,12 +284,14 @@ describe('Setswana', () => {
     const replies = await dialogue(gateway, `tn2-${phone}`, phone, [
       ELECTRICITY,
       TEST_METERS.active,
+      TO_ME,
       '100',
       BUY,
     ]);
     expect(replies[0].screen).toContain('O amogetswe!');
-    expect(replies[3].screen).toContain('Reka');
-    expect(replies[4].screen).toContain('Tokene ya gago e tla romelwa ka SMS');
+    expect(replies[2].screen).toContain('Romela tokene kwa:\n1 Mogala ono\n2 Nomoro e nngwe\n');
+    expect(replies[4].screen).toContain('Reka');
+    expect(replies[5].screen).toContain('Tokene ya gago e tla latela ka SMS');
     const [sms] = await waitForSms(gateway, phone);
     expect(sms.message).toContain('Tokene: ');
     // Amount before charges and the total paid, labelled as on the quote.
@@ -274,8 +305,8 @@ describe('hop protocol', () => {
     const session = `redeliver-${phone}`;
     const meter = TEST_METERS.active;
     const before = await debitsFor(meter);
-    await dialogue(gateway, session, phone, [ELECTRICITY, meter, '100']);
-    const text = `${ELECTRICITY}*${meter}*100*${BUY}`;
+    await dialogue(gateway, session, phone, [ELECTRICITY, meter, TO_ME, '100']);
+    const text = `${ELECTRICITY}*${meter}*${TO_ME}*100*${BUY}`;
     const [first, second] = await Promise.all([
       hop(gateway, session, phone, text),
       hop(gateway, session, phone, text),
@@ -316,21 +347,25 @@ describe('hop protocol', () => {
     const back = await hop(gateway, session, phone, '9*1*0');
     expect(back.screen).toContain('Welcome!');
     await hop(gateway, session, phone, '9*1*0*1');
-    const amount = await hop(gateway, session, phone, `9*1*0*1*${TEST_METERS.active}`);
+    const tokenFor = await hop(gateway, session, phone, `9*1*0*1*${TEST_METERS.active}`);
+    expect(tokenFor.screen).toContain('Send the token to:');
+    const amount = await hop(gateway, session, phone, `9*1*0*1*${TEST_METERS.active}*${TO_ME}`);
     expect(amount.screen).toContain('Enter the amount');
-    const home = await hop(gateway, session, phone, `9*1*0*1*${TEST_METERS.active}*00`);
+    const home = await hop(gateway, session, phone, `9*1*0*1*${TEST_METERS.active}*${TO_ME}*00`);
     expect(home.screen).toContain('Welcome!');
   });
 
-  it('My tokens lists the last purchase and re-sends its SMS', async () => {
+  it('My purchases lists the last purchase and re-sends its SMS', async () => {
     const phone = newPhone();
-    await dialogue(gateway, `buy-${phone}`, phone, [ELECTRICITY, TEST_METERS.active, '100', BUY]);
+    await dialogue(gateway, `buy-${phone}`, phone, [ELECTRICITY, TEST_METERS.active, TO_ME, '100', BUY]);
     await waitForSms(gateway, phone, 1);
     const menu = await hop(gateway, `mine-${phone}`, phone, '');
-    const myTokens = /(\d+) My tokens/.exec(menu.screen)![1];
-    const list = await hop(gateway, `mine-${phone}`, phone, myTokens);
+    const mine = /(\d+) My purchases/.exec(menu.screen)![1];
+    const list = await hop(gateway, `mine-${phone}`, phone, mine);
     expect(list.screen).toContain('BWP 100.00');
-    const resent = await hop(gateway, `mine-${phone}`, phone, `${myTokens}*1`);
+    const detail = await hop(gateway, `mine-${phone}`, phone, `${mine}*1`);
+    expect(detail.screen).toMatch(/1 Send the token again/);
+    const resent = await hop(gateway, `mine-${phone}`, phone, `${mine}*1*1`);
     expect(resent.end).toBe(true);
     const messages = await waitForSms(gateway, phone, 2);
     expect(messages[0].message).toBe(messages[1].message);

@@ -1,6 +1,7 @@
 import axios from 'axios';
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app';
 import { loadConfig } from '../../src/config';
+import { testRecordsEnv } from '../support/database';
 import { until } from '../support/wait';
 
 /**
@@ -12,14 +13,27 @@ export async function startTestGateway(
   env: Record<string, string> = {},
   options: GatewayOptions = {},
 ): Promise<Gateway> {
+  // Records in a schema of its own on the test PostgreSQL, dropped when the gateway closes,
+  // unless the test names the database (two instances sharing one).
+  const records = env.DATABASE_URL || env.DATA_DIR ? undefined : testRecordsEnv();
   const config = loadConfig({
     PORT: '0',
     SANDBOX_PORT: '0',
+    PAYMENT_SANDBOX_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     RECONCILE_BASE_DELAY_MS: '50',
+    ...records?.env,
     ...env,
   });
-  return startGateway(config, { host: '127.0.0.1', ...options });
+  const gateway = await startGateway(config, { host: '127.0.0.1', ...options });
+  if (!records) return gateway;
+  return {
+    ...gateway,
+    async close() {
+      await gateway.close();
+      await records.drop();
+    },
+  };
 }
 
 export interface Reply {

@@ -57,7 +57,7 @@ it('answers a polite END when Redis is gone, and /healthz reports it', async () 
   expect(again.screen).toContain(loadLocales().t('en', 'menu.title'));
 
   // The purchase and SMS workers (BullMQ's own connections) are back too: a purchase completes.
-  const replies = await dialogue(gateway, `buy-${phone}`, phone, ['1', TEST_METERS.active, '100', '1']);
+  const replies = await dialogue(gateway, `buy-${phone}`, phone, ['1', TEST_METERS.active, '1', '100', '1']);
   expect(replies.at(-1)?.end).toBe(true);
   const [sms] = await waitForSms(gateway, phone);
   expect(sms.message).toMatch(/Token: [\d ]+/);

@@ -2,16 +2,19 @@ import { Redis } from 'ioredis';
 import type { Gateway } from '../../src/gateway/app';
 import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
 import { hop, ledger, newPhone, OUTBOX_ADMIN_TOKEN, startTestGateway, waitForSms } from './harness';
+import { testRecordsEnv } from '../support/database';
 import { TEST_REDIS_URL, testPrefix } from '../support/redis';
 import { sandboxServiceEnv } from '../support/sandbox-env';
 
 /**
- * With REDIS_URL the dialogue, the purchase and the outbox live in Redis: a gateway that
- * stops between two hops of a dialogue is replaced by a new one that continues it, and the
- * purchase completes exactly once.
+ * With REDIS_URL the dialogue and the outbox live in Redis, the purchase in PostgreSQL
+ * (DATABASE_URL): a gateway that stops between two hops of a dialogue is replaced by a new one
+ * that continues it, and the purchase completes exactly once. Both gateways share one schema, as
+ * two runs of one deployment share their database.
  */
 
 const prefix = testPrefix('e2e');
+const records = testRecordsEnv('restart');
 let sandbox: RunningSandbox;
 let redis: Redis;
 
@@ -19,6 +22,7 @@ function gatewayEnv(): Record<string, string> {
   return {
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: prefix,
+    ...records.env,
     ...sandboxServiceEnv(sandbox.url),
     DEV_ROUTES: 'true', // the outbox, where the test reads the SMS (behind the admin token here)
     ADMIN_TOKEN: OUTBOX_ADMIN_TOKEN,
@@ -39,6 +43,7 @@ afterAll(async () => {
   } while (cursor !== '0');
   await redis.quit();
   await sandbox.close();
+  await records.drop();
 });
 
 it('a gateway restart between two hops: the next gateway continues the dialogue and buys once', async () => {
@@ -56,15 +61,16 @@ it('a gateway restart between two hops: the next gateway continues the dialogue 
 
   gateway = await startTestGateway(gatewayEnv());
   try {
-    expect((await hop(gateway, session, phone, `1*${meter}`)).screen).toContain(
+    expect((await hop(gateway, session, phone, `1*${meter}`)).screen).toContain('Send the token to:');
+    expect((await hop(gateway, session, phone, `1*${meter}*1`)).screen).toContain(
       'Enter the amount (BWP 5.00 to BWP 5000.00)',
     );
-    const quote = await hop(gateway, session, phone, `1*${meter}*100`);
+    const quote = await hop(gateway, session, phone, `1*${meter}*1*100`);
     expect(quote.screen).toContain('Total: BWP 101.50');
-    const done = await hop(gateway, session, phone, `1*${meter}*100*1`);
+    const done = await hop(gateway, session, phone, `1*${meter}*1*100*1`);
     expect(done.end).toBe(true);
     // A re-delivery of the last hop after the purchase answers the same and buys nothing more.
-    expect((await hop(gateway, session, phone, `1*${meter}*100*1`)).body).toBe(done.body);
+    expect((await hop(gateway, session, phone, `1*${meter}*1*100*1`)).body).toBe(done.body);
 
     const [sms] = await waitForSms(gateway, phone);
     expect(sms.message).toMatch(/Token: [\d ]+/);
@@ -87,8 +93,9 @@ it('the outbox and "My tokens" survive a restart too', async () => {
       '',
       '1',
       `1*${TEST_METERS.active13}`,
-      `1*${TEST_METERS.active13}*50`,
-      `1*${TEST_METERS.active13}*50*1`,
+      `1*${TEST_METERS.active13}*1`,
+      `1*${TEST_METERS.active13}*1*50`,
+      `1*${TEST_METERS.active13}*1*50*1`,
     ];
     for (const text of steps) await hop(gateway, `buy-${phone}`, phone, text);
     await waitForSms(gateway, phone);
@@ -100,7 +107,7 @@ it('the outbox and "My tokens" survive a restart too', async () => {
   try {
     expect(await waitForSms(gateway, phone)).toHaveLength(1);
     const menu = await hop(gateway, `mine-${phone}`, phone, '');
-    const myTokens = /(\d+) My tokens/.exec(menu.screen)![1];
+    const myTokens = /(\d+) My purchases/.exec(menu.screen)![1];
     const list = await hop(gateway, `mine-${phone}`, phone, myTokens);
     expect(list.screen).toContain('BWP 50.00');
   } finally {

@@ -1,11 +1,11 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
 import { TEST_METERS } from '../../src/sandbox';
-import { MemorySpendStore, RedisSpendStore, Spend, type SpendStore } from '../../src/spend';
+import { Spend, SqlSpendStore, type SpendStore } from '../../src/spend';
 import { loadConfig } from '../../src/config';
 import type { PurchaseIntent } from '../../src/purchases/types';
 import { dialogue, ledger, newPhone, startTestGateway, waitForSms } from './harness';
-import { testRedis, type TestRedis } from '../support/redis';
+import { testDatabase, testPglite } from '../support/database';
 
 /**
  * Spend is bounded for everyone who reaches the short code: an amount range per product on the
@@ -33,15 +33,21 @@ const debits = async (meter: string) =>
 
 it('refuses an amount out of range on the amount screen, naming the limit, before any quote', async () => {
   const phone = newPhone();
-  const replies = await dialogue(gateway, `sp-${phone}`, phone, ['1', TEST_METERS.active, '999999999999']);
+  // "Send the token to": 1 This phone.
+  const replies = await dialogue(gateway, `sp-${phone}`, phone, [
+    '1',
+    TEST_METERS.active,
+    '1',
+    '999999999999',
+  ]);
   // The amount screen names the range; the refusal keeps the caller there, with no quote.
-  expect(replies[2].screen).toMatch(/^Enter the amount \(BWP 10.00 to BWP 1000.00\):/);
-  expect(replies[3].end).toBe(false);
-  expect(replies[3].screen).not.toMatch(/Total/);
-  expect(replies[3].screen).toContain('The amount must be at most BWP 1000.00.');
+  expect(replies[3].screen).toMatch(/^Enter the amount \(BWP 10.00 to BWP 1000.00\):/);
+  expect(replies[4].end).toBe(false);
+  expect(replies[4].screen).not.toMatch(/Total/);
+  expect(replies[4].screen).toContain('The amount must be at most BWP 1000.00.');
   const other = newPhone();
-  const low = await dialogue(gateway, `sp2-${other}`, other, ['1', TEST_METERS.active, '5']);
-  expect(low[3].screen).toContain('The amount must be at least BWP 10.00.');
+  const low = await dialogue(gateway, `sp2-${other}`, other, ['1', TEST_METERS.active, '1', '5']);
+  expect(low[4].screen).toContain('The amount must be at least BWP 10.00.');
 });
 
 it("counts a number's day over USSD and SMS, and says when the limit resets", async () => {
@@ -49,8 +55,8 @@ it("counts a number's day over USSD and SMS, and says when the limit resets", as
   const meter = TEST_METERS.tariffCharge;
   const before = await debits(meter);
   // 200 by USSD: bought.
-  const bought = await dialogue(gateway, `d1-${phone}`, phone, ['1', meter, '200', '1']);
-  expect(bought[4].end).toBe(true);
+  const bought = await dialogue(gateway, `d1-${phone}`, phone, ['1', meter, '1', '200', '1']);
+  expect(bought[5].end).toBe(true);
   await waitForSms(gateway, phone, 1);
   // 100 more by SMS: over the value limit of 250, refused at the quote with the reset day.
   await axios.post(`${gateway.url}/sms/inbound`, {
@@ -65,9 +71,9 @@ it("counts a number's day over USSD and SMS, and says when the limit resets", as
     /^You have reached today's limit of BWP 250.00\. You can buy again from \d{4}-\d{2}-\d{2}\.$/,
   );
   // And over USSD the same: a closing screen that says why.
-  const refused = await dialogue(gateway, `d2-${phone}`, phone, ['1', meter, '100']);
-  expect(refused[3].end).toBe(true);
-  expect(refused[3].screen).toMatch(/reached today's limit of BWP 250.00/);
+  const refused = await dialogue(gateway, `d2-${phone}`, phone, ['1', meter, '1', '100']);
+  expect(refused[4].end).toBe(true);
+  expect(refused[4].screen).toMatch(/reached today's limit of BWP 250.00/);
   expect(await debits(meter)).toBe(before + 1);
 });
 
@@ -95,8 +101,8 @@ it("an agent's customer shares the customer's day: a sale past it is refused, th
   });
   await waitForSms(gateway, agent, 1);
   // The customer buys 200 of the day's 250 on their own…
-  const own = await dialogue(gateway, `ac1-${customer}`, customer, ['1', meter, '200', '1']);
-  expect(own[4].end).toBe(true);
+  const own = await dialogue(gateway, `ac1-${customer}`, customer, ['1', meter, '1', '200', '1']);
+  expect(own[5].end).toBe(true);
   // Its confirm runs in a job: count the debits once its token SMS says it has landed.
   await waitForSms(gateway, customer, 1);
   const before = await debits(meter);
@@ -115,9 +121,9 @@ it('blocks a number and a meter through the admin API; unblocked, it buys again'
     (await axios.post(`${gateway.url}/admin/blocklist`, { kind: 'msisdn', value: phone }, auth)).status,
   ).toBe(201);
   expect((await axios.get(`${gateway.url}/admin/blocklist?reveal=true`, auth)).data.msisdn).toContain(phone);
-  const replies = await dialogue(gateway, `b1-${phone}`, phone, ['1', TEST_METERS.active, '20']);
-  expect(replies[3]).toMatchObject({ end: true });
-  expect(replies[3].screen).toMatch(/not allowed here/);
+  const replies = await dialogue(gateway, `b1-${phone}`, phone, ['1', TEST_METERS.active, '1', '20']);
+  expect(replies[4]).toMatchObject({ end: true });
+  expect(replies[4].screen).toMatch(/not allowed here/);
   const bad = await axios.post(
     `${gateway.url}/admin/blocklist`,
     { kind: 'car', value: 'x' },
@@ -125,27 +131,33 @@ it('blocks a number and a meter through the admin API; unblocked, it buys again'
   );
   expect([bad.status, bad.data.error]).toEqual([400, expect.stringMatching(/kind/)]);
   await axios.delete(`${gateway.url}/admin/blocklist/msisdn/${phone}`, auth);
-  const again = await dialogue(gateway, `b2-${phone}`, phone, ['1', TEST_METERS.active, '20']);
-  expect(again[3].screen).toMatch(/Total/);
+  const again = await dialogue(gateway, `b2-${phone}`, phone, ['1', TEST_METERS.active, '1', '20']);
+  expect(again[4].screen).toMatch(/Total/);
   // A blocked meter: no quote for any caller.
   const meter = TEST_METERS.active13;
   await axios.post(`${gateway.url}/admin/blocklist`, { kind: 'identifier', value: meter }, auth);
   const other = newPhone();
-  const blockedMeter = await dialogue(gateway, `b3-${other}`, other, ['1', meter, '20']);
+  const blockedMeter = await dialogue(gateway, `b3-${other}`, other, ['1', meter, '1', '20']);
   expect(blockedMeter.at(-1)!.screen).toMatch(/not allowed here/);
   expect(blockedMeter.some((reply) => /Total/.test(reply.screen))).toBe(false);
   await axios.delete(`${gateway.url}/admin/blocklist/identifier/${meter}`, auth);
-  const unblocked = await dialogue(gateway, `b4-${other}`, other, ['1', meter, '20']);
-  expect(unblocked[3].screen).toMatch(/Total/);
+  const unblocked = await dialogue(gateway, `b4-${other}`, other, ['1', meter, '1', '20']);
+  expect(unblocked[4].screen).toMatch(/Total/);
 });
 
 describe.each([
-  ['memory', async () => ({ store: new MemorySpendStore() as SpendStore, done: async () => undefined })],
   [
-    'redis',
+    'postgres',
     async () => {
-      const r: TestRedis = testRedis('spend');
-      return { store: new RedisSpendStore(r.redis, r.prefix) as SpendStore, done: () => r.cleanup() };
+      const t = await testDatabase('spend_limits');
+      return { store: new SqlSpendStore(t.db) as SpendStore, done: () => t.cleanup() };
+    },
+  ],
+  [
+    'pglite',
+    async () => {
+      const t = await testPglite();
+      return { store: new SqlSpendStore(t.db) as SpendStore, done: () => t.cleanup() };
     },
   ],
 ])('daily limits under concurrency (%s store)', (_name, make) => {

@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { OwnRedisServer } from '../support/redis-server';
+import { testRecordsEnv } from '../support/database';
 import { TEST_REDIS_URL } from '../support/redis';
+import { startSandbox } from '../../src/sandbox';
 
 /**
  * The real entry points as operators start them (transpiled on the fly, no build): a broken
@@ -16,22 +19,18 @@ const ROOT = path.resolve(__dirname, '../..');
 const HOOK = path.join(__dirname, 'ts-require-hook.js');
 const REDIS_URL = TEST_REDIS_URL;
 const PREFIX = `entry-test-${process.pid}-${Date.now()}`;
-/** Production refuses a Redis that may lose the write before a confirm: these runs get a durable one. */
-const durableRedis = new OwnRedisServer('aof-always');
-const volatileRedis = new OwnRedisServer('none');
-
-beforeAll(async () => {
-  await durableRedis.start();
-  await volatileRedis.start();
-});
+/** Production keeps its records in PostgreSQL: every run that gets that far shares this schema. */
+const records = testRecordsEnv('entry');
+/** An embedded run's database folder (never ./data of the checkout). */
+const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-entry-'));
 
 afterAll(async () => {
   const redis = new Redis(REDIS_URL);
   const keys = await redis.keys(`${PREFIX}*`);
   if (keys.length) await redis.del(...keys);
   redis.disconnect();
-  await durableRedis.destroy();
-  await volatileRedis.destroy();
+  await records.drop();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 interface Run {
@@ -50,6 +49,9 @@ function run(entry: string, env: Record<string, string>): Run {
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
       EMBEDDED_SANDBOX: 'true',
+      // Production refuses the embedded payment sandbox: these runs sell on the operator's wallet.
+      PAYMENT_PROVIDER: 'none',
+      AGENT_PIN_SECRET: 'start-stop-test-agent-pin-secret-0123456789',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -93,6 +95,7 @@ const WORKER_ENV = {
   ALLOW_OUTBOX_SMS: 'true',
   // Any free port: tests run side by side.
   WORKER_HEALTH_PORT: '0',
+  ...records.env,
 };
 
 describe('gateway entry (src/main.ts)', () => {
@@ -122,8 +125,31 @@ describe('gateway entry (src/main.ts)', () => {
     expect(await failsWithOneLine('src/main.ts', real)).toMatch(
       /^gateway: NODE_ENV=production needs REDIS_URL: /,
     );
+    // Without DATABASE_URL before anything else: the records would be in a folder nobody backs up.
+    const { DATABASE_URL: _url, DATABASE_SCHEMA: _schema, ...noDatabase } = real;
+    expect(await failsWithOneLine('src/main.ts', { ...noDatabase, DATA_DIR: dataDir })).toBe(
+      'gateway: NODE_ENV=production needs DATABASE_URL (postgres://…): purchases, agents and floats are kept in PostgreSQL, which an operator backs up',
+    );
     expect(await failsWithOneLine('src/main.ts', { ...real, ALLOW_IN_MEMORY: 'true' })).toMatch(
       /^gateway: NODE_ENV=production needs an SMS_DRIVER: the outbox delivers no SMS/,
+    );
+    // Callbacks open to anyone who reaches the port (#27 item 3): a spoofed BLOCK or YES.
+    expect(await failsWithOneLine('src/main.ts', { ...WORKER_ENV, ALLOW_IN_MEMORY: 'true' })).toBe(
+      'gateway: NODE_ENV=production needs a secret or an allow-list on every callback that can buy or change an agent: ' +
+        'open are every USSD callback (set USSD_CALLBACK_SECRET or USSD_ALLOWED_IPS) and the inbound SMS and ' +
+        'delivery report routes (set SMS_CALLBACK_SECRET or SMS_ALLOWED_IPS); ' +
+        'ALLOW_OPEN_CALLBACKS=true only if nothing but a private link reaches the port',
+    );
+    // Payments (#30): an explicit provider, and never the embedded payment sandbox.
+    expect(await failsWithOneLine('src/main.ts', { PAYMENT_PROVIDER: '' })).toBe(
+      "gateway: NODE_ENV=production needs PAYMENT_PROVIDER (mpesa, momo or http; none: callers buy on the operator's wallet)",
+    );
+    expect(await failsWithOneLine('src/main.ts', { PAYMENT_PROVIDER: 'mpesa' })).toBe(
+      "gateway: NODE_ENV=production refuses the embedded payment sandbox: set MPESA_BASE_URL and the provider's settings (src/payments/README.md)",
+    );
+    // The PIN pepper (AGENT_PIN_SECRET): without it the agents' rows alone give their PINs away.
+    expect(await failsWithOneLine('src/main.ts', { AGENT_PIN_SECRET: '' })).toBe(
+      "gateway: NODE_ENV=production needs AGENT_PIN_SECRET (32+ random characters, kept outside the database): agents' PIN hashes are peppered with it",
     );
     expect(await failsWithOneLine('src/main.ts', { ADMIN_TOKEN: 'short' })).toBe(
       'gateway: ADMIN_TOKEN must be at least 16 characters',
@@ -131,7 +157,12 @@ describe('gateway entry (src/main.ts)', () => {
   }, 120_000);
 
   it('production with the outbox allowed prints no /dev/sms URL, and /dev/sms is not served (#12 item 1)', async () => {
-    const r = run('src/main.ts', { ...WORKER_ENV, ALLOW_IN_MEMORY: 'true', PORT: '0' });
+    const r = run('src/main.ts', {
+      ...WORKER_ENV,
+      ALLOW_IN_MEMORY: 'true',
+      USSD_CALLBACK_SECRET: 'callback-secret-0123456789',
+      PORT: '0',
+    });
     await until(r, '"gateway started"');
     const started = JSON.parse(
       r
@@ -146,27 +177,25 @@ describe('gateway entry (src/main.ts)', () => {
     expect(await r.exited).toBe(0);
   }, 120_000);
 
-  it('production refuses a Redis that may lose the write before a confirm, with one line', async () => {
-    expect(await failsWithOneLine('src/main.ts', { REDIS_URL: volatileRedis.url })).toBe(
-      'gateway: Redis may lose the write that precedes a confirm (appendonly=no, appendfsync=everysec): ' +
-        'set appendonly yes and appendfsync always, or REDIS_DURABILITY=wait with a replica',
+  it('a DATABASE_URL that does not answer stops the start with one line, its password never shown', async () => {
+    const line = await failsWithOneLine('src/main.ts', {
+      ...WORKER_ENV,
+      ALLOW_IN_MEMORY: 'true',
+      USSD_CALLBACK_SECRET: 'callback-secret-0123456789',
+      DATABASE_URL: 'postgres://gateway:db-password-value@127.0.0.1:1/gateway',
+      // Any free port: a gateway on 3000 elsewhere on the machine must not answer for the database.
+      PORT: '0',
+    });
+    expect(line).toMatch(
+      /^gateway: cannot open PostgreSQL at 127\.0\.0\.1:1\/gateway \(schema test_entry_\w+\): .*ECONNREFUSED/,
     );
-    expect(
-      await failsWithOneLine('src/main.ts', { REDIS_URL: volatileRedis.url, REDIS_DURABILITY: 'none' }),
-    ).toMatch(/^gateway: REDIS_DURABILITY=none is refused in production: /);
-    expect(
-      await failsWithOneLine('src/main.ts', {
-        REDIS_URL,
-        REDIS_DURABILITY: 'wait',
-        REDIS_PREFIX: `${PREFIX}-w`,
-      }),
-    ).toBe('gateway: REDIS_DURABILITY=wait needs 1 connected replica(s); Redis has 0');
+    expect(line).not.toContain('db-password-value');
   });
 
   it('stops on SIGTERM with exit 0 and nothing on stderr (embedded mode and Redis)', async () => {
     const modes: Record<string, string>[] = [
-      {},
-      { REDIS_URL: durableRedis.url, REDIS_PREFIX: `${PREFIX}-gw` },
+      { DATA_DIR: dataDir },
+      { REDIS_URL, REDIS_PREFIX: `${PREFIX}-gw`, ...records.env },
     ];
     for (const extra of modes) {
       const r = run('src/main.ts', { PORT: '0', SANDBOX_PORT: '0', ...extra });
@@ -188,6 +217,22 @@ describe('worker entry (src/worker.ts)', () => {
     );
   });
 
+  it('without DATABASE_URL: one line (the embedded database is the gateway process its own)', async () => {
+    const { DATABASE_URL: _url, DATABASE_SCHEMA: _schema, ...noDatabase } = WORKER_ENV;
+    expect(await failsWithOneLine('src/worker.ts', { ...noDatabase, REDIS_URL })).toBe(
+      'worker: NODE_ENV=production needs DATABASE_URL (postgres://…): purchases, agents and floats are kept in PostgreSQL, which an operator backs up',
+    );
+    // Beside the embedded sandbox production needs no DATABASE_URL, but a worker still does.
+    expect(
+      await failsWithOneLine('src/worker.ts', {
+        ALLOW_OUTBOX_SMS: 'true',
+        WORKER_HEALTH_PORT: '0',
+        REDIS_URL,
+        DATA_DIR: dataDir,
+      }),
+    ).toBe('worker: DATABASE_URL must be set for npm run worker (the gateway and its workers share it)');
+  });
+
   it('with a dead Redis: one line, no retry loop', async () => {
     const line = await failsWithOneLine('src/worker.ts', {
       ...WORKER_ENV,
@@ -199,7 +244,7 @@ describe('worker entry (src/worker.ts)', () => {
   it('answers GET /healthz while Redis does; stops on SIGTERM with exit 0 and nothing on stderr', async () => {
     const r = run('src/worker.ts', {
       ...WORKER_ENV,
-      REDIS_URL: durableRedis.url,
+      REDIS_URL,
       REDIS_PREFIX: `${PREFIX}-worker`,
     });
     await until(r, '"purchase worker started"');
@@ -214,6 +259,60 @@ describe('worker entry (src/worker.ts)', () => {
     expect(await r.exited).toBe(0);
     expect(r.stderr()).toBe('');
     expect(r.stdout()).not.toMatch(/client-secret-value|password-value/);
+  });
+});
+
+describe('worker entry without a purchase service configured (#27 item 4)', () => {
+  const noService = { ALLOW_OUTBOX_SMS: 'true', WORKER_HEALTH_PORT: '0', ...records.env };
+
+  it('with no PURCHASE_API_* at all: uses the running sandbox with its credentials, as the gateway does', async () => {
+    const sandbox = await startSandbox({ port: 0, silent: true });
+    try {
+      const port = new URL(sandbox.url).port;
+      const r = run('src/worker.ts', {
+        ...noService,
+        REDIS_URL,
+        REDIS_PREFIX: `${PREFIX}-worker-sandbox`,
+        SANDBOX_PORT: port,
+      });
+      await until(r, '"purchase worker started"');
+      expect(r.stdout()).toContain(`"purchaseService":"sandbox at http://127.0.0.1:${port}"`);
+      expect(r.stdout()).not.toContain('no sandbox answers');
+      r.child.kill('SIGTERM');
+      expect(await r.exited).toBe(0);
+      expect(r.stderr()).toBe('');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a sandbox on SANDBOX_PORT=0 cannot be found: one line', async () => {
+    expect(
+      await failsWithOneLine('src/worker.ts', {
+        ...noService,
+        REDIS_URL,
+        SANDBOX_PORT: '0',
+      }),
+    ).toBe(
+      'worker: npm run worker needs PURCHASE_API_BASE_URL, or the sandbox of a running gateway at a known SANDBOX_PORT (not 0)',
+    );
+  });
+
+  it('production without EMBEDDED_SANDBOX still needs a real service and its five credentials', async () => {
+    expect(
+      await failsWithOneLine('src/worker.ts', {
+        ...noService,
+        REDIS_URL,
+        EMBEDDED_SANDBOX: 'false',
+      }),
+    ).toMatch(/^worker: NODE_ENV=production needs PURCHASE_API_BASE_URL/);
+    expect(
+      await failsWithOneLine('src/worker.ts', {
+        ...noService,
+        REDIS_URL,
+        PURCHASE_API_BASE_URL: 'https://vas.example.com',
+      }),
+    ).toMatch(/^worker: PURCHASE_API_CLIENT_ID, .* must be set when PURCHASE_API_BASE_URL is set$/);
   });
 });
 

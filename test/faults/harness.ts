@@ -2,10 +2,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { Gateway } from '../../src/gateway/app';
-import { RedisPurchaseStore } from '../../src/purchases/store';
+import { SqlPurchaseStore } from '../../src/purchases/store';
 import { SETTLED_STATES, type PurchaseRecord } from '../../src/purchases/types';
+import type { Database } from '../../src/records/database';
+import { openRecords } from '../../src/records/open';
 import { SANDBOX_CREDENTIALS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { hop, ledger, type LedgerRow } from '../e2e/harness';
+import { testRecordsEnv } from '../support/database';
 import { OwnRedisServer, type TestPersistence } from '../support/redis-server';
 import { testPrefix } from '../support/redis';
 import { until } from '../support/wait';
@@ -14,7 +17,8 @@ import { SmsSink, type SinkHit } from './sms-sink';
 
 /**
  * The fault suite's world: the sandbox purchase service (behind a proxy that can answer 429),
- * a redis-server of its own (tests kill it), and the SMS provider (`SMS_DRIVER=http`). Gateways
+ * a redis-server of its own (tests kill it), a PostgreSQL schema of its own for the records, and
+ * the SMS provider (`SMS_DRIVER=http`). Gateways
  * (in-process or child processes) are started by each test with `gatewayEnv()`. Every fault is
  * judged the same way (`judge`): against the sandbox ledger and what the SMS provider accepted.
  */
@@ -47,9 +51,13 @@ export class World {
   sandbox!: RunningSandbox;
   proxy!: RateLimitProxy;
   readonly redisServer: OwnRedisServer;
-  /** The test's own connection: reads purchase records (reconnects after Redis restarts). */
+  /** The test's own Redis connection (reconnects after Redis restarts). */
   redis!: Redis;
-  store!: RedisPurchaseStore;
+  /** Where every gateway of this world keeps its records, as one deployment's instances do. */
+  readonly records = testRecordsEnv('faults');
+  private db!: Database;
+  /** Reads the purchase records, whatever happens to Redis. */
+  store!: SqlPurchaseStore;
   private nextMeter = 0;
 
   constructor(persistence: TestPersistence = 'none') {
@@ -64,7 +72,12 @@ export class World {
     await this.redisServer.start();
     this.redis = new Redis(this.redisServer.url, { maxRetriesPerRequest: 1 });
     this.redis.on('error', () => undefined);
-    this.store = new RedisPurchaseStore({ redis: this.redis, prefix: this.prefix });
+    this.db = await openRecords({
+      url: this.records.env.DATABASE_URL,
+      schema: this.records.env.DATABASE_SCHEMA,
+      dataDir: '',
+    });
+    this.store = new SqlPurchaseStore({ db: this.db });
   }
 
   async close(): Promise<void> {
@@ -73,6 +86,8 @@ export class World {
     await this.proxy.close();
     await this.sandbox.close();
     await this.redisServer.destroy();
+    await this.db.close();
+    await this.records.drop();
   }
 
   /** The gateway's environment: this world's Redis, service (through the proxy) and SMS provider. */
@@ -80,6 +95,7 @@ export class World {
     return {
       REDIS_URL: this.redisServer.url,
       REDIS_PREFIX: this.prefix,
+      ...this.records.env,
       PURCHASE_API_BASE_URL: this.proxy.url,
       PURCHASE_API_CLIENT_ID: SANDBOX_CREDENTIALS.clientId,
       PURCHASE_API_CLIENT_SECRET: SANDBOX_CREDENTIALS.clientSecret,
@@ -131,21 +147,22 @@ export class World {
     return Date.now();
   }
 
-  /** The purchase records of `phone`; none while this test's Redis is away. */
+  /** The purchase records of `phone`. */
   async purchasesOf(phone: string): Promise<PurchaseRecord[]> {
-    try {
-      return await this.store.listByMsisdn(phone);
-    } catch {
-      return [];
-    }
+    return this.store.listByMsisdn(phone);
   }
 }
 
-/** Distinct subscriber numbers per intent. */
+/**
+ * Distinct subscriber numbers per intent, each a valid Botswana mobile number (71–74 and six
+ * digits: 70 is no mobile range, which the gateway refuses, and the payment sandbox's test payers
+ * are 759…). Derived from the pid so two runs on one machine differ.
+ */
 let nextPhone = 0;
 export function phoneFor(): string {
   nextPhone += 1;
-  return `2677${String((process.pid * 131 + nextPhone * 7919) % 10_000_000).padStart(7, '0')}`;
+  const n = process.pid * 131 + nextPhone * 7919;
+  return `2677${1 + (n % 4)}${String(Math.floor(n / 4) % 1_000_000).padStart(6, '0')}`;
 }
 
 /** How long a subscriber whose dialogue was cut waits before dialling again. */
@@ -167,7 +184,8 @@ export async function buy(
 ): Promise<string> {
   const meter = options.meter ?? world.meter();
   const attempts = options.attempts ?? 80;
-  const inputs = ['', '1', meter, '100', '1'];
+  // "Send the token to": 1 This phone (asked for electricity unless USSD_ASK_TOKEN_RECIPIENT=false).
+  const inputs = ['', '1', meter, '1', '100', '1'];
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     const session = `${options.label ?? 'f'}-${phone}-${attempt}`;
     try {

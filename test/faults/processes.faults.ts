@@ -1,4 +1,5 @@
-import { RedisNotificationStore } from '../../src/purchases/notify/store';
+import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { openPostgres } from '../../src/records/database';
 import { NodeProcess } from '../support/node-process';
 import { until } from '../support/wait';
 import { buy, FaultTable, judge, phoneFor, World } from './harness';
@@ -119,7 +120,10 @@ describe('a gateway and a separate purchase worker', () => {
     await worker.start();
     const phone = phoneFor();
     let killedAt = 0;
-    const notifications = new RedisNotificationStore(world.redis, { prefix: world.prefix });
+    // The SMS records are in the world's records (the gateway's PostgreSQL schema).
+    const { DATABASE_URL: url, DATABASE_SCHEMA: schema } = world.records.env;
+    const db = await openPostgres({ url, schema, max: 1 });
+    const notifications = new SqlMessageStore(db);
     let statusAtKill: string | undefined;
     let smsId = '';
     // The provider takes the SMS, and the worker dies before it can write `sent` (before the
@@ -164,5 +168,6 @@ describe('a gateway and a separate purchase worker', () => {
       Math.max(...world.sink.hits.filter((hit) => hit.id === smsId).map((hit) => hit.at)) - killedAt;
     table.add(row);
     await worker.stop();
+    await db.close();
   });
 });

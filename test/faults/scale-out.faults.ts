@@ -35,7 +35,7 @@ async function screens(
   session: string,
 ): Promise<string[]> {
   const meter = world.meter();
-  const inputs = ['1', meter, '100', '1'];
+  const inputs = ['1', meter, '1', '100', '1'];
   const texts = ['', ...inputs.map((_input, i) => inputs.slice(0, i + 1).join('*'))];
   const seen: string[] = [];
   for (const [i, text] of texts.entries()) {

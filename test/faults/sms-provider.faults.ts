@@ -1,5 +1,6 @@
 import type { Gateway } from '../../src/gateway/app';
-import { RedisNotificationStore } from '../../src/purchases/notify/store';
+import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { openPostgres } from '../../src/records/database';
 import { startTestGateway } from '../e2e/harness';
 import { until } from '../support/wait';
 import { buy, FaultTable, judge, phoneFor, World } from './harness';
@@ -61,7 +62,10 @@ it('SMS provider hanging, then recovering', async () => {
 });
 
 it('the at-least-once window: provider accepted, `sent` not yet written', async () => {
-  const notifications = new RedisNotificationStore(world.redis, { prefix: world.prefix });
+  // The SMS records are in the world's records (the gateway's PostgreSQL schema).
+  const { DATABASE_URL: url, DATABASE_SCHEMA: schema } = world.records.env;
+  const db = await openPostgres({ url, schema, max: 1 });
+  const notifications = new SqlMessageStore(db);
   const windows: Promise<number>[] = [];
   // From the moment the provider answered 200 until the record says `sent`: a crash inside
   // this window sends the SMS again (same id, so a provider that de-duplicates drops it).
@@ -85,5 +89,6 @@ it('the at-least-once window: provider accepted, `sent` not yet written', async 
     table.add(row);
   } finally {
     world.sink.onAccepted = undefined;
+    await db.close();
   }
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ARTIFACTS, type FaultRow } from './harness';
 
 /** The order files appear in the table (then any other, by name). */
-const ORDER = ['purchase-service', 'processes', 'redis', 'sms-provider', 'scale-out'];
+const ORDER = ['purchase-service', 'processes', 'redis.', 'redis-flush', 'sms-provider', 'scale-out'];
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;

@@ -11,14 +11,15 @@ import {
 } from '../../machines/purchase.machine';
 import { loadLocales } from '../../src/i18n';
 import { composeOutcomeSms } from '../../src/purchases/notify';
-import { MemoryPurchaseStore } from '../../src/purchases/store';
+import type { PurchaseStore } from '../../src/purchases/store';
 import { SETTLED_STATES, type PurchaseRecord, type PurchaseState } from '../../src/purchases/types';
 import type { Transaction } from '../../src/vas/port';
 import { record } from '../purchases/fixtures';
+import { freshPurchaseStore } from '../purchases/records';
 
 /**
  * Every path of the purchase lifecycle machine, generated with @xstate/graph over every answer
- * the purchase service can give (each confirm, retry and probe outcome, at every moment that
+ * the purchase service can give (each confirm and retry outcome, at every moment that
  * matters: while the confirm may be in flight, after it, past the reconcile deadline), and run
  * through `decide()` and the store's compare-and-set exactly as the lifecycle runs them.
  * On every path: a confirm is sent again only after every earlier one provably never reached
@@ -160,8 +161,6 @@ function events(s: PurchaseSnapshot): PurchaseEvent[] {
       ...ok.map((t) => ({ type: 'RETRY_OK' as const, tx: t, at, random })),
       ...RETRY_ERRORS.map((e) => ({ type: 'RETRY_ERR' as const, error: ERRORS[e], at, random })),
     ]),
-    ...ok.map((t) => ({ type: 'PROBE_FOUND' as const, tx: t, at: m.inFlight })),
-    { type: 'PROBE_REFUSED', error: ERRORS.refused, at: m.inFlight },
     { type: 'RECHECK_OK', tx: tx('SUCCESSFUL'), at: m.afterFlight },
   ];
 }
@@ -191,6 +190,12 @@ const serialize = (s: unknown) => serializeState(s as PurchaseSnapshot);
 const options = { input, events, serializeState: serialize };
 const locales = loadLocales();
 
+// Every path's record in this file's PostgreSQL schema, each a purchase of its own.
+let store: PurchaseStore;
+beforeAll(async () => {
+  store = await freshPurchaseStore();
+});
+
 type Step = { event: PurchaseEvent; state: PurchaseSnapshot };
 /** A path's steps without the first, which is the machine's own start (`xstate.init`). */
 const stepsOf = (path: { steps: Array<{ event: unknown; state: unknown }> }) =>
@@ -200,7 +205,7 @@ const stepsOf = (path: { steps: Array<{ event: unknown; state: unknown }> }) =>
 const errorName = (e: ErrorInfo) => Object.entries(ERRORS).find(([, v]) => v === e)?.[0] ?? '?';
 
 /** The outcome a settled record leaves: what the subscriber is told, or where operators see it. */
-async function obligation(store: MemoryPurchaseStore, settled: PurchaseRecord): Promise<string> {
+async function obligation(settled: PurchaseRecord): Promise<string> {
   const sms = composeOutcomeSms(settled, locales).filter((m) => m.to === settled.intent.beneficiaryMsisdn);
   switch (settled.state) {
     case 'succeeded':
@@ -230,7 +235,6 @@ async function obligation(store: MemoryPurchaseStore, settled: PurchaseRecord): 
  * compare-and-set. Returns the obligation met at the end, or null when the path ends unsettled.
  */
 async function run(steps: Step[]): Promise<string | null> {
-  const store = new MemoryPurchaseStore();
   let current = (await store.create(record())).record;
   let mayHaveReached = false;
   let confirms = 0;
@@ -256,7 +260,7 @@ async function run(steps: Step[]): Promise<string | null> {
   }
   expect(confirms).toBeLessThanOrEqual(settings.maxConfirmAttempts);
   expect(current.confirmAttempts).toBe(confirms);
-  return SETTLED_STATES.includes(current.state) ? obligation(store, current) : null;
+  return SETTLED_STATES.includes(current.state) ? obligation(current) : null;
 }
 
 const adjacency = getAdjacencyMap(purchaseMachine, options) as unknown as Record<

@@ -50,6 +50,7 @@ function live(): { services: DialogueServices; orders: Array<{ intent: PurchaseI
       languages: () => LANGUAGES,
       defaultRegion: 'BW',
       maxIdentifierTries: 3,
+      askTokenRecipient: false,
     },
   };
 }

@@ -18,8 +18,9 @@ import {
   instrumentSmsSender,
   serviceCallOutcome,
 } from '../../src/gateway/instrument';
+import { bearerMatches } from '../../src/http/secrets';
 import { Metrics, metricsRouter } from '../../src/observability/metrics';
-import { MemoryPurchaseStore } from '../../src/purchases/store';
+import { freshPurchaseStore } from '../purchases/records';
 import { SANDBOX_ACCOUNTS, SANDBOX_CREDENTIALS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import type { HopEngine } from '../../src/session/engine';
 import {
@@ -160,10 +161,10 @@ describe('instrumentPurchaseService against the sandbox', () => {
   });
 });
 
-describe('instrumentPurchaseStore over the memory store', () => {
+describe('instrumentPurchaseStore over the SQL store', () => {
   it('counts creates that wrote a record, not idempotent repeats', async () => {
     const metrics = new Metrics({ defaultMetrics: false });
-    const store = instrumentPurchaseStore(new MemoryPurchaseStore(), metrics);
+    const store = instrumentPurchaseStore(await freshPurchaseStore(), metrics);
     const first = record();
     expect((await store.create(first)).created).toBe(true);
     expect((await store.create({ ...record(), idempotencyKey: first.idempotencyKey })).created).toBe(false);
@@ -174,7 +175,7 @@ describe('instrumentPurchaseStore over the memory store', () => {
 
   it('counts transitions that changed the state; not conflicts, not same-state notes', async () => {
     const metrics = new Metrics({ defaultMetrics: false });
-    const store = instrumentPurchaseStore(new MemoryPurchaseStore(), metrics);
+    const store = instrumentPurchaseStore(await freshPurchaseStore(), metrics);
     const { record: created } = await store.create(record());
     const moved = await store.transition(created.id, ['created'], 'confirming', created.version);
     expect(moved.ok).toBe(true);
@@ -326,7 +327,13 @@ describe('instrumentHopEngine', () => {
 });
 
 describe('metricsRouter', () => {
-  const appWith = (metrics: Metrics, token?: string) => express().use(metricsRouter(metrics, { token }));
+  // The gateway injects its METRICS_TOKEN check (src/gateway/app.ts); the same here.
+  const appWith = (metrics: Metrics, token?: string) =>
+    express().use(
+      metricsRouter(metrics, {
+        authorize: token === undefined ? undefined : (header) => bearerMatches(header, token),
+      }),
+    );
 
   it('serves the registry in the Prometheus text format, open when no token is set', async () => {
     const metrics = new Metrics();

@@ -4,13 +4,14 @@ import { MemoryOutboxStore, OutboxSender } from '../../src/channels/sms/outbound
 import { loadLocales } from '../../src/i18n';
 import { createAdminRouter } from '../../src/purchases/admin/router';
 import { createNotifier } from '../../src/purchases/notify/notifier';
-import { InProcessSmsQueue } from '../../src/purchases/notify/queue';
-import { MemoryPurchaseStore } from '../../src/purchases/store';
+import { InProcessSmsQueue } from '../../src/channels/sms/outbound/queue';
+import type { PurchaseStore } from '../../src/purchases/store';
 import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
 import { InProcessJobQueue } from '../../src/purchases/queue';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { makeService } from './harness';
+import { freshMessageStore, freshPurchaseStore } from './records';
 import { intent, record } from './fixtures';
 import { until } from '../support/wait';
 
@@ -18,10 +19,7 @@ const TOKEN = 'operator-secret-token';
 const locales = loadLocales();
 
 /** The lifecycle's real desk; the sandbox behind it is never called for these seeded records. */
-function realDesk(
-  store: MemoryPurchaseStore,
-  notifier: ReturnType<typeof createNotifier>,
-): RunningPurchaseDesk {
+function realDesk(store: PurchaseStore, notifier: ReturnType<typeof createNotifier>): RunningPurchaseDesk {
   return createPurchaseDesk({
     store,
     queue: new InProcessJobQueue(),
@@ -40,7 +38,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-let store: MemoryPurchaseStore;
+let store: PurchaseStore;
 let outbox: MemoryOutboxStore;
 let queue: InProcessSmsQueue;
 let app: express.Express;
@@ -49,9 +47,9 @@ let done: PurchaseRecord;
 let pending: PurchaseRecord;
 
 beforeEach(async () => {
-  store = new MemoryPurchaseStore();
+  store = await freshPurchaseStore();
   outbox = new MemoryOutboxStore();
-  queue = new InProcessSmsQueue({ sender: new OutboxSender(outbox) });
+  queue = new InProcessSmsQueue({ sender: new OutboxSender(outbox), store: await freshMessageStore() });
   const desk = realDesk(store, createNotifier({ queue, locales }));
   stuck = record({
     state: 'needs_attention',
@@ -71,7 +69,7 @@ beforeEach(async () => {
   });
   pending = record({ state: 'reconciling' });
   for (const r of [stuck, done, pending]) await store.create(r);
-  app = express().use(createAdminRouter({ desk, adminToken: TOKEN, notifications: queue }));
+  app = express().use(createAdminRouter({ desk, adminToken: TOKEN, notifications: queue.store }));
 });
 
 afterEach(() => queue.close());
@@ -159,7 +157,7 @@ describe('admin router: resend', () => {
       .set('Idempotency-Key', 'ticket-42')
       .expect(202);
     await until('the SMS sent', async () =>
-      (await queue.listByPurchase(done.id)).every((n) => n.status === 'sent'),
+      (await queue.store.listByPurchase(done.id)).every((n) => n.status === 'sent'),
     );
 
     const messages = await outbox.list({ to: '26771000002' });
@@ -190,7 +188,7 @@ describe('admin router: resend', () => {
   it('answers 409 for a purchase that has not settled yet', async () => {
     const res = await request(app).post(`/admin/purchases/${pending.id}/resend-sms`).set(auth).expect(409);
     expect(res.body).toMatchObject({ error: 'not_settled', state: 'reconciling' });
-    expect(await queue.listByPurchase(pending.id)).toEqual([]);
+    expect(await queue.store.listByPurchase(pending.id)).toEqual([]);
   });
 
   test.each([
@@ -217,7 +215,7 @@ describe('admin router: malformed requests are the client’s mistake, named, an
       .send(JSON.stringify({ requestKey: 'k', pad: 'x'.repeat(20_000) }))
       .expect(413);
     expect(res.body).toEqual({ error: 'bad_request', message: 'request body is larger than 16kb' });
-    expect(await queue.listByPurchase(done.id)).toEqual([]);
+    expect(await queue.store.listByPurchase(done.id)).toEqual([]);
   });
 
   it('a JSON body in an unsupported charset → 415, not 500', async () => {
@@ -228,7 +226,7 @@ describe('admin router: malformed requests are the client’s mistake, named, an
       .send('{}')
       .expect(415);
     expect(res.body.error).toBe('bad_request');
-    expect(await queue.listByPurchase(done.id)).toEqual([]);
+    expect(await queue.store.listByPurchase(done.id)).toEqual([]);
   });
 
   it('an id that is not valid percent-encoding → 400 JSON without a stack', async () => {

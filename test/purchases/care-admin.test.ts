@@ -2,8 +2,9 @@ import axios from 'axios';
 import request from 'supertest';
 import { main } from '../../src/cli/main';
 import type { Gateway } from '../../src/gateway/app';
-import { purchaseKeys } from '../../src/purchases/store';
+import { expiresAt } from '../../src/purchases/store';
 import { ledger, newPhone, startTestGateway, waitForSms } from '../e2e/harness';
+import { testRecordsEnv } from '../support/database';
 import { captureLogs } from '../support/logs';
 import { testRedis, type TestRedis } from '../support/redis';
 import { until } from '../support/wait';
@@ -11,8 +12,9 @@ import { newPurchaseRecord, type PurchaseRecord } from '../../src/purchases/type
 import { intent } from './fixtures';
 
 /**
- * Customer care on a whole gateway (embedded sandbox over HTTP, Redis, the real admin routes):
- * find, resolve, reconcile again, the audit trail, masks and reveals, retention, metrics.
+ * Customer care on a whole gateway (embedded sandbox over HTTP, its records in PostgreSQL, Redis,
+ * the real admin routes): find, resolve, reconcile again, the audit trail, masks and reveals,
+ * retention, metrics; the operator CLI on the same records.
  */
 
 const ADMIN = 'care-admin-token-0123456789';
@@ -21,6 +23,8 @@ const as = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 let gateway: Gateway;
 let redis: TestRedis;
+/** The gateway's records: a schema of its own, which the CLI opens too. */
+const records = testRecordsEnv('care');
 let logs: ReturnType<typeof captureLogs>;
 let seq = 0;
 
@@ -28,6 +32,7 @@ beforeAll(async () => {
   redis = testRedis('care');
   logs = captureLogs();
   gateway = await startTestGateway({
+    ...records.env,
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
     ADMIN_TOKEN: ADMIN,
@@ -42,6 +47,7 @@ afterAll(async () => {
   await gateway.close();
   logs.stop();
   await redis.cleanup();
+  await records.drop();
 });
 
 const api = () => request(gateway.url);
@@ -115,7 +121,13 @@ describe('finding purchases', () => {
       expect(res.text).not.toContain(phone);
       for (const form of tokenForms(done)) expect(res.text).not.toContain(form);
     }
-    expect(byPhone.text).toContain(`"beneficiaryMsisdn":"267****${phone.slice(-4)}"`);
+    expect(byPhone.text).toMatch(new RegExp(`"beneficiaryMsisdn":"267\\*{4}${phone.slice(-4)}#[0-9a-f]{4}"`));
+    // Masked by field: the provider's ids, references and dates are shown whole.
+    expect(byProvider.body.purchases[0].result).toMatchObject({
+      reference: done.result!.reference,
+      providerTransactionId: done.result!.providerTransactionId,
+    });
+    expect(byProvider.body.purchases[0].settledAt).toBe(done.settledAt);
     expect(shown.body.purchase.result.rawToken).toBe(`****${tokenForms(done)[1].slice(-4)}`);
   });
 
@@ -143,6 +155,29 @@ describe('finding purchases', () => {
       detail: `GET /admin/purchases/${done.id}?reveal=true`,
     });
     expect(trail.text).not.toContain(phone);
+    // …and in the purchase's own trail (#27 item 4).
+    const own = await api().get(`/admin/purchases/${done.id}/audit`).set(as(ADMIN)).expect(200);
+    expect(own.body.entries).toEqual([
+      expect.objectContaining({ actor: 'alice', action: 'reveal', purchaseId: done.id }),
+    ]);
+  });
+
+  it('a resend of the SMS is in the audit trail, with who asked (#27 item 4)', async () => {
+    const done = await succeeded(newPhone());
+    await api()
+      .post(`/admin/purchases/${done.id}/resend-sms`)
+      .set(as(ALICE))
+      .set('Idempotency-Key', 'customer-called-1')
+      .expect(202);
+    const own = await api().get(`/admin/purchases/${done.id}/audit`).set(as(ADMIN)).expect(200);
+    expect(own.body.entries).toEqual([
+      expect.objectContaining({
+        actor: 'alice',
+        action: 'resend_sms',
+        purchaseId: done.id,
+        detail: 'admin-customer-called-1',
+      }),
+    ]);
   });
 });
 
@@ -152,7 +187,8 @@ describe('acting on a needs_attention purchase', () => {
     const noNote = await api().post(`/admin/purchases/${stuck.id}/resolve`).set(as(ALICE)).send({});
     expect(noNote.status).toBe(400);
     expect((await gateway.desk.get(stuck.id))?.state).toBe('needs_attention');
-    expect(await redis.redis.pexpiretime(purchaseKeys(redis.prefix).record(stuck.id))).toBe(-1);
+    const retention = 1825 * 24 * 3600_000; // RECORD_RETENTION_DAYS' default
+    expect(expiresAt((await gateway.desk.get(stuck.id))!, retention)).toBeNull();
 
     const resolved = await api()
       .post(`/admin/purchases/${stuck.id}/resolve`)
@@ -171,10 +207,9 @@ describe('acting on a needs_attention purchase', () => {
     expect(trail.body.entries).toEqual([
       expect.objectContaining({ actor: 'alice', action: 'resolve', purchaseId: stuck.id }),
     ]);
-    // Resolved: kept for the retention (90 days by default) from its resolution, then Redis drops it too.
-    const expiry = await redis.redis.pexpiretime(purchaseKeys(redis.prefix).record(stuck.id));
+    // Resolved: kept for the retention (five years by default) from its resolution, then purged.
     const resolvedAt = Date.parse(resolved.body.purchase.resolution.at);
-    expect(expiry).toBe(resolvedAt + 90 * 24 * 3600_000 + 24 * 3600_000);
+    expect(expiresAt((await gateway.desk.get(stuck.id))!, retention)).toBe(resolvedAt + retention);
   });
 
   it('reconciles it again (retry only): the success is found, its token sent, never a second confirm', async () => {
@@ -209,6 +244,14 @@ describe('acting on a needs_attention purchase', () => {
     expect(
       (await api().post('/admin/purchases/nope/resolve').set(as(ADMIN)).send({ note: 'x' })).status,
     ).toBe(404);
+    const notJson = api()
+      .post('/admin/purchases/nope/resolve')
+      .set(as(ADMIN))
+      .set('Content-Type', 'application/json');
+    expect((await notJson.send('{"note":').expect(400)).body).toEqual({
+      error: 'bad_request',
+      message: 'request body must be JSON',
+    });
     expect((await api().get('/admin/purchases/audit').set(as('not-a-token-0123456789'))).status).toBe(401);
     expect((await api().get('/admin/purchases/audit?reveal=true')).status).toBe(401);
   });
@@ -263,7 +306,13 @@ describe('operator CLI (npm run cli -- purchases)', () => {
     const code = await main(['purchases', ...argv], {
       stdout: (l) => out.push(l),
       stderr: (l) => err.push(l),
-      env: { NODE_ENV: 'test', REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, USER: 'thabo' },
+      env: {
+        NODE_ENV: 'test',
+        ...records.env,
+        REDIS_URL: redis.url,
+        REDIS_PREFIX: redis.prefix,
+        USER: 'thabo',
+      },
     });
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
@@ -314,23 +363,21 @@ describe('operator CLI (npm run cli -- purchases)', () => {
     });
     expect(await cli('show', 'no-such-id')).toMatchObject({ code: 1 });
     expect(await cli('find')).toMatchObject({ code: 2 });
-    expect(await cli('reindex')).toMatchObject({
-      code: 0,
-      out: expect.stringMatching(/^[1-9]\d* purchase records indexed$/),
-    });
-    const noRedis = await main(['purchases', 'find', '--msisdn', phone], {
+    // Nothing to reindex any more: the records are rows with their indexes (#29).
+    expect(await cli('reindex')).toMatchObject({ code: 2 });
+    const noDatabase = await main(['purchases', 'find', '--msisdn', phone], {
       stdout: () => undefined,
       stderr: () => undefined,
       env: { NODE_ENV: 'test' },
     });
-    expect(noRedis).toBe(2);
+    expect(noDatabase).toBe(2);
   });
 });
 
-describe('retention on a running gateway (memory store, the workers sweep)', () => {
+describe('retention on a running gateway (the workers sweep)', () => {
   let small: Gateway;
   beforeAll(async () => {
-    small = await startTestGateway({ PURCHASE_RETENTION_DAYS: '1', PURCHASE_SWEEP_INTERVAL_MS: '100' });
+    small = await startTestGateway({ RECORD_RETENTION_DAYS: '1', PURCHASE_SWEEP_INTERVAL_MS: '100' });
   });
   afterAll(() => small.close());
 

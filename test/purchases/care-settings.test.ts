@@ -27,10 +27,10 @@ it.each([
   expect(() => load({ ADMIN_TOKENS: value })).toThrow(message);
 });
 
-it('reads the retention in days (default 90) and refuses what is not a whole number of days', () => {
-  expect(load({}).care.retentionMs).toBe(90 * 24 * 3600_000);
-  expect(load({ PURCHASE_RETENTION_DAYS: '30' }).care.retentionMs).toBe(30 * 24 * 3600_000);
-  for (const bad of ['0', '1.5', 'ninety']) expect(() => load({ PURCHASE_RETENTION_DAYS: bad })).toThrow();
+it('reads the retention in days (RECORD_RETENTION_DAYS, default 1825) and refuses what is not a whole number of days', () => {
+  expect(load({}).care.retentionMs).toBe(1825 * 24 * 3600_000);
+  expect(load({ RECORD_RETENTION_DAYS: '30' }).care.retentionMs).toBe(30 * 24 * 3600_000);
+  for (const bad of ['0', '1.5', 'ninety']) expect(() => load({ RECORD_RETENTION_DAYS: bad })).toThrow();
 });
 
 it('parses LOW_BALANCE_ALERT to exact minor units with the money parser', () => {

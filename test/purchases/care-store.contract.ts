@@ -4,10 +4,7 @@ import { intent, record } from './fixtures';
 
 const DAY = 24 * 3600_000;
 export const RETENTION_MS = 90 * DAY;
-/**
- * Settling times are real ones (now, whole seconds): Redis counts a record's expiry on its own
- * clock, so a settling in the past would expire the record at once.
- */
+/** Settling times are real ones (now, whole seconds); the store's clock is moved past them. */
 export const T0 = Math.floor(Date.now() / 1000) * 1000;
 export const at = (ms: number): string => new Date(ms).toISOString();
 
@@ -45,8 +42,8 @@ export async function settled(
 }
 
 /**
- * Customer care's lookups and the retention rule, the same for every PurchaseStore: run by
- * care-store.memory.test.ts and care-store.redis.test.ts.
+ * Customer care's lookups and the retention rule of a PurchaseStore: run by care-store.sql.test.ts
+ * on PostgreSQL and PGlite.
  */
 export function careStoreContract(name: string, makeStore: () => Promise<ClockedStore>): void {
   describe(`${name} purchase store: care lookups and retention`, () => {

@@ -2,8 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { BullJobQueue } from '../../src/purchases/queue';
-import { RedisPurchaseStore } from '../../src/purchases/store';
+import { SqlPurchaseStore } from '../../src/purchases/store';
+import type { Database } from '../../src/records/database';
+import { openRecords } from '../../src/records/open';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { testRecordsEnv } from '../support/database';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 import { until } from '../support/wait';
 import { record as makeRecord } from './fixtures';
@@ -17,7 +20,8 @@ import { sandboxServiceEnv } from '../support/sandbox-env';
  * lost margin); the check reconciles it with `retry`. The periodic sweep is off, and BullMQ's
  * stalled-job detection waits for the dead worker's 30 s lock to run out, so that check is what
  * settles it (the lost-check itself is tested deterministically in resume-live.test.ts). Never a
- * second confirm: the sandbox ledger holds one transaction for the external reference.
+ * second confirm: the sandbox ledger holds one transaction for the external reference. Both
+ * workers keep their records in one PostgreSQL schema, as two runs of one deployment do.
  *
  * `CRASH_CONFIRM_TIMEOUT_MS=20000 CRASH_SWEEP_INTERVAL_MS=60000 npx jest
  * test/purchases/crash-recovery` measures the issue's case (a 20 s confirm timeout, the default
@@ -38,10 +42,13 @@ const WAIT_MS = process.env.CRASH_CONFIRM_TIMEOUT_MS ? 180_000 : START_MS + TARG
 let sandbox: RunningSandbox;
 const prefix = testPrefix('crash');
 const redis = new Redis(TEST_REDIS_URL);
+const records = testRecordsEnv('crash');
+let db: Database;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, silent: true });
+  db = await openRecords({ url: records.env.DATABASE_URL, schema: records.env.DATABASE_SCHEMA, dataDir: '' });
 });
 
 afterAll(async () => {
@@ -49,6 +56,8 @@ afterAll(async () => {
   await sandbox.close();
   await deleteKeysUnder(redis, prefix);
   await redis.quit();
+  await db.close();
+  await records.drop();
 });
 
 interface Worker {
@@ -65,6 +74,7 @@ function startWorker(): Worker {
       LOG_LEVEL: 'info',
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: prefix,
+      ...records.env,
       ...sandboxServiceEnv(sandbox.url),
       PURCHASE_API_TIMEOUT_MS: '1000',
       PURCHASE_API_CONFIRM_TIMEOUT_MS: String(CONFIRM_TIMEOUT_MS),
@@ -107,7 +117,7 @@ async function ledger(externalReference: string): Promise<{ status: string; toke
 it(
   'a worker killed mid-confirm: the next one reconciles it once the confirm cannot be in flight, never confirming again',
   async () => {
-    const store = new RedisPurchaseStore({ redis, prefix });
+    const store = new SqlPurchaseStore({ db });
     const jobs = new BullJobQueue({ connection: { url: TEST_REDIS_URL }, prefix: `${prefix}-bull` });
     try {
       // The confirm reaches the sandbox, which debits and issues the token, then hangs.

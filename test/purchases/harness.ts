@@ -1,20 +1,16 @@
 import { Redis } from 'ioredis';
 import type { LifecycleSettings } from '../../machines/purchase.machine';
-import type { PurchaseNotifier } from '../../src/purchases/lifecycle';
+import type { PurchaseNotifier } from '../../src/purchases/hand-over';
 import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../../src/purchases/queue';
-import {
-  MemoryPurchaseStore,
-  RedisPurchaseStore,
-  SETTLED_STATES,
-  type PurchaseStore,
-} from '../../src/purchases/store';
+import { SETTLED_STATES, type PurchaseStore } from '../../src/purchases/store';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { startSandbox, SANDBOX_CREDENTIALS, type RunningSandbox } from '../../src/sandbox';
 import { createPurchaseService } from '../../src/vas';
 import type { PurchaseService } from '../../src/vas/port';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 import { until } from '../support/wait';
+import { freshPurchaseStore } from './records';
 
 /** Client timeouts of the lifecycle tests: confirm gives up long before the delayed meter answers. */
 export const CONFIRM_TIMEOUT_MS = 300;
@@ -81,18 +77,16 @@ export async function startHarness(
   const service = wrap(makeService(sandbox.url));
   const prefix = testPrefix('purchases');
   let redis: Redis | null = null;
-  let store: PurchaseStore;
+  const store: PurchaseStore = await freshPurchaseStore();
   let queue: JobQueue;
   if (mode === 'bullmq') {
     redis = new Redis(TEST_REDIS_URL);
-    store = new RedisPurchaseStore({ redis, prefix });
     queue = new BullJobQueue({
       connection: { url: TEST_REDIS_URL },
       prefix: `${prefix}-bull`,
       retryDelayMs: 50,
     });
   } else {
-    store = new MemoryPurchaseStore();
     queue = new InProcessJobQueue({ retryDelayMs: 50 });
   }
   const notifier = new RecordingNotifier();

@@ -7,15 +7,19 @@ import { HttpSmsSender } from '../../src/channels/sms/outbound/http/driver';
 import { MemoryOutboxStore, OutboxSender, outboxRouter } from '../../src/channels/sms/outbound/outbox/driver';
 import type { SmsSender } from '../../src/channels/sms/outbound/sender';
 import { loadLocales } from '../../src/i18n';
-import { BullmqSmsQueue } from '../../src/purchases/notify/bullmq-queue';
-import { PurchaseNotSettledError } from '../../src/purchases/lifecycle';
+import { messageId, type MessageRecord, type MessageStatus } from '../../src/channels/sms/outbound/message';
+import {
+  BullmqSmsQueue,
+  InProcessSmsQueue,
+  type SmsQueue,
+  type SmsRetryPolicy,
+} from '../../src/channels/sms/outbound/queue';
+import type { MessageStore } from '../../src/channels/sms/outbound/store/store';
+import { PurchaseNotSettledError } from '../../src/purchases/hand-over';
 import { createNotifier } from '../../src/purchases/notify/notifier';
-import { InProcessSmsQueue, type SmsJobQueue } from '../../src/purchases/notify/queue';
-import type { SmsRetryPolicy } from '../../src/purchases/notify/retry';
-import type { NotificationRecord, NotificationStatus } from '../../src/purchases/notify/types';
-import { notificationId } from '../../src/purchases/notify/types';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { intent, record } from './fixtures';
+import { freshMessageStore } from './records';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 import { until } from '../support/wait';
 
@@ -50,11 +54,7 @@ class SmsPeer {
   }
 }
 
-async function untilStatus(
-  queue: SmsJobQueue,
-  id: string,
-  statuses: NotificationStatus[],
-): Promise<NotificationRecord> {
+async function untilStatus(queue: SmsQueue, id: string, statuses: MessageStatus[]): Promise<MessageRecord> {
   return until(`notification ${id} to be ${statuses.join('|')}`, async () => {
     const found = await queue.get(id);
     return found && statuses.includes(found.status) ? found : null;
@@ -77,15 +77,21 @@ function succeeded(overrides: Partial<PurchaseRecord> = {}): PurchaseRecord {
 }
 
 interface Harness {
-  make(sender: SmsSender, policy?: SmsRetryPolicy): Promise<SmsJobQueue>;
+  make(sender: SmsSender, policy?: SmsRetryPolicy): Promise<SmsQueue>;
   cleanup(): Promise<void>;
 }
 
+/** The test's messages: one emptied store per test (its queues share it). */
+let store: Promise<MessageStore>;
+beforeEach(() => {
+  store = freshMessageStore();
+});
+
 const inProcess = (): Harness => {
-  const queues: SmsJobQueue[] = [];
+  const queues: SmsQueue[] = [];
   return {
     async make(sender, policy = FAST) {
-      const queue = new InProcessSmsQueue({ sender, policy });
+      const queue = new InProcessSmsQueue({ sender, policy, store: await store });
       queues.push(queue);
       return queue;
     },
@@ -102,12 +108,11 @@ const bullmq = (): Harness => {
   return {
     async make(sender, policy = FAST) {
       const queue = new BullmqSmsQueue({
-        redis,
         connection: { url: TEST_REDIS_URL, maxRetriesPerRequest: null },
         prefix,
-        keyPrefix: prefix,
         sender,
         policy,
+        store: await store,
       });
       await queue.ready();
       queues.push(queue);
@@ -147,9 +152,16 @@ describe.each([
     const purchase = succeeded();
     await notifier.notify(purchase, 'settled', 'settled');
 
-    const id = notificationId(purchase.id, 'settled', '26771234567');
+    const id = messageId(purchase.id, 'settled', '26771234567');
     const sent = await untilStatus(queue, id, ['sent', 'rejected', 'undelivered']);
-    expect(sent).toMatchObject({ status: 'sent', attempts: 5, providerMessageId: 'peer-5', lastError: null });
+    expect(sent).toMatchObject({
+      kind: 'purchase-outcome',
+      purchaseId: purchase.id,
+      status: 'sent',
+      attempts: 5,
+      providerMessageId: 'peer-5',
+      lastError: null,
+    });
     expect(peer.seen).toHaveLength(5);
     expect(new Set(peer.seen.map((s) => s.id))).toEqual(new Set([id]));
     expect(peer.seen[4].message).toContain('1111 2222 3333 4444 5555');
@@ -163,14 +175,14 @@ describe.each([
       notifier.notify(purchase, 'settled', 'settled'),
       notifier.notify(purchase, 'settled', 'settled'),
     ]);
-    const first = notificationId(purchase.id, 'settled', '26771234567');
+    const first = messageId(purchase.id, 'settled', '26771234567');
     await untilStatus(queue, first, ['sent']);
     // Again after delivery (the job is gone by now): still nothing new.
     await notifier.notify(purchase, 'settled', 'settled');
-    expect(await queue.listByPurchase(purchase.id)).toHaveLength(1);
+    expect(await queue.store.listByPurchase(purchase.id)).toHaveLength(1);
 
     await notifier.notify(purchase, 'resend', 'resend-1');
-    const second = notificationId(purchase.id, 'resend-1', '26771234567');
+    const second = messageId(purchase.id, 'resend-1', '26771234567');
     await untilStatus(queue, second, ['sent']);
     expect(peer.seen.map((s) => s.id)).toEqual([first, second]);
   });
@@ -181,8 +193,8 @@ describe.each([
       intent: intent({ beneficiaryMsisdn: '26771111111', requesterMsisdn: '26772222222' }),
     });
     await createNotifier({ queue, locales }).notify(purchase, 'settled', 'k');
-    await untilStatus(queue, notificationId(purchase.id, 'k', '26771111111'), ['sent']);
-    await untilStatus(queue, notificationId(purchase.id, 'k', '26772222222'), ['sent']);
+    await untilStatus(queue, messageId(purchase.id, 'k', '26771111111'), ['sent']);
+    await untilStatus(queue, messageId(purchase.id, 'k', '26772222222'), ['sent']);
     expect(peer.seen.map((s) => s.to).sort()).toEqual(['26771111111', '26772222222']);
   });
 
@@ -191,7 +203,7 @@ describe.each([
     const queue = await harness.make(new HttpSmsSender({ url: peer.url, timeoutMs: 5000 }));
     const purchase = succeeded();
     await createNotifier({ queue, locales }).notify(purchase, 'settled', 'k');
-    const rejected = await untilStatus(queue, notificationId(purchase.id, 'k', '26771234567'), [
+    const rejected = await untilStatus(queue, messageId(purchase.id, 'k', '26771234567'), [
       'sent',
       'rejected',
       'undelivered',
@@ -209,7 +221,7 @@ describe.each([
     });
     const purchase = succeeded();
     await createNotifier({ queue, locales }).notify(purchase, 'settled', 'k');
-    const given = await untilStatus(queue, notificationId(purchase.id, 'k', '26771234567'), [
+    const given = await untilStatus(queue, messageId(purchase.id, 'k', '26771234567'), [
       'sent',
       'rejected',
       'undelivered',
@@ -234,14 +246,14 @@ describe.each([
       },
     });
     await createNotifier({ queue, locales, senderId: 'POWER' }).notify(purchase, 'settled', 'settled');
-    await untilStatus(queue, notificationId(purchase.id, 'settled', '26771234567'), ['sent']);
+    await untilStatus(queue, messageId(purchase.id, 'settled', '26771234567'), ['sent']);
 
     const app = express().use(outboxRouter(outbox));
     const res = await request(app).get('/dev/sms').query({ to: '26771234567' }).expect(200);
     expect(res.body.messages).toHaveLength(1);
     const [message] = res.body.messages as Record<string, unknown>[];
     expect(message).toMatchObject({
-      id: notificationId(purchase.id, 'settled', '26771234567'),
+      id: messageId(purchase.id, 'settled', '26771234567'),
       to: '26771234567',
       from: 'POWER',
       encoding: 'GSM-7',

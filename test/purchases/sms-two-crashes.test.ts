@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { bullJobId, BullmqSmsQueue, SMS_QUEUE_NAME } from '../../src/purchases/notify/bullmq-queue';
+import { bullJobId, BullmqSmsQueue, SMS_QUEUE_NAME } from '../../src/channels/sms/outbound/queue/bullmq';
+import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { testDatabase } from '../support/database';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 import { until } from '../support/wait';
 
@@ -60,30 +62,47 @@ async function kill(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-it('a worker killed twice mid-send: the sweep revives the failed job and the token SMS is sent once', async () => {
-  const prefix = testPrefix('sms-crash');
+/**
+ * A queue without a worker on this test's Redis prefix and PostgreSQL schema, and the environment
+ * of the worker processes that share them (BullMQ's stall limit kept at its old default, 1).
+ */
+async function crashWorld(label: string) {
+  const prefix = testPrefix(label.replace(/_/g, '-'));
   const bullPrefix = `${prefix}-bull`;
   const redis = new Redis(TEST_REDIS_URL);
+  // The messages in a PostgreSQL schema of this test's, shared with the worker processes.
+  const records = await testDatabase(label);
   const queue = new BullmqSmsQueue({
-    redis,
     connection: { url: TEST_REDIS_URL, maxRetriesPerRequest: null },
     prefix: bullPrefix,
-    keyPrefix: prefix,
+    store: new SqlMessageStore(records.db),
   });
   const env = {
     REDIS_URL: TEST_REDIS_URL,
     BULL_PREFIX: bullPrefix,
-    KEY_PREFIX: prefix,
+    TEST_DATABASE_URL: records.url,
+    MESSAGES_SCHEMA: records.schema,
     WEBHOOK_URL: webhookUrl,
     LOCK_MS: '1000',
     STALLED_INTERVAL_MS: '300',
     MAX_STALLED: '1',
   };
+  return { prefix, bullPrefix, redis, records, queue, env };
+}
+
+it('a worker killed twice mid-send: the sweep revives the failed job and the token SMS is sent once', async () => {
+  const { prefix, bullPrefix, redis, records, queue, env } = await crashWorld('sms_crash');
   const inspect = new Queue(SMS_QUEUE_NAME, { connection: { url: TEST_REDIS_URL }, prefix: bullPrefix });
   const children: ChildProcess[] = [];
   try {
     const id = 'p-crash:settled%3Ap-crash:26771234567';
-    await queue.enqueue({ id, purchaseId: 'p-crash', to: '26771234567', message: 'Token: 1234 5678' });
+    await queue.enqueue({
+      id,
+      kind: 'purchase-outcome',
+      purchaseId: 'p-crash',
+      to: '26771234567',
+      message: 'Token: 1234 5678',
+    });
 
     // Crash 1: the first worker hangs on the webhook and is killed.
     children.push(startWorker(env));
@@ -124,5 +143,52 @@ it('a worker killed twice mid-send: the sweep revives the failed job and the tok
     await queue.close();
     await deleteKeysUnder(redis, prefix);
     redis.disconnect();
+    await records.cleanup();
+  }
+}, 60_000);
+
+it('a staged token SMS (claimed with its outcome) whose worker is killed mid-send: the re-run claims and sends it again, once', async () => {
+  const { prefix, redis, records, queue, env } = await crashWorld('sms_staged_crash');
+  const children: ChildProcess[] = [];
+  hits.length = 0;
+  mode = 'hang';
+  try {
+    const id = 'p-staged:settled:26771234567';
+    const sms = {
+      id,
+      kind: 'purchase-outcome' as const,
+      purchaseId: 'p-staged',
+      to: '26771234567',
+      message: 'Token: 4321',
+    };
+    // As an outcome does: staged in its transaction (claimed for the first attempt), then started.
+    await records.db.transaction((tx) => queue.stage(sms, tx));
+    await queue.start(sms);
+    expect(await queue.get(id)).toMatchObject({ status: 'sending', attempts: 1 });
+
+    // The first attempt (no claim of its own) hangs at the provider and its worker is killed.
+    children.push(startWorker(env));
+    await until('the first send', () => hits.length >= 1);
+    await kill(children[0]);
+    // The stalled job runs again on a second worker: a second start, so it claims (the documented
+    // window: sent again with the same id).
+    mode = 'ok';
+    children.push(startWorker(env));
+    const sent = await until('the token SMS sent', async () => {
+      const record = await queue.get(id);
+      return record?.status === 'sent' ? record : null;
+    });
+    expect(sent.attempts).toBe(2);
+    expect(hits).toEqual([
+      { mode: 'hang', id },
+      { mode: 'ok', id },
+    ]);
+  } finally {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) await kill(child);
+    await queue.obliterate();
+    await queue.close();
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
+    await records.cleanup();
   }
 }, 60_000);

@@ -2,7 +2,7 @@ import type { PurchaseStore } from '../../src/purchases/store';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { intent, record } from './fixtures';
 
-/** One behaviour for every PurchaseStore: run by store.memory.test.ts and store.redis.test.ts. */
+/** What a PurchaseStore promises: run by store.sql.test.ts on PostgreSQL and PGlite. */
 export function purchaseStoreContract(name: string, makeStore: () => Promise<PurchaseStore>): void {
   describe(`${name} purchase store contract`, () => {
     let store: PurchaseStore;
@@ -38,6 +38,32 @@ export function purchaseStoreContract(name: string, makeStore: () => Promise<Pur
       expect(results.filter((r) => r.created)).toHaveLength(1);
       expect(new Set(results.map((r) => r.record.id)).size).toBe(1);
       expect(await store.listByState('created', { limit: 50 })).toHaveLength(1);
+    });
+
+    it('commits what is written alongside a new record with it, or neither (a throw writes nothing)', async () => {
+      const r = record();
+      const failed = store.create(r, undefined, async (created, tx) => {
+        await tx.query('SELECT 1 FROM purchases WHERE id = $1', [created.id]);
+        throw new Error('the payment row was refused');
+      });
+      await expect(failed).rejects.toThrow('the payment row was refused');
+      expect(await store.get(r.id)).toBeNull();
+      expect(await store.getByIdempotencyKey(r.idempotencyKey)).toBeNull();
+
+      const seen: string[] = [];
+      const ok = await store.create(r, undefined, async (created, tx) => {
+        // The new row is visible inside its own transaction.
+        const rows = await tx.query<{ id: string }>('SELECT id FROM purchases WHERE id = $1', [created.id]);
+        seen.push(...rows.rows.map((row) => row.id));
+      });
+      expect(ok.created).toBe(true);
+      expect(seen).toEqual([r.id]);
+      // A taken key runs nothing alongside.
+      const again = await store.create(record({ idempotencyKey: r.idempotencyKey }), undefined, async () => {
+        seen.push('again');
+      });
+      expect(again).toMatchObject({ created: false, record: { id: r.id } });
+      expect(seen).toEqual([r.id]);
     });
 
     it('transitions with compare-and-set: state in from and version match', async () => {

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import axios from 'axios';
 import { loadConfig } from '../../src/config';
@@ -13,12 +15,32 @@ import { loginBody } from './helpers';
 /**
  * #12 item 4: the sandbox `npm start` embeds reads the same `SANDBOX_*` settings as
  * `npm run sandbox` (one parse), a restarted sandbox never repeats a reference or a token, and
- * the legacy interface's menu offers only what it can sell. The entry points run as operators
- * start them, as child processes (transpiled on the fly, no build).
+ * the legacy interface's menu offers only what it can sell. #29: a restarted `npm start` keeps
+ * its purchases in the embedded PostgreSQL under DATA_DIR. The entry points run as operators
+ * start them, as child processes (transpiled on the fly, no build), under a DATA_DIR of this
+ * file's own (never ./data of the checkout).
  */
 
 const ROOT = path.resolve(__dirname, '../..');
 const HOOK = path.join(ROOT, 'test/entrypoints/ts-require-hook.js');
+
+const dataDirs: string[] = [];
+/** A fresh folder for an embedded database, removed after the file. */
+function newDataDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-embedded-'));
+  dataDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * The DATA_DIR of every `npm start` here, one after the other: the restart test's first start
+ * finds it empty, as after `npm ci`; the later starts find its records, as a restarted one does
+ * (a first start makes the embedded database: initdb and every migration, ~5 s of CPU).
+ */
+const gatewayDataDir = newDataDir();
 
 interface Run {
   child: ChildProcess;
@@ -53,9 +75,88 @@ const SETTINGS = {
   SANDBOX_RATE_LIMIT: '1000/60s',
 };
 
+describe('a restarted npm start keeps its records (#29)', () => {
+  const ADMIN_TOKEN = 'embedded-admin-token-0123456789';
+  const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+  /** `npm start` with nothing but a DATA_DIR (and an admin token to look the records up). */
+  async function start(dataDir: string): Promise<{ gateway: Run; url: string }> {
+    const gateway = run('src/main.ts', {
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      PAYMENT_SANDBOX_PORT: '0',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+    });
+    try {
+      const url = await until(
+        'the gateway started',
+        () =>
+          gateway
+            .output()
+            .split('\n')
+            .filter((line) => line.includes('"gateway started"'))
+            .map((line) => (JSON.parse(line) as { url: string }).url)[0],
+        { timeoutMs: 60_000 },
+      );
+      return { gateway, url };
+    } catch (error) {
+      await gateway.stop();
+      throw new Error(`${(error as Error).message}: ${gateway.output()}`);
+    }
+  }
+
+  async function purchasesOf(url: string, phone: string) {
+    const { data } = await axios.get(`${url}/admin/purchases`, { params: { msisdn: phone }, headers: auth });
+    return data.purchases as Array<{ id: string; state: string; externalReference: string }>;
+  }
+
+  it('a purchase bought before the restart is found after it, by the operator and under My tokens', async () => {
+    const dataDir = gatewayDataDir;
+    const phone = newPhone();
+    const session = `buy-${phone}`;
+    let bought: { id: string; state: string; externalReference: string };
+    const first = await start(dataDir);
+    try {
+      const meter = TEST_METERS.active;
+      // "Send the token to": 1 This phone.
+      for (const typed of ['', '1', `1*${meter}`, `1*${meter}*1`, `1*${meter}*1*100`])
+        await hop({ url: first.url }, session, phone, typed);
+      const done = await hop({ url: first.url }, session, phone, `1*${meter}*1*100*1`);
+      expect(done.end).toBe(true);
+      [bought] = await until('the purchase succeeded', async () => {
+        const found = await purchasesOf(first.url, phone);
+        return found.length === 1 && found[0].state === 'succeeded' ? found : null;
+      });
+    } finally {
+      await first.gateway.stop();
+    }
+    expect(first.gateway.output()).toContain(
+      `embedded PostgreSQL (PGlite) in ${path.join(dataDir, 'postgres')}`,
+    );
+
+    const second = await start(dataDir);
+    try {
+      expect(await purchasesOf(second.url, phone)).toEqual([
+        expect.objectContaining({
+          id: bought.id,
+          state: 'succeeded',
+          externalReference: bought.externalReference,
+        }),
+      ]);
+      const menu = await hop({ url: second.url }, `mine-${phone}`, phone, '');
+      const myTokens = /(\d+) My purchases/.exec(menu.screen)![1];
+      const list = await hop({ url: second.url }, `mine-${phone}`, phone, myTokens);
+      expect(list.screen).toContain('BWP 100.00');
+    } finally {
+      await second.gateway.stop();
+    }
+  }, 180_000);
+});
+
 describe('the embedded sandbox reads the SANDBOX_* settings of npm run sandbox', () => {
   it('one parse: the gateway configuration holds exactly what npm run sandbox reads', () => {
-    const env = { ...SETTINGS, SANDBOX_PORT: '0', SANDBOX_HOST: '127.0.0.2' };
+    const env = { ...SETTINGS, SANDBOX_PORT: '0', PAYMENT_SANDBOX_PORT: '0', SANDBOX_HOST: '127.0.0.2' };
     expect(loadConfig(env).sandbox).toEqual(sandboxSettings(env));
     expect(loadConfig({}).sandbox).toEqual(sandboxSettings({}));
     expect(() => loadConfig({ SANDBOX_DELAY_MS: 'soon' })).toThrow(
@@ -76,7 +177,13 @@ describe('the embedded sandbox reads the SANDBOX_* settings of npm run sandbox',
   });
 
   it('npm start with SANDBOX_DELAY_MS: the delayed meter answers after that delay, not 95 s; SANDBOX_METER_LOCK too', async () => {
-    const gateway = run('src/main.ts', { ...SETTINGS, PORT: '0', SANDBOX_PORT: '0' });
+    const gateway = run('src/main.ts', {
+      ...SETTINGS,
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      PAYMENT_SANDBOX_PORT: '0',
+      DATA_DIR: gatewayDataDir,
+    });
     try {
       const url = await until(
         'the gateway started',

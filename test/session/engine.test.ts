@@ -314,6 +314,27 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
     expect(await engine.handleHop(hop('s21', '2*Neo'))).toEqual({ end: true, text: 'Hello Neo' });
   });
 
+  it('a hop whose dialogue record is gone (Redis flushed) gets the polite END, not a fresh menu', async () => {
+    // The aggregator's text says two inputs were answered; the store has no record of them.
+    const lost = await engine.handleHop(hop('s-lost', '2*Neo'));
+    expect(lost).toEqual({ end: true, text: locales.t('en', 'error.hopInterrupted') });
+    // Nothing saved in its place: the next hop of that session is answered the same way.
+    expect(await engine.handleHop(hop('s-lost', '2*Neo*1'))).toEqual(lost);
+    // A latest-input hop cannot tell a lost dialogue from a new one: it starts afresh.
+    const latest = await engine.handleHop({ ...hop('s-latest', ''), text: { kind: 'latest', value: '2' } });
+    expect(latest.text).toContain(locales.t('en', 'menu.title'));
+  });
+
+  it('a lock lost before the save (Redis flushed under the hop): the polite END, never "try again"', async () => {
+    lookup.resolve('42');
+    await engine.handleHop(hop('s-flush', ''));
+    // The service call (a Buy) runs; its record cannot be saved: the lock is gone with the data.
+    store.saveAndUnlock = async () => false;
+    const reply = await engine.handleHop(hop('s-flush', '1'));
+    expect(services.lookups).toBe(1);
+    expect(reply).toEqual({ end: true, text: locales.t('en', 'error.hopInterrupted') });
+  });
+
   it('remembers a language change for the caller and uses it in the next session', async () => {
     const [, tn, bye] = await play('s8', ['5', '6']);
     expect(tn.text).toContain(locales.t('tn', 'menu.title'));
@@ -479,6 +500,15 @@ describe('a hop that calls no service: one round trip on a remembered record', (
     expect(a.calls).toEqual({ loadAndLock: 2, saveAndUnlock: 2, saveIfCurrent: 2 });
     expect(services.lookups).toBe(1);
     expect(await stored('q1')).toMatchObject({ hops: 4, lastText: '2*0*1', status: 'active' });
+  });
+
+  it('a hop that calls a service is stepped once: what was decided on the remembered record runs under the lock', async () => {
+    const a = instance(first.redis);
+    await a.engine.handleHop(hop('q5', ''));
+    lookup.resolve('7');
+    expect((await a.engine.handleHop(hop('q5', '1'))).text).toContain('Result: 7');
+    expect(a.calls).toEqual({ loadAndLock: 2, saveAndUnlock: 2, saveIfCurrent: 0 });
+    expect(services.slowChosen).toBe(1);
   });
 
   it('two instances taking turns on one dialogue: a record changed by the other is never overwritten', async () => {

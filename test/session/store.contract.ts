@@ -181,7 +181,7 @@ export function sessionStoreContract(name: string, makeStore: () => Promise<Sess
       it('a record rewritten without a version (a resume tombstone) is never taken for the remembered one', async () => {
         await put(record());
         const { version } = recalled();
-        expect(await store.takeResumable(ref, { minUpdatedAt: now - 1000, machineVersion: 'v1' })).toEqual(
+        expect(await store.takeResumable(ref, { minUpdatedAt: now - 1000, machineVersions: ['v1'] })).toEqual(
           record(),
         );
         const late = await store.saveIfCurrent(ref, version, record({ hops: 9 }), 60, 5000);
@@ -210,7 +210,7 @@ export function sessionStoreContract(name: string, makeStore: () => Promise<Sess
         if (lock.kind !== 'locked') throw new Error('expected lock');
         await store.saveAndUnlock(ref, lock.token, rec, 60);
       }
-      const conditions = { minUpdatedAt: now - 1000, machineVersion: 'v1' };
+      const conditions = { minUpdatedAt: now - 1000, machineVersions: ['v1'] };
 
       it('takes an active dialogue once, leaving a tombstone that keeps the replay fields', async () => {
         await put(record());
@@ -239,6 +239,16 @@ export function sessionStoreContract(name: string, makeStore: () => Promise<Sess
       ])('refuses a dialogue that is %s', async (_label, rec) => {
         await put(rec);
         expect(await store.takeResumable(ref, conditions)).toBeNull();
+      });
+
+      it('takes a dialogue of any version the build can continue (a deploy keeps the previous one)', async () => {
+        await put(record({ machineVersion: 'v0' }));
+        const both = { ...conditions, machineVersions: ['v1', 'v0'] };
+        expect(await store.takeResumable(ref, both)).toMatchObject({
+          machineVersion: 'v0',
+          status: 'active',
+        });
+        expect(await store.peek(ref)).toMatchObject({ machineVersion: 'v0', status: 'moved' });
       });
 
       it.each(['incomplete', 'failed'] as const)('takes an %s dialogue', async (status) => {

@@ -17,7 +17,7 @@ describe('a dialogue saved as over', () => {
     // An aggregator that recycles session ids: a new dialogue on the same id, dropped part-way.
     await put(record({ updatedAt: clock }), 60);
     expect(
-      await store.takeResumable(ref, { minUpdatedAt: clock - 1000, machineVersion: 'v1' }),
+      await store.takeResumable(ref, { minUpdatedAt: clock - 1000, machineVersions: ['v1'] }),
     ).toMatchObject({
       status: 'active',
     });

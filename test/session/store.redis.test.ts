@@ -95,7 +95,7 @@ describe('the previous dialogue of a caller dialling again', () => {
     }
     // With the connection gone, only an answer that needs no command can come back.
     connection.disconnect();
-    const conditions = { minUpdatedAt: Date.now() - 60_000, machineVersion: 'v1' };
+    const conditions = { minUpdatedAt: Date.now() - 60_000, machineVersions: ['v1'] };
     expect(await store.takeResumable(over, conditions)).toBeNull();
     await expect(store.takeResumable(live, conditions)).rejects.toThrow();
   });

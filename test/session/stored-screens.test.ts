@@ -8,6 +8,7 @@ import {
   createUssdMachine,
   dialogueScreen,
   USSD_MACHINE_VERSION,
+  type DialogueServices,
   USSD_SHARED_CONTEXT,
 } from '../../machines/ussd-session.machine';
 import { services } from '../../machines/ussd/test-kit';
@@ -28,10 +29,10 @@ beforeEach(() => {
 afterEach(() => redis.cleanup());
 
 /** An instance of the gateway's dialogue engine on the test Redis (a new one remembers nothing). */
-function instance(screenLimit = 182): HopEngine {
+function instance(screenLimit = 182, overrides: Partial<DialogueServices> = {}): HopEngine {
   return createHopEngine({
     store: new RedisSessionStore(redis.redis, redis.prefix),
-    machine: createUssdMachine(services().services),
+    machine: createUssdMachine(services(overrides).services),
     machineVersion: USSD_MACHINE_VERSION,
     sharedContextKeys: USSD_SHARED_CONTEXT,
     screenOf: dialogueScreen,
@@ -76,6 +77,28 @@ it('stores each screen of a purchase by name, within 2 KB of Redis', async () =>
     { prompt: 'amount' },
     { prompt: 'quote' },
   ]);
+});
+
+it("stays within 2 KB with a repeat buyer's saved meters in the dialogue (five per product, long names)", async () => {
+  // The most a number has: five electricity meters and five water accounts, each with a long name.
+  const meters = (['ELECTRICITY', 'WATER'] as const).flatMap((productType) =>
+    Array.from({ length: 5 }, (_, i) => ({
+      productType,
+      identifier: productType === 'WATER' ? `555000000${i}` : `0412345678${i}`,
+      name: `MOTSUMI KABELO GAONEWE ${productType} ${i}`,
+    })),
+  );
+  const engine = instance(182, { savedMeters: async () => meters });
+  const kept: number[] = [];
+  // The menu, the identifier (the saved meters offered), the first one chosen, the quote.
+  for (const text of ['', '1', '1*1', '1*1*100']) {
+    expect((await hop(engine, 'm1', text)).end).toBe(false);
+    const context = JSON.parse((await redis.redis.get(recordKey('m1')))!).snapshot.context;
+    kept.push(Object.values(context.meters ?? {}).flat().length);
+    expect(await redis.redis.memory('USAGE', recordKey('m1'))).toBeLessThanOrEqual(2048);
+  }
+  // Held from the dial until the quote (the largest record) lets them go.
+  expect(kept).toEqual([10, 10, 10, 0]);
 });
 
 it('keeps the notice a prompt was shown with when it is drawn again', async () => {

@@ -1,5 +1,6 @@
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, setup } from 'xstate';
 import {
+  fromService,
   RESUMABLE_TAG,
   SETTLED_TAG,
   type DialogueEvent,
@@ -16,6 +17,8 @@ import {
 export interface TestServices {
   /** Counts real invocations: replays and page turns must not add to it. */
   lookups: number;
+  /** Counts how often the machine decided the choice of the slow lookup (a step computed). */
+  slowChosen?: number;
   lookup(): Promise<string>;
   never(): Promise<string>;
 }
@@ -64,11 +67,11 @@ export function createTestMachine(services: TestServices) {
   return setup({
     types: { context: {} as Ctx, events: {} as DialogueEvent, input: {} as DialogueInput },
     actors: {
-      lookup: fromPromise(async () => {
+      lookup: fromService(async () => {
         services.lookups += 1;
         return services.lookup();
       }),
-      never: fromPromise(() => services.never()),
+      never: fromService(() => services.never()),
     },
   }).createMachine({
     id: 'test-dialogue',
@@ -88,7 +91,14 @@ export function createTestMachine(services: TestServices) {
         entry: assign({ screen: menu }),
         on: {
           CHOOSE: [
-            { guard: ({ event }) => event.optionId === 'slow', target: 'slow' },
+            {
+              guard: ({ event }) => {
+                if (event.optionId !== 'slow') return false;
+                services.slowChosen = (services.slowChosen ?? 0) + 1;
+                return true;
+              },
+              target: 'slow',
+            },
             { guard: ({ event }) => event.optionId === 'name', target: 'name' },
             { guard: ({ event }) => event.optionId === 'long', target: 'long' },
             { guard: ({ event }) => event.optionId === 'stubborn', target: 'stubborn' },

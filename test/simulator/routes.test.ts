@@ -109,6 +109,33 @@ describe('simulator routes, embedded mode', () => {
     );
     expect(bad.status).toBe(400);
   });
+
+  it('passes the payment sandbox through: a phone switched to manual answers, its prompts, the payments', async () => {
+    const config = JSON.parse((await get(`${gateway.url}/dev/simulator/config`)).data);
+    expect(config.payments).toBe(true);
+    const manual = await axios.post(`${gateway.url}/dev/simulator/payments/manual`, {
+      msisdn: '26771234500',
+    });
+    expect(manual).toMatchObject({ status: 201, data: { msisdn: '26771234500', behaviour: 'manual' } });
+    const scripted = await axios.post(`${gateway.url}/dev/simulator/payments/manual`, {
+      msisdn: '26775900001',
+    });
+    expect(scripted).toMatchObject({ status: 200, data: { behaviour: 'approve' } });
+    const prompts = await get(`${gateway.url}/dev/simulator/payments/prompts?msisdn=26771234500`);
+    expect(JSON.parse(prompts.data)).toEqual({ prompts: [] });
+    expect((await get(`${gateway.url}/dev/simulator/payments/prompts?msisdn=x`)).status).toBe(400);
+    const unknown = await axios.post(
+      `${gateway.url}/dev/simulator/payments/prompts/nope/approve`,
+      undefined,
+      {
+        validateStatus: () => true,
+      },
+    );
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse((await get(`${gateway.url}/dev/simulator/payments`)).data)).toEqual({
+      payments: expect.any(Array),
+    });
+  });
 });
 
 describe('simulator routes without dev routes, and with a real purchase service', () => {
@@ -140,8 +167,9 @@ describe('simulator routes without dev routes, and with a real purchase service'
       expect((await get(`${gateway.url}/dev/simulator/config`)).status).toBe(401);
       const bearer = { authorization: `Bearer ${token}` };
       const config = JSON.parse((await get(`${gateway.url}/dev/simulator/config`, bearer)).data);
-      expect(config).toMatchObject({ sandbox: false, agents: false });
+      expect(config).toMatchObject({ sandbox: false, agents: false, payments: false });
       expect((await get(`${gateway.url}/dev/simulator/sandbox/scenarios`, bearer)).status).toBe(404);
+      expect((await get(`${gateway.url}/dev/simulator/payments`, bearer)).status).toBe(404);
       const agent = await axios.post(
         `${gateway.url}/dev/simulator/agents`,
         { msisdn: '26773456789' },

@@ -11,7 +11,9 @@ import { until } from '../support/wait';
  * Delivery reports end to end: the gateway sends through the Africa's Talking driver to a
  * stand-in of AT's messaging API (real HTTP), keeps each message id, and a delivery report
  * posted to `/sms/africastalking/delivery` is recorded on the SMS; a token SMS reported
- * `Failed` is sent again, and given up as `undelivered` after the retries.
+ * `Failed` is sent again, and given up as `undelivered` after the retries. Each report is posted as
+ * soon as the stand-in has answered the send: one that comes before the gateway has written its
+ * answer is kept until it has (test/sms/delivery-report-races.test.ts for the races themselves).
  */
 
 const ADMIN = 'delivery-admin-token-0123456789';
@@ -88,10 +90,17 @@ it('records Success on the SMS, and re-sends a token SMS reported Failed until i
   // The quote reached the phone: recorded, nothing else happens.
   expect(await report(quote.messageId, 'Success')).toBe(200);
   const [purchase] = await gateway.desk.listByMsisdn(phone);
-  expect((await notificationsOf(purchase.id))[0]).toMatchObject({ status: 'sent' });
 
   // Buffered by the network: recorded on the token SMS, visible to the operator, nothing re-sent.
   expect(await report(token.messageId, 'Buffered')).toBe(200);
+  await until('Buffered recorded on the token SMS', async () =>
+    (await notificationsOf(purchase.id)).find(
+      (n) =>
+        n.providerMessageId === token.messageId &&
+        n.status === 'sent' &&
+        (n.delivery as { providerStatus?: string } | undefined)?.providerStatus === 'Buffered',
+    ),
+  );
   expect(await notificationsOf(purchase.id)).toContainEqual(
     expect.objectContaining({
       status: 'sent',

@@ -69,6 +69,10 @@ describe.each([['in memory'], ['on Redis']])('%s', (mode) => {
       for (let i = 0; i < 6; i += 1) await send(gateway, phone, 'HELP');
       await handled(gateway, 'rate-limited', 3);
       await handled(gateway, 'answered', 3);
+      // Handled means queued: the replies and the notice reach the outbox through the SMS queue.
+      await until('the replies and the notice', async () =>
+        (await outbox(gateway, phone)).length >= 3 ? true : null,
+      );
       const texts = (await outbox(gateway, phone)).map((m) => m.message);
       // Two answers (the third is past the reply cap), then the notice once, then nothing.
       expect(texts.filter((t) => t.startsWith('Buy by SMS'))).toHaveLength(2);
@@ -89,6 +93,10 @@ describe.each([['in memory'], ['on Redis']])('%s', (mode) => {
       const phone = newPhone();
       for (let i = 0; i < 4; i += 1) await send(gateway, phone, `hello ${i}`);
       await handled(gateway, 'refused', 4);
+      // Handled means queued: the replies reach the outbox through the SMS queue, in order.
+      await until('the replies allowed', async () =>
+        (await outbox(gateway, phone)).length >= 2 ? true : null,
+      );
       expect(await outbox(gateway, phone)).toHaveLength(2);
     });
 

@@ -64,6 +64,19 @@ describe.each([
     });
   });
 
+  it("lists the sender's quote codes: the pending one and the bought ones", async () => {
+    const store = make();
+    expect(await store.quoteCodes(msisdn)).toEqual({ pending: null, bought: [] });
+    await store.putQuote(msisdn, quote('4821'), DAY);
+    expect(await store.quoteCodes(msisdn)).toEqual({ pending: '4821', bought: [] });
+    await store.claimQuote(msisdn, '4821', Date.now(), DAY);
+    await store.putQuote(msisdn, quote('5932'), DAY);
+    expect(await store.quoteCodes(msisdn)).toEqual({ pending: '5932', bought: ['4821'] });
+    await store.cancelQuote(msisdn, null);
+    expect(await store.quoteCodes(msisdn)).toEqual({ pending: null, bought: ['4821'] });
+    expect(await store.quoteCodes('26770000000')).toEqual({ pending: null, bought: [] });
+  });
+
   it('concurrent YES: exactly one claims', async () => {
     const store = make();
     await store.putQuote(msisdn, quote('1111'), DAY);

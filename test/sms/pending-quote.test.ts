@@ -4,9 +4,10 @@ import { loadConfig } from '../../src/config';
 import { loadLocales } from '../../src/i18n';
 import { TEST_METERS } from '../../src/sandbox';
 import { MemorySessionStore } from '../../src/session/store';
-import { MemorySpendStore, Spend } from '../../src/spend';
+import { Spend, SqlSpendStore } from '../../src/spend';
 import { Catalogue } from '../../src/vas';
 import { startHarness, type Harness } from '../purchases/harness';
+import { testPglite } from '../support/database';
 import { testRedis, type TestRedis } from '../support/redis';
 
 /**
@@ -23,10 +24,13 @@ describe.each([['memory'], ['redis']])('pending quote (%s store)', (kind) => {
   const replies: string[] = [];
   const replyIds: string[] = [];
   let conversation: SmsConversation;
+  let records: Awaited<ReturnType<typeof testPglite>>;
   let from = kind === 'memory' ? '26771230001' : '26771230002';
 
   beforeAll(async () => {
     harness = await startHarness('in-process');
+    records = await testPglite();
+    const spend = new Spend(new SqlSpendStore(records.db), loadConfig({}).spend);
     redis = kind === 'redis' ? testRedis('smsexpiry') : undefined;
     const store: SmsMoStore = redis
       ? new RedisSmsMoStore(redis.redis, redis.prefix)
@@ -42,7 +46,7 @@ describe.each([['memory'], ['redis']])('pending quote (%s store)', (kind) => {
         products: (ctx) => catalogue.products(ctx),
         debitAccount: async () => account,
         quote: (request, ctx) => harness.service.validate(request, ctx),
-        checkSpend: (intent) => new Spend(new MemorySpendStore(), loadConfig({}).spend).check(intent),
+        checkSpend: (intent) => spend.check(intent),
         desk: harness.desk,
         language: { get: (m) => sessions.getLanguage(m), set: (m, t) => sessions.setLanguage(m, t) },
         async reply(sms) {
@@ -58,12 +62,16 @@ describe.each([['memory'], ['redis']])('pending quote (%s store)', (kind) => {
         defaultLanguage: 'en-BW',
         defaultRegion: 'BW',
         timeZone: 'Africa/Gaborone',
+        // The code-less form on (the default outside production): a bare YES after expiry, or
+        // after the quote was dropped, still buys nothing.
+        yesWithoutCode: true,
       },
       () => now,
     );
   });
   afterAll(async () => {
     await harness.close();
+    await records.cleanup();
     await redis?.cleanup();
   });
 

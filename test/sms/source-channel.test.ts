@@ -20,7 +20,8 @@ async function smsPurchaseChannel(env: Record<string, string>): Promise<string> 
     await send(`ELEC ${TEST_METERS.active} 40`, `sc-${phone}-1`);
     const [quote] = await waitForSms(gateway, phone, 1);
     await send(`YES ${/YES (\d{4})/.exec(quote.message)![1]}`, `sc-${phone}-2`);
-    expect((await waitForSms(gateway, phone, 2))[0].message).toMatch(/Token: /);
+    // The approve reply, then (paid: an unlisted number approves) the token.
+    expect((await waitForSms(gateway, phone, 3))[0].message).toMatch(/Token: /);
     const row = await until('the purchase in the ledger', async () => {
       const rows = (await axios.get(`${gateway.purchaseServiceUrl}/sandbox/transactions`)).data as {
         status: string;

@@ -1,13 +1,11 @@
-import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config';
-import { hashSlot } from '../../src/redis/keys';
-import { MemorySpendStore, RedisSpendStore, Spend, type SpendStore } from '../../src/spend';
-import { spendKeys } from '../../src/spend/keys';
-import { testRedis, type TestRedis } from '../support/redis';
+import { openPostgres, type Database } from '../../src/records/database';
+import { Spend, SqlSpendStore, type SpendStore } from '../../src/spend';
+import { testDatabase, testPglite, type TestDatabase } from '../support/database';
 
 /**
- * The daily limits as a channel calls them (`reserveDaily` / `release`), on the Redis store over
- * a real connection and on its in-memory twin: the same answers from both.
+ * The daily limits as a channel calls them (`reserveDaily` / `release`), on the SQL store over a
+ * real PostgreSQL (a schema of its own) and on the embedded PGlite: the same answers from both.
  */
 
 const BWP = (minor: number) => ({ currency: 'BWP', minor });
@@ -22,24 +20,27 @@ const rules = {
   timeZone: 'Africa/Gaborone',
 };
 
-let redisHandle: TestRedis | null = null;
+let postgres: TestDatabase;
+let pglite: { db: Database; cleanup(): Promise<void> };
+beforeAll(async () => {
+  postgres = await testDatabase('spend_daily');
+  pglite = await testPglite();
+});
+afterAll(async () => {
+  await postgres.cleanup();
+  await pglite.cleanup();
+});
+// Each test starts from an empty day.
 afterEach(async () => {
-  await redisHandle?.cleanup();
-  redisHandle = null;
+  for (const db of [postgres.db, pglite.db]) await db.query('TRUNCATE spend_days, blocklist CASCADE');
 });
 
 const stores: Array<[string, () => SpendStore]> = [
-  ['memory', () => new MemorySpendStore()],
-  [
-    'redis',
-    () => {
-      redisHandle = testRedis('spend');
-      return new RedisSpendStore(redisHandle.redis, redisHandle.prefix);
-    },
-  ],
+  ['postgres', () => new SqlSpendStore(postgres.db)],
+  ['pglite', () => new SqlSpendStore(pglite.db)],
 ];
 
-describe.each(stores)('reserveDaily and release (%s store)', (_name, makeStore) => {
+describe.each(stores)('reserveDaily and release (sql store on %s)', (_name, makeStore) => {
   it('counts value and count, refuses past either, and names the limit and the local reset day', async () => {
     const spend = new Spend(makeStore(), rules, () => JUST_AFTER_MIDNIGHT);
     expect(await spend.reserveDaily(MSISDN, BWP(6_000), 'a')).toBeNull();
@@ -86,17 +87,13 @@ describe.each(stores)('reserveDaily and release (%s store)', (_name, makeStore) 
   });
 });
 
-it('two gateways on one Redis never count past the limit together', async () => {
-  redisHandle = testRedis('spend');
-  const second = new Redis(redisHandle.url);
+it('two gateways on one database never count past the limit together', async () => {
+  // Two pools: two gateway processes sharing the records.
+  const second = await openPostgres({ url: postgres.url, schema: postgres.schema, max: 4 });
   try {
     const wide = { ...rules, daily: { maxValueMinor: 10_000, maxCount: 1000 } };
-    const a = new Spend(
-      new RedisSpendStore(redisHandle.redis, redisHandle.prefix),
-      wide,
-      () => JUST_AFTER_MIDNIGHT,
-    );
-    const b = new Spend(new RedisSpendStore(second, redisHandle.prefix), wide, () => JUST_AFTER_MIDNIGHT);
+    const a = new Spend(new SqlSpendStore(postgres.db), wide, () => JUST_AFTER_MIDNIGHT);
+    const b = new Spend(new SqlSpendStore(second), wide, () => JUST_AFTER_MIDNIGHT);
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).reserveDaily(MSISDN, BWP(700), `k${i}`)),
     );
@@ -107,12 +104,6 @@ it('two gateways on one Redis never count past the limit together', async () => 
       count: 14,
     });
   } finally {
-    second.disconnect();
+    await second.close();
   }
-});
-
-it('keeps a number’s day in one Cluster slot, whatever the day', () => {
-  const keys = spendKeys('gw');
-  expect(hashSlot(keys.day(MSISDN, DAY))).toBe(hashSlot(keys.day(MSISDN, '2026-11-25')));
-  expect(keys.day(MSISDN, DAY)).toBe(`gw:spend:{${MSISDN}}:day:2026-11-24`);
 });

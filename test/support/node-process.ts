@@ -30,6 +30,12 @@ export class NodeProcess {
     return this.output;
   }
 
+  /** Choose its port now (kept across restarts): for settings that name its URL before it starts. */
+  async reserveUrl(): Promise<string> {
+    this.chosenPort ||= await freePort();
+    return this.url;
+  }
+
   async start(): Promise<void> {
     this.chosenPort ||= await freePort();
     const portVariable = this.entry === 'src/main.ts' ? 'PORT' : 'WORKER_HEALTH_PORT';
@@ -40,6 +46,7 @@ export class NodeProcess {
         NODE_ENV: 'test',
         LOG_LEVEL: 'error',
         SANDBOX_PORT: '0',
+        PAYMENT_SANDBOX_PORT: '0',
         ...this.env,
         [portVariable]: String(this.chosenPort),
       },

@@ -59,12 +59,14 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))('%s', 
     const screens = await play(cases, newDialSession(`buy-${name}-${phone}`, phone), [
       '1',
       meter,
+      '1', // Send the token to: This phone
       '100',
       '1',
     ]);
-    expect(screens.slice(0, 4).map((s) => s.end)).toEqual([false, false, false, false]);
-    expect(screens[3].text).toMatch(/Total: BWP/);
-    expect(screens[4].end).toBe(true);
+    expect(screens.slice(0, 5).map((s) => s.end)).toEqual([false, false, false, false, false]);
+    expect(screens[2].text).toMatch(/^Send the token to:/);
+    expect(screens[4].text).toMatch(/Total: BWP/);
+    expect(screens[5].end).toBe(true);
     expect((await waitForSms(gateway, phone, 1))[0].message).toMatch(/Token: /);
     expect(await debits(meter)).toBe(before + 1);
   });
@@ -77,7 +79,7 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))('%s', 
     async () => {
       const phone = newPhone();
       const first = newDialSession(`drop-${name}-${phone}`, phone);
-      await play(cases, first, ['1', TEST_METERS.active]);
+      await play(cases, first, ['1', TEST_METERS.active, '1']);
       if (hangUp) {
         const r = hangUp(first);
         const ended = await axios.request({

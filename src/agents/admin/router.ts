@@ -5,7 +5,7 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
-import { requireBearer, type AdminCredential } from '../../http/secrets';
+import { operatorOf, requireBearer, type AdminCredential } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
 import { AgentConflictError, AgentExistsError, AgentInputError, AgentNotFoundError } from '../errors';
 import { AccountCheckError, type AgentDesk } from './desk';
@@ -75,6 +75,65 @@ export function createAgentAdminRouter(options: AgentAdminRouterOptions): Router
       withPin(res, 201, created);
     }),
   );
+  /** An operator's queue: listed (`state`, pending by default), each item approved or rejected. */
+  const queue = <Outcome extends { status: string }>(
+    path: 'deposits' | 'registrations',
+    what: string,
+    list: (query: Request['query']) => Promise<unknown[]>,
+    decide: (id: unknown, decision: 'approve' | 'reject', by: string, note: unknown) => Promise<Outcome>,
+    answer: (res: Response, outcome: Outcome) => void,
+  ): void => {
+    admin.get(
+      `/${path}`,
+      route(async (req, res) => {
+        const items = await list(req.query);
+        res.json({ count: items.length, [path]: items });
+      }),
+    );
+    for (const decision of ['approve', 'reject'] as const)
+      admin.post(
+        `/${path}/:id/${decision}`,
+        route(async (req, res) => {
+          const outcome = await decide(req.params.id, decision, operatorOf(res), body(req).note);
+          log.info(`admin ${decision === 'approve' ? 'approved' : 'rejected'} ${what}`, {
+            id: req.params.id,
+            status: outcome.status,
+          });
+          answer(res, outcome);
+        }),
+      );
+  };
+  // The queues before '/:msisdn', which would take 'deposits' for a number.
+  queue(
+    'deposits',
+    'an agent deposit',
+    (query) => desk.deposits({ state: query.state, msisdn: query.msisdn }),
+    (...decision) => desk.decideDeposit(...decision),
+    (res, outcome) => res.json(outcome),
+  );
+  // Retailers dealers asked to add by USSD (DEALER_REGISTRATION=approve).
+  queue(
+    'registrations',
+    'a retailer registration',
+    (query) => desk.registrations({ state: query.state, dealer: query.dealer }),
+    (...decision) => desk.decideRegistration(...decision),
+    // An approval's answer holds the retailer's one-time PIN: never cached.
+    (res, outcome) => withPin(res, 200, outcome),
+  );
+  admin.post(
+    '/:msisdn/assistants',
+    route(async (req, res) => {
+      const created = await desk.addAssistant({ ...body(req), agent: req.params.msisdn });
+      log.info('admin registered an assistant', { msisdn: created.agent.msisdn });
+      withPin(res, 201, created);
+    }),
+  );
+  admin.get(
+    '/:msisdn/network',
+    route(async (req, res) => {
+      res.json(await desk.network(req.params.msisdn));
+    }),
+  );
   admin.get(
     '/:msisdn',
     route(async (req, res) => {
@@ -91,6 +150,12 @@ export function createAgentAdminRouter(options: AgentAdminRouterOptions): Router
     '/:msisdn/enable',
     route(async (req, res) => {
       res.json({ agent: await desk.enable(req.params.msisdn) });
+    }),
+  );
+  admin.post(
+    '/:msisdn/dealer',
+    route(async (req, res) => {
+      res.json({ agent: await desk.setDealer(req.params.msisdn, body(req).dealer, operatorOf(res)) });
     }),
   );
   admin.post(

@@ -1,3 +1,3 @@
 export * from './store';
-export { MemoryFloatStore } from './memory';
-export { RedisFloatStore, FLOAT_SCRIPTS } from './redis';
+export { SqlFloatStore } from './sql';
+export { ledgerDiscrepancies, type LedgerDiscrepancy } from './sql-reports';

@@ -2,12 +2,24 @@ import type { ResolvedLimits } from '../types';
 
 /**
  * The float store: each agent's float ledger in exact minor units. Every operation is one
- * atomic step (one Lua script in Redis), every change of the balance writes an entry, and the
- * balance can be re-derived from the entries: Σ deltaMinor = balanceMinor. Both stores pass
- * test/agents/float.contract.ts.
+ * atomic step (one SQL function call), every change of the balance writes an entry, and the
+ * balance can be re-derived from the entries: Σ deltaMinor = balanceMinor. The SQL store passes
+ * test/agents/float.contract.ts on PostgreSQL and PGlite.
  */
 
-export const FLOAT_ENTRY_KINDS = ['credit', 'adjustment', 'reserve', 'settle', 'release'] as const;
+export const FLOAT_ENTRY_KINDS = [
+  'credit',
+  'adjustment',
+  'reserve',
+  'settle',
+  'release',
+  // The agent network (migration 0007).
+  'commission',
+  'transfer_in',
+  'transfer_out',
+  'topup',
+  'deposit',
+] as const;
 export type FloatEntryKind = (typeof FLOAT_ENTRY_KINDS)[number];
 
 /** One line of the ledger; never changed once written. */
@@ -53,9 +65,12 @@ export interface Reservation {
   funding: 'float' | 'account';
 }
 
-/** A top-up (`credit`, positive) or a correction (`adjustment`, signed) with its reference. */
+/**
+ * An operator's top-up (`credit`, positive) or correction (`adjustment`, signed), the agent's own
+ * paid top-up (`topup`) or an approved bank deposit (`deposit`), with its reference.
+ */
 export interface CreditWrite {
-  kind: 'credit' | 'adjustment';
+  kind: 'credit' | 'adjustment' | 'topup' | 'deposit';
   amountMinor: number;
   reference: string;
   /** A client's retry key (`Idempotency-Key`); the reference dedupes on its own too. */
@@ -114,6 +129,60 @@ export interface DayUsage {
   count: number;
 }
 
+/** A sale's commission, written with its settle: the seller's and (a retailer's) its dealer's share. */
+export interface CommissionWrite {
+  sellerMinor: number;
+  dealer: { msisdn: string; minor: number } | null;
+  note?: string;
+}
+
+/** The settle's answer, and the seller's commission this call wrote (0: none, or written before). */
+export type SettleSaleResult = OutcomeResult & { commissionMinor: number };
+
+export type TransferResult =
+  | { status: 'transferred' | 'duplicate'; entry: FloatEntry; dealerMinor: number; retailerMinor: number }
+  /** The retailer is not this dealer's (or not float-funded): nothing written. */
+  | { status: 'not_retailer' }
+  | { status: 'insufficient'; availableMinor: number }
+  /** The reference was used for another transfer: nothing written. */
+  | { status: 'conflict' };
+
+export type DepositState = 'pending' | 'approved' | 'rejected';
+
+/** A bank deposit an agent reported, waiting for (or decided by) an operator. */
+export interface Deposit {
+  id: number;
+  msisdn: string;
+  amountMinor: number;
+  bankReference: string;
+  state: DepositState;
+  requestedAt: string;
+  decidedAt: string | null;
+  decidedBy: string | null;
+  note: string | null;
+}
+
+export type DepositDecision =
+  | { status: 'approved'; deposit: Deposit; entry: FloatEntry }
+  | { status: 'rejected'; deposit: Deposit }
+  /** Decided before (`deposit.state` says how): nothing changed. */
+  | { status: 'already'; deposit: Deposit }
+  | { status: 'not_found' };
+
+/** What an account's entries of one local day come to (the summary SMS, the daily report). */
+export interface DayFigures {
+  commissionMinor: number;
+  /** Operator credits, deposits, top-ups, transfers in, positive adjustments. */
+  floatInMinor: number;
+  /** Transfers out, negative adjustments (sales are counted apart). */
+  floatOutMinor: number;
+  transfersInMinor: number;
+  transfersOutMinor: number;
+  /** Available after the day's last entry (before the day, when it had none). */
+  closingMinor: number;
+  entries: number;
+}
+
 export interface FloatStore {
   balance(msisdn: string): Promise<FloatBalance>;
   credit(msisdn: string, write: CreditWrite): Promise<CreditResult>;
@@ -130,6 +199,53 @@ export interface FloatStore {
   /** Entries oldest first, from `offset` (0-based), at most `limit`. */
   entries(msisdn: string, options?: { offset?: number; limit?: number }): Promise<FloatEntry[]>;
   dayUsage(msisdn: string, day: string): Promise<DayUsage>;
+  /** `settle`, and the sale's commission in the same transaction (once per purchase key and account). */
+  settleSale(
+    msisdn: string,
+    purchaseKey: string,
+    at: Date,
+    commission: CommissionWrite,
+  ): Promise<SettleSaleResult>;
+  /** Move float from a dealer to its retailer: both entries in one transaction, once per reference. */
+  transfer(
+    dealer: string,
+    retailer: string,
+    amountMinor: number,
+    reference: string,
+    at: Date,
+  ): Promise<TransferResult>;
+  /** Report a bank deposit (pending); null when the bank reference was reported before. */
+  reportDeposit(
+    msisdn: string,
+    amountMinor: number,
+    bankReference: string,
+    at: Date,
+  ): Promise<Deposit | null>;
+  deposit(id: number): Promise<Deposit | null>;
+  depositByReference(bankReference: string): Promise<Deposit | null>;
+  /** Oldest first. */
+  deposits(options?: { state?: DepositState; msisdn?: string; limit?: number }): Promise<Deposit[]>;
+  /** Approve a pending deposit: credited in the same transaction, once. */
+  approveDeposit(id: number, by: string, at: Date): Promise<DepositDecision>;
+  rejectDeposit(id: number, by: string, at: Date, note: string | null): Promise<DepositDecision>;
+  /** Sellers' sales that succeeded, bought on a local day: count and value (the amounts sold). */
+  salesOn(
+    msisdns: readonly string[],
+    day: string,
+    timeZone: string,
+  ): Promise<{ count: number; valueMinor: number }>;
+  /** One account's local day, from its entries. */
+  dayFigures(msisdn: string, day: string, timeZone: string): Promise<DayFigures>;
+  /**
+   * Commission credited to an account: one sale's (`purchaseKey`), or over local days `from`
+   * (included) to `to` (excluded). 0 when none.
+   */
+  commission(
+    msisdn: string,
+    of: { purchaseKey: string } | { from: string; to: string; timeZone: string },
+  ): Promise<number>;
+  /** The float owners (an assistant counts as its outlet) with an entry or a sale that local day. */
+  activeOn(day: string, timeZone: string): Promise<string[]>;
 }
 
 export const DEFAULT_ENTRY_PAGE = 1000;

@@ -1,3 +1,2 @@
 export * from './store';
-export { MemoryAgentStore } from './memory';
-export { RedisAgentStore, AGENT_SCRIPTS } from './redis';
+export { SqlAgentStore } from './sql';

@@ -52,6 +52,11 @@ export interface UssdAdapter {
   /** The routes, when not the default `POST ''` (hops) and `POST /events` (ends, with parseEnd). */
   readonly routes?: readonly UssdRoute[];
   /**
+   * Every route refuses a request without the aggregator's own credentials (Comviva's
+   * userid/password): protected even without a callback secret or an allow-list.
+   */
+  readonly checksCredentials?: boolean;
+  /**
    * Wire request → hop, or a message naming what is wrong (→ 400). Aggregators that end a
    * session on the hop URL itself (Hubtel `Release`, Cellulant `ABO`) get a session end back.
    */

@@ -77,3 +77,93 @@ export function wireRequest(r: WireRequest): UssdHttpRequest {
 export function newDialSession(id: string, msisdn: string, serviceCode = '*384*1#'): DialSession {
   return { id, msisdn, serviceCode, inputs: [], hops: 0 };
 }
+
+/** Why a format's table has no `end` case, for the formats that send no end notification. */
+export const NO_END_NOTIFICATION =
+  'the format sends no end notification: a dropped dialogue is offered for resume at the next dial';
+
+/** A hop POSTed to the aggregator's one URL: a JSON body, or form fields with `form`. */
+export function postHop(body: Record<string, unknown>, form = false): DialRequest {
+  return form ? { method: 'POST', path: '', form: true, body } : { method: 'POST', path: '', body };
+}
+
+/** Reads a `CON …` / `END …` text reply (Africa's Talking, Safaricom). */
+export function readConEnd(body: string): { text: string; end: boolean } {
+  return { text: body.slice(4), end: body.startsWith('END ') };
+}
+
+/**
+ * The two reply cases every format shows alike: `Menu` continuing and `Bye` ending, answering
+ * `hop` when the format echoes it; `expect` builds the wire answer from the text and end flag.
+ */
+export function continueAndEnd(
+  expect: (text: string, end: boolean) => ReplyCase['expect'],
+  hop?: WireRequest,
+): ReplyCase[] {
+  return [
+    {
+      name: 'continue',
+      reply: { text: 'Menu', end: false },
+      ...(hop && { hop }),
+      expect: expect('Menu', false),
+    },
+    { name: 'end', reply: { text: 'Bye', end: true }, ...(hop && { hop }), expect: expect('Bye', true) },
+  ];
+}
+
+/**
+ * The continuation (`1`) and back (`0`) cases of a latest-input format: `request` carries the
+ * input the way the format does.
+ */
+export function latestInputSteps(
+  request: (input: string) => WireRequest,
+  continuation = 'continuation (latest input)',
+): ParseCase[] {
+  return [
+    {
+      name: continuation,
+      kind: 'continuation',
+      request: request('1'),
+      expect: { hop: { isNew: false, text: { kind: 'latest', value: '1' } } },
+    },
+    {
+      name: 'back',
+      kind: 'back',
+      request: request('0'),
+      expect: { hop: { text: { kind: 'latest', value: '0' } } },
+    },
+  ];
+}
+
+/** A session's start sent again is a new hop again (the engine, not the adapter, spots the repeat). */
+export function redeliveredStart(request: WireRequest, sessionId: string, start = 'start'): ParseCase {
+  return {
+    name: `re-delivered ${start} is flagged new again`,
+    kind: 'redelivery',
+    request,
+    expect: { hop: { sessionId, isNew: true } },
+  };
+}
+
+/** A request without `field`: refused with a 400 that names it. */
+export function missingField(field: string, request: WireRequest): ParseCase {
+  return {
+    name: `malformed: no ${field}`,
+    kind: 'malformed',
+    request,
+    expect: { error: `missing field: ${field}` },
+  };
+}
+
+/** Reads a JSON reply: the screen in `text`, the end when `end` holds `endsWhen`. */
+export function readJson(text: string, end: string, endsWhen: unknown = true): Dialer['read'] {
+  return (body) => {
+    const reply = JSON.parse(body) as Record<string, unknown>;
+    return { text: String(reply[text]), end: reply[end] === endsWhen };
+  };
+}
+
+/** A session's first hop: flagged new, with the rest of `hop` as the format reads it. */
+export function newSession(request: WireRequest, hop: Partial<UssdHop>, name = 'new session'): ParseCase {
+  return { name, kind: 'new', request, expect: { hop: { isNew: true, ...hop } } };
+}

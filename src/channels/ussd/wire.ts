@@ -1,4 +1,11 @@
-import type { UssdHttpRequest, UssdParseError } from './types';
+import type {
+  UssdHop,
+  UssdHttpRequest,
+  UssdHttpResponse,
+  UssdParseError,
+  UssdReply,
+  UssdRoute,
+} from './types';
 
 /**
  * Field readers shared by the adapters: each checks one wire fact and names the field when it
@@ -34,6 +41,19 @@ export function bodyOf(req: UssdHttpRequest, what = 'a JSON object body'): Field
 export function queryOf(req: UssdHttpRequest): Fields {
   const q = req.query;
   return q !== null && typeof q === 'object' ? (q as Fields) : {};
+}
+
+/** Hops on the one URL as a POST or a GET, for formats whose transport is either (read with `fieldsOf`). */
+export const POST_OR_GET: readonly UssdRoute[] = [
+  { method: 'POST', path: '', kind: 'hop' },
+  { method: 'GET', path: '', kind: 'hop' },
+];
+
+/** A form/JSON POST body, or the query string of a GET: for formats that arrive either way. */
+export function fieldsOf(req: UssdHttpRequest): Fields {
+  return req.method === 'GET' || req.body === null || typeof req.body !== 'object'
+    ? queryOf(req)
+    : (req.body as Fields);
 }
 
 /** The first of `names` present, as a string (numbers accepted: some gateways send ids as numbers). */
@@ -80,6 +100,18 @@ export function msisdnOf(fields: Fields, names: string | readonly string[]): str
       };
 }
 
+/** The two fields every hop carries: the session id, then the caller's number. */
+export function callerOf(
+  fields: Fields,
+  sessionIdNames: string | readonly string[],
+  msisdnNames: string | readonly string[],
+): { sessionId: string; msisdn: string } | UssdParseError {
+  const sessionId = sessionIdOf(fields, sessionIdNames);
+  if (isError(sessionId)) return sessionId;
+  const msisdn = msisdnOf(fields, msisdnNames);
+  return isError(msisdn) ? msisdn : { sessionId, msisdn };
+}
+
 export function booleanOf(fields: Fields, name: string): boolean | UssdParseError {
   const value = fields[name];
   if (typeof value === 'boolean') return value;
@@ -92,3 +124,66 @@ export const json = (body: unknown, status = 200) => ({
   contentType: 'application/json; charset=utf-8',
   body: JSON.stringify(body),
 });
+
+/** A text/plain answer, with the format's own headers when it has any. */
+export function plain(body: string, headers?: Record<string, string>): UssdHttpResponse {
+  return { status: 200, contentType: 'text/plain; charset=utf-8', body, ...(headers && { headers }) };
+}
+
+/** `CON …` continues, `END …` ends (Africa's Talking, Safaricom-style gateways). */
+export const conEnd = (reply: UssdReply): UssdHttpResponse =>
+  plain(`${reply.end ? 'END' : 'CON'} ${reply.text}`);
+
+/** Where a JSON format that flags the first dial with a boolean keeps its fields. */
+export interface FlaggedHopFields {
+  sessionId: string;
+  msisdn: string;
+  /** `true` on the first dial, whose input is then the dialled code (not read as input). */
+  isNew: string;
+  /** The latest input only. */
+  input: string;
+  network: string;
+}
+
+/**
+ * A hop of a JSON format with a boolean new-session flag and the latest input (Arkesel, Nalo);
+ * `echo` is what the reply must send back (kept as the hop's `raw`).
+ */
+export function flaggedHop(
+  req: UssdHttpRequest,
+  aggregator: string,
+  names: FlaggedHopFields,
+  echo: (body: Fields, sessionId: string) => unknown,
+): UssdHop | UssdParseError {
+  const body = bodyOf(req);
+  if (isError(body)) return body;
+  const caller = callerOf(body, names.sessionId, names.msisdn);
+  if (isError(caller)) return caller;
+  const isNew = booleanOf(body, names.isNew);
+  if (isError(isNew)) return isNew;
+  const input = text(body, names.input, { allowEmpty: true });
+  if (isError(input)) return input;
+  return {
+    aggregator,
+    ...caller,
+    serviceCode: isNew ? input : '',
+    text: { kind: 'latest', value: input },
+    isNew,
+    network: optionalText(body, names.network),
+    raw: echo(body, caller.sessionId),
+  };
+}
+
+/**
+ * What was dialled after the service code, from a dialled string that holds both
+ * (`*384*1*01234567890*100#` with code `384` or `*384#` → `1*01234567890*100`); undefined for
+ * the code alone, another code, or anything that is not a dialled string.
+ */
+export function dialledAfterCode(dialled: string, serviceCode: string): string | undefined {
+  const code = serviceCode.replace(/^\*/, '').replace(/#$/, '');
+  if (!/^[0-9*]+$/.test(code)) return undefined;
+  const value = dialled.trim().replace(/#$/, '');
+  return value.startsWith(`*${code}*`) && /^[0-9*]+$/.test(value.slice(code.length + 2))
+    ? value.slice(code.length + 2)
+    : undefined;
+}

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler } from 'express';
-import { requireBearer, type AdminCredential } from '../../http/secrets';
+import { operatorOf, requireBearer, type AdminCredential } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
-import { PurchaseNotFoundError, PurchaseNotSettledError } from '../lifecycle';
-import type { NotificationRecord } from '../notify/types';
+import { PurchaseNotFoundError, PurchaseNotSettledError } from '../hand-over';
+import type { MessageStore } from '../../channels/sms/outbound/store/store';
+import { UndeliveredSms } from '../notify/undelivered';
 import { careRoutes } from '../care/routes';
 import type { CustomerCare } from '../care/care';
 import { PURCHASE_STATES, SETTLED_STATES, type PurchaseDesk, type PurchaseState } from '../types';
@@ -18,8 +19,11 @@ export interface AdminRouterOptions {
   desk: PurchaseDesk;
   /** Bearer token operators send; undefined = no admin routes at all (404). */
   adminToken: string | readonly AdminCredential[] | undefined;
-  /** Where the SMS of a purchase can be looked up (shown with the purchase); optional. */
-  notifications?: { listByPurchase(purchaseId: string): Promise<NotificationRecord[]> };
+  /**
+   * Where the SMS of a purchase can be looked up (shown with the purchase), and the SMS that
+   * never reached the phone (`/admin/sms/undelivered`, resent in bulk); optional.
+   */
+  notifications?: MessageStore;
   /** Customer care: search, resolve, reconcile again, the audit trail (src/purchases/care). */
   care?: CustomerCare;
 }
@@ -41,6 +45,40 @@ function requestKeyOf(req: express.Request): string | { error: string } {
     return { error: `requestKey must be a non-empty string of at most ${MAX_REQUEST_KEY} characters` };
   }
   return `admin-${given.trim()}`;
+}
+
+/**
+ * `/admin/sms/undelivered` (`?limit=`, oldest first): SMS the subscriber did not get (the
+ * provider refused it, or every retry failed) and nobody resent; `POST …/resend` (`{"limit"}`)
+ * resends them in that order once the provider is fixed (see ../notify/undelivered.ts).
+ */
+function undeliveredRoutes(router: Router, undelivered: UndeliveredSms): void {
+  const limitOf = (raw: unknown, res: express.Response): number | null => {
+    const limit = parseLimit(typeof raw === 'number' ? String(raw) : raw);
+    if (typeof limit === 'number') return limit;
+    res.status(400).json({ error: 'invalid_limit', message: limit });
+    return null;
+  };
+  router.get('/undelivered', async (req, res) => {
+    const limit = limitOf(req.query.limit, res);
+    if (limit === null) return;
+    const { total, sms } = await undelivered.list(limit);
+    res.json({ total, count: sms.length, sms });
+  });
+  router.post('/undelivered/resend', async (req, res) => {
+    const limit = limitOf(((req.body ?? {}) as { limit?: unknown }).limit, res);
+    if (limit === null) return;
+    const report = await undelivered.resend(limit);
+    const actor = operatorOf(res);
+    log.warn('admin resent undelivered sms', {
+      actor,
+      resent: report.resent.length,
+      skipped: report.skipped.length,
+      failed: report.failed.length,
+    });
+    const { total } = await undelivered.list(0);
+    res.json({ ...report, remaining: total });
+  });
 }
 
 /**
@@ -123,6 +161,11 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
       }
       throw err;
     }
+    if (options.care) {
+      // Audited like every operator action on a purchase, before the answer.
+      const actor = operatorOf(res);
+      await options.care.recordResend(actor, purchase.id, requestKey);
+    }
     log.info('admin queued a resend of the outcome sms', { purchaseId: purchase.id, state: purchase.state });
     res.status(202).json({ queued: true, purchaseId: purchase.id, requestKey });
   });
@@ -157,5 +200,13 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   admin.use(errors);
 
   router.use('/admin/purchases', admin);
+  if (notifications) {
+    const sms = Router();
+    sms.use(requireBearer(token));
+    sms.use(express.json({ limit: '16kb' }));
+    undeliveredRoutes(sms, new UndeliveredSms(notifications, desk.resendSms));
+    sms.use(errors);
+    router.use('/admin/sms', sms);
+  }
   return router;
 }

@@ -1,4 +1,4 @@
-import { componentLogger, maskMsisdn } from '../../observability/logger';
+import { componentLogger, maskMsisdn, maskNumbersInText } from '../../observability/logger';
 import { normaliseMsisdn, type CountryCode } from '../../phone';
 import type { PurchaseLifecycle } from '../lifecycle';
 import type { PurchaseStore } from '../store';
@@ -80,7 +80,7 @@ export class CustomerCare {
       throw new CareInputError('query', `search by exactly one of: ${CARE_QUERY_KINDS.join(', ')}`);
     const by = given[0];
     const value = this.lookupValue(by, query[by]);
-    const limit = parseLimit(query.limit);
+    const limit = limitOf(query.limit, DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT);
     const { store } = this.options;
     const purchases =
       by === 'msisdn'
@@ -129,13 +129,22 @@ export class CustomerCare {
     return written;
   }
 
+  /** A purchase's outcome SMS queued again at an operator's request (it reaches the subscriber again). */
+  async recordResend(actor: string, purchaseId: string, requestKey: string): Promise<void> {
+    await this.audited({ actor, action: 'resend_sms', purchaseId, detail: maskNumbersInText(requestKey) });
+    log.warn('purchase sms resent at an operator request', { purchaseId, actor });
+  }
+
   /** A reveal of full numbers and tokens, recorded before anything is shown. */
   async recordReveal(actor: string, detail: string, purchaseId?: string): Promise<void> {
     await this.options.audit.record({ actor, action: 'reveal', detail, purchaseId });
   }
 
   trail(options: { purchaseId?: string; limit?: unknown } = {}): Promise<AuditEntry[]> {
-    return this.options.audit.list({ purchaseId: options.purchaseId, limit: parseLimit(options.limit) });
+    return this.options.audit.list({
+      purchaseId: options.purchaseId,
+      limit: limitOf(options.limit, DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT),
+    });
   }
 
   private lookupValue(kind: CareQueryKind, raw: unknown): string {
@@ -175,15 +184,17 @@ export class CustomerCare {
   }
 }
 
-function parseLimit(raw: unknown): number {
-  if (raw === undefined) return DEFAULT_FIND_LIMIT;
+/** A list's `limit` (a number, or digits from a query string): 1 to `max`, `fallback` when not given. */
+export function limitOf(raw: unknown, fallback: number, max: number): number {
+  if (raw === undefined) return fallback;
   const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_FIND_LIMIT)
-    throw new CareInputError('limit', `limit must be a whole number from 1 to ${MAX_FIND_LIMIT}`);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw new CareInputError('limit', `limit must be a whole number from 1 to ${max}`);
   return n;
 }
 
-function noteOf(raw: unknown, required: boolean): string | null {
+/** An operator's note, trimmed: a non-empty text of at most MAX_NOTE characters; null when not given and not required. */
+export function noteOf(raw: unknown, required: boolean): string | null {
   if (raw === undefined && !required) return null;
   if (typeof raw !== 'string' || raw.trim() === '' || raw.length > MAX_NOTE)
     throw new CareInputError('note', `note must be a non-empty text of at most ${MAX_NOTE} characters`);

@@ -1,6 +1,6 @@
 export * from './care';
 export * from './audit';
-export { careKeys } from './keys';
+export { SqlAuditTrail } from './audit-sql';
 export { careRoutes } from './routes';
 export { adminResponses, maskForDisplay } from './masking';
 export * from './settings';

@@ -1,12 +1,19 @@
-import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import { componentLogger } from '../../observability/logger';
+import express, { Router, type Request } from 'express';
+import { adminErrors, type ErrorAnswer } from '../../http/admin-errors';
+import { operatorOf } from '../../http/secrets';
 import { CareInputError, CareNotFoundError, CareStateError, type CustomerCare } from './care';
 
-const log = componentLogger('admin');
+/** What a refusal of customer care answers (its cases add theirs): nothing was changed. */
+export function careAnswer(err: Error): ErrorAnswer | undefined {
+  if (err instanceof CareInputError)
+    return { status: 400, body: { error: 'invalid_request', field: err.field, message: err.message } };
+  if (err instanceof CareNotFoundError)
+    return { status: 404, body: { error: 'not_found', message: err.message } };
+  if (err instanceof CareStateError)
+    return { status: 409, body: { error: 'wrong_state', state: err.state, message: err.message } };
+  return undefined;
+}
 
-/** Who acts: the label of the admin token (set by the router's bearer guard). */
-const actorOf = (res: Response): string =>
-  typeof res.locals.operator === 'string' ? res.locals.operator : 'admin';
 const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
 
 /**
@@ -43,31 +50,15 @@ export function careRoutes(care: CustomerCare): Router {
   });
 
   router.post('/:id/resolve', async (req, res) => {
-    const purchase = await care.resolve(req.params.id, body(req).note, actorOf(res));
+    const purchase = await care.resolve(req.params.id, body(req).note, operatorOf(res));
     res.json({ purchase });
   });
 
   router.post('/:id/reconcile', async (req, res) => {
-    const purchase = await care.reconcile(req.params.id, body(req).note, actorOf(res));
+    const purchase = await care.reconcile(req.params.id, body(req).note, operatorOf(res));
     res.status(202).json({ purchase });
   });
 
-  const errors: ErrorRequestHandler = (err: Error, _req, res, next) => {
-    if (err instanceof CareInputError) {
-      res.status(400).json({ error: 'invalid_request', field: err.field, message: err.message });
-      return;
-    }
-    if (err instanceof CareNotFoundError) {
-      res.status(404).json({ error: 'not_found', message: err.message });
-      return;
-    }
-    if (err instanceof CareStateError) {
-      res.status(409).json({ error: 'wrong_state', state: err.state, message: err.message });
-      return;
-    }
-    log.error('care request failed', { error: err });
-    next(err);
-  };
-  router.use(errors);
+  router.use(adminErrors('care', careAnswer));
   return router;
 }

@@ -18,6 +18,14 @@ export interface CareSettings {
   balancePollMs: number;
   /** `LOW_BALANCE_ALERT` (`BWP 5000.00`): under it, a loud log and `debit_account_balance_low 1`. */
   lowBalanceAlert: Money | undefined;
+  /** `CARE_PHONE` and `CARE_HOURS`: what Help shows and every failure SMS ends with; null: unset. */
+  contact: CareContact | null;
+}
+
+/** Customer care's number and, if set, its hours (`Mon-Fri 08:00-17:00`), as typed. */
+export interface CareContact {
+  phone: string;
+  hours: string | null;
 }
 
 const LABEL = /^[A-Za-z0-9._@-]{1,32}$/;

@@ -1,6 +1,7 @@
 import { loadLocales } from '../../i18n';
 import { smsParts } from '../../i18n/gsm';
 import { composeOutcomeSms } from './compose';
+import type { CareContact } from '../care/settings';
 import type { PurchaseRecord, PurchaseResult } from '../types';
 import { intent, record } from '../../../test/purchases/fixtures';
 
@@ -65,7 +66,7 @@ describe('composeOutcomeSms: every state × locale', () => {
         'KeyChange Token2: 2222 3333 4444 5555 6666\n' +
         'Credit Token: 3333 4444 5555 6666 7777\n' +
         'Units: 25.3kWh\nAmount: BWP 100.00\nTotal: BWP 123.45\nRef: TX-REF-77\n' +
-        'Enter the key change tokens first, in order, then the credit token.',
+        'Enter any unused credit token first, then the key change tokens in order, then the new credit token.',
     ],
     [
       'success, 3-token auto key change',
@@ -76,7 +77,7 @@ describe('composeOutcomeSms: every state × locale', () => {
         'KeyChange Token2: 2222 3333 4444 5555 6666\n' +
         'Credit Token: 3333 4444 5555 6666 7777\n' +
         'Diyuniti: 25.3kWh\nMadi: BWP 100.00\nPalogotlhe: BWP 123.45\nRef: TX-REF-77\n' +
-        'Tsenya ditokene tsa key change pele, ka tatelano, morago o tsenye tokene ya credit.',
+        'Tsenya pele credit e sa dirisiwang, morago key change ka tatelano, morago credit e ntsha.',
     ],
     [
       'success, key change returned after credit (shown first)',
@@ -85,7 +86,7 @@ describe('composeOutcomeSms: every state × locale', () => {
         result: result({ rawToken: 'Credit Token: 3333 | KeyChange Token1: 1111', units: null }),
       }),
       'Electricity 04123456789\nKeyChange Token1: 1111\nCredit Token: 3333\n' +
-        'Amount: BWP 100.00\nTotal: BWP 123.45\nRef: TX-REF-77\nEnter the key change tokens first, in order, then the credit token.',
+        'Amount: BWP 100.00\nTotal: BWP 123.45\nRef: TX-REF-77\nEnter any unused credit token first, then the key change tokens in order, then the new credit token.',
     ],
     [
       'success, water, no units',
@@ -215,6 +216,17 @@ describe('composeOutcomeSms: every state × locale', () => {
 });
 
 describe('composeOutcomeSms: rules', () => {
+  it('ends every failure SMS with the care line (CARE_PHONE, CARE_HOURS), and no success SMS', () => {
+    const care: CareContact = { phone: '3900000', hours: 'Mon-Fri 08:00-17:00' };
+    const text = (r: PurchaseRecord, c = care) => composeOutcomeSms(r, locales, null, c)[0].message;
+    expect(text(settled('failed', 'en-BW'))).toMatch(/\nHelp: 3900000 \(Mon-Fri 08:00-17:00\)$/);
+    expect(text(settled('needs_attention', 'tn-BW'))).toMatch(/\nThuso: 3900000 \(Mon-Fri 08:00-17:00\)$/);
+    expect(text(settled('failed', 'en-BW'), { phone: '3900000', hours: null })).toMatch(/\nHelp: 3900000$/);
+    expect(text(settled('succeeded', 'en-BW', { result: result() }))).not.toContain('Help');
+    // Unset: no care line.
+    expect(one(settled('failed', 'en-BW'))).not.toContain('Help');
+  });
+
   it('never claims "not charged" unless failure.charged is false', () => {
     for (const lang of ['en-BW', 'tn-BW']) {
       const unknown = one(
@@ -242,10 +254,36 @@ describe('composeOutcomeSms: rules', () => {
     expect(parts).toBeGreaterThan(1);
   });
 
-  it('sends the same message to the beneficiary and to the field agent who bought it', () => {
-    const purchase = settled('succeeded', 'en-BW', {
-      intent: intent({ beneficiaryMsisdn: '26771111111', requesterMsisdn: '26772222222' }),
+  it.each([
+    [
+      'en-BW',
+      'Electricity 04123456789 for 267****1111: the token was sent to that number.\nTotal: BWP 123.45\nRef: TX-REF-77',
+    ],
+    [
+      'tn-BW',
+      'Motlakase 04123456789 ya 267****1111: tokene e rometswe kwa nomorong eo.\nPalogotlhe: BWP 123.45\nRef: TX-REF-77',
+    ],
+  ])('a gift (%s): the token to the beneficiary, a receipt without it to the payer', (language, receipt) => {
+    const purchase = settled('succeeded', language, {
+      intent: intent({
+        language,
+        subscriberIdentifier: '04123456789',
+        beneficiaryMsisdn: '26771111111',
+        requesterMsisdn: '26772222222',
+      }),
       result: result(),
+    });
+    const messages = composeOutcomeSms(purchase, locales);
+    expect(messages.map((m) => m.to)).toEqual(['26771111111', '26772222222']);
+    expect(messages[0].message).toContain('1234 5678 9012 3456 7890');
+    expect(messages[1].message).toBe(receipt);
+    expect(messages[1].message).not.toContain('1234 5678');
+  });
+
+  it('a failed gift says the same to the beneficiary and the payer', () => {
+    const purchase = settled('failed', 'en-BW', {
+      intent: intent({ beneficiaryMsisdn: '26771111111', requesterMsisdn: '26772222222' }),
+      failure: { code: 'meter_blocked', message: 'blocked', charged: false },
     });
     const messages = composeOutcomeSms(purchase, locales);
     expect(messages.map((m) => m.to)).toEqual(['26771111111', '26772222222']);

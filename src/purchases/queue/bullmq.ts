@@ -1,7 +1,7 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { componentLogger } from '../../observability/logger';
 import { reportRedisError, workerErrorListener } from '../../redis/errors';
-import { jobIdOf, type JobHandler, type JobQueue, type PurchaseJob } from './queue';
+import { jobIdOf, type JobHandler, type JobQueue, type PurchaseJob, type QueuedJob } from './queue';
 import { ReconnectWatch } from '../../redis/reconnect-watch';
 
 const log = componentLogger('purchase-queue');
@@ -24,7 +24,7 @@ export interface BullJobQueueOptions {
  * Lifecycle jobs on BullMQ. The job id (`confirm-<id>-<n>`) de-duplicates; finished jobs are
  * removed so a later step with the same id could be added, though steps never reuse ids.
  */
-export class BullJobQueue implements JobQueue {
+export class BullJobQueue<J extends QueuedJob = PurchaseJob> implements JobQueue<J> {
   private readonly queue: Queue;
   private worker: Worker | null = null;
   private readonly reconnects: ReconnectWatch;
@@ -49,7 +49,7 @@ export class BullJobQueue implements JobQueue {
     this.queue.on('error', reportRedisError);
   }
 
-  async enqueue(job: PurchaseJob, delayMs = 0, options: { replaceFailed?: boolean } = {}): Promise<void> {
+  async enqueue(job: J, delayMs = 0, options: { replaceFailed?: boolean } = {}): Promise<void> {
     const jobId = jobIdOf(job);
     // A job that failed for good keeps its id in the failed set, where adding the same id is a
     // no-op: the purchase would stay stuck even across restarts. The sweep replaces such a job.
@@ -63,19 +63,20 @@ export class BullJobQueue implements JobQueue {
     await this.queue.add(job.kind, job, { jobId, delay: Math.max(0, Math.round(delayMs)) });
   }
 
-  async start(handler: JobHandler): Promise<void> {
+  async cancel(job: J): Promise<boolean> {
+    // BullMQ leaves a locked (running) job in place and answers 0.
+    return (await this.queue.remove(jobIdOf(job))) === 1;
+  }
+
+  async start(handler: JobHandler<J>): Promise<void> {
     if (this.worker) return;
-    this.worker = new Worker(
-      this.options.name ?? 'purchases',
-      async (job) => handler(job.data as PurchaseJob),
-      {
-        connection: this.reconnects.connection,
-        prefix: this.options.prefix ?? 'gw-bull',
-        concurrency: this.options.concurrency ?? 8,
-        // A worker killed mid-job more than once must not fail the job: handlers are idempotent.
-        maxStalledCount: 5,
-      },
-    );
+    this.worker = new Worker(this.options.name ?? 'purchases', async (job) => handler(job.data as J), {
+      connection: this.reconnects.connection,
+      prefix: this.options.prefix ?? 'gw-bull',
+      concurrency: this.options.concurrency ?? 8,
+      // A worker killed mid-job more than once must not fail the job: handlers are idempotent.
+      maxStalledCount: 5,
+    });
     this.worker.on('failed', (job, error) =>
       log.warn('purchase job failed', { jobId: job?.id, attemptsMade: job?.attemptsMade, error }),
     );

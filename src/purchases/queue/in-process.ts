@@ -1,5 +1,5 @@
 import { componentLogger } from '../../observability/logger';
-import { jobIdOf, type JobHandler, type JobQueue, type PurchaseJob } from './queue';
+import { jobIdOf, type JobHandler, type JobQueue, type PurchaseJob, type QueuedJob } from './queue';
 
 const log = componentLogger('purchase-queue');
 
@@ -10,12 +10,12 @@ export interface InProcessQueueOptions {
 }
 
 /** The embedded mode's queue: timers in this process, same de-duplication and retries as BullMQ. */
-export class InProcessJobQueue implements JobQueue {
-  private handler: JobHandler | null = null;
+export class InProcessJobQueue<J extends QueuedJob = PurchaseJob> implements JobQueue<J> {
+  private handler: JobHandler<J> | null = null;
   private closed = false;
   /** Job ids waiting or running, with their timer when waiting. */
   private readonly jobs = new Map<string, NodeJS.Timeout | 'running' | 'held'>();
-  private readonly held: { job: PurchaseJob; delayMs: number }[] = [];
+  private readonly held: { job: J; delayMs: number }[] = [];
   private readonly running = new Set<Promise<void>>();
   private readonly maxAttempts: number;
   private readonly retryDelayMs: number;
@@ -25,7 +25,7 @@ export class InProcessJobQueue implements JobQueue {
     this.retryDelayMs = options.retryDelayMs ?? 1000;
   }
 
-  async enqueue(job: PurchaseJob, delayMs = 0): Promise<void> {
+  async enqueue(job: J, delayMs = 0): Promise<void> {
     if (this.closed) return;
     const id = jobIdOf(job);
     if (this.jobs.has(id)) return;
@@ -38,7 +38,21 @@ export class InProcessJobQueue implements JobQueue {
     this.schedule(job, delayMs, 1);
   }
 
-  async start(handler: JobHandler): Promise<void> {
+  async cancel(job: J): Promise<boolean> {
+    const id = jobIdOf(job);
+    const entry = this.jobs.get(id);
+    if (entry === undefined || entry === 'running') return false;
+    if (entry === 'held')
+      this.held.splice(
+        this.held.findIndex((h) => jobIdOf(h.job) === id),
+        1,
+      );
+    else clearTimeout(entry);
+    this.jobs.delete(id);
+    return true;
+  }
+
+  async start(handler: JobHandler<J>): Promise<void> {
     this.handler = handler;
     for (const { job, delayMs } of this.held.splice(0)) {
       this.jobs.delete(jobIdOf(job));
@@ -53,14 +67,14 @@ export class InProcessJobQueue implements JobQueue {
     await Promise.allSettled([...this.running]);
   }
 
-  private schedule(job: PurchaseJob, delayMs: number, attempt: number): void {
+  private schedule(job: J, delayMs: number, attempt: number): void {
     const id = jobIdOf(job);
     const timer = setTimeout(() => this.run(job, attempt), Math.max(0, delayMs));
     timer.unref?.();
     this.jobs.set(id, timer);
   }
 
-  private run(job: PurchaseJob, attempt: number): void {
+  private run(job: J, attempt: number): void {
     if (this.closed || !this.handler) return;
     const id = jobIdOf(job);
     this.jobs.set(id, 'running');

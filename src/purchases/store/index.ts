@@ -1,4 +1,2 @@
 export * from './store';
-export { MemoryPurchaseStore } from './memory';
-export { RedisPurchaseStore, type RedisPurchaseStoreOptions } from './redis';
-export { purchaseKeys, type PurchaseKeys } from './keys';
+export { SqlPurchaseStore, type SqlPurchaseStoreOptions } from './sql';

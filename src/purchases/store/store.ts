@@ -1,4 +1,11 @@
-import { RETAINED_STATES, SETTLED_STATES, type PurchaseRecord, type PurchaseState } from '../types';
+import type { Queryable } from '../../records/database';
+import {
+  RETAINED_STATES,
+  SETTLED_STATES,
+  type AlongsideWrite,
+  type PurchaseRecord,
+  type PurchaseState,
+} from '../types';
 
 /** The settled states, listed once in ../types; re-exported for the store's callers. */
 export { SETTLED_STATES };
@@ -16,10 +23,42 @@ export type PurchasePatch = Partial<
   >
 >;
 
+/**
+ * What a new purchase counts against its payer's day in the statement that writes it (built by
+ * `Spend.claim`): the purchase and its reservation commit together, or neither is written.
+ */
+export interface SpendClaim {
+  msisdn: string;
+  /** The local day (YYYY-MM-DD) counted against. */
+  day: string;
+  amountMinor: number;
+  maxValueMinor: number;
+  maxCount: number;
+  /** Refused when any of these numbers or the identifier is on the blocklist. */
+  blockedMsisdns: readonly string[];
+  identifier: string | null;
+}
+
+/** The spending rules refused a {@link SpendClaim}: no purchase was written, nothing counted. */
+export class SpendClaimRefusedError extends Error {
+  constructor(readonly refusal: 'blocked' | 'value' | 'count') {
+    super(`purchase refused by the spending rules: ${refusal}`);
+    this.name = 'SpendClaimRefusedError';
+  }
+}
+
 export interface CreateResult {
   /** False when the idempotency key already named a purchase: `record` is that purchase. */
   created: boolean;
   record: PurchaseRecord;
+}
+
+/**
+ * The transaction of `withRecord`: the record's transitions, and `on` for the rows of other
+ * stores that must commit with them (an outcome's SMS).
+ */
+export interface RecordTransaction extends Pick<PurchaseStore, 'transition'> {
+  readonly on: Queryable;
 }
 
 /** Why a compare-and-set did not write: the caller re-reads `current` and decides again. */
@@ -41,6 +80,22 @@ export interface PageOptions {
    * thrown off by records leaving the list meanwhile, as the ones a sweep resumes do.
    */
   after?: PageCursor;
+}
+
+/**
+ * Every record of a list, `pageSize` at a time: however many there are, a sweep reaches them
+ * all, not only the newest — also while the ones it resumed leave the list.
+ */
+export async function* everyRecord(
+  list: (page: PageOptions) => Promise<PurchaseRecord[]>,
+  pageSize: number,
+): AsyncGenerator<PurchaseRecord> {
+  for (let after: PurchaseRecord | undefined; ;) {
+    const page = await list({ limit: pageSize, after });
+    if (page.length === 0) return;
+    yield* page;
+    after = page[page.length - 1];
+  }
 }
 
 export interface ListOptions {
@@ -82,12 +137,17 @@ export function referencesOf(record: PurchaseRecord): string[] {
 }
 
 /**
- * Durable purchase records. Redis in production, memory in the embedded mode; both pass
- * test/purchases/store.contract.ts.
+ * Durable purchase records: the system of record (`SqlPurchaseStore`, PostgreSQL or the embedded
+ * PGlite), held to test/purchases/store.contract.ts.
  */
 export interface PurchaseStore {
-  /** Write `record` unless its idempotency key is taken; concurrent duplicates yield one record. */
-  create(record: PurchaseRecord): Promise<CreateResult>;
+  /**
+   * Write `record` unless its idempotency key is taken; concurrent duplicates yield one record.
+   * With `spend`, a new record is written only with its day's reservation, in one commit (a taken
+   * key counts nothing); throws {@link SpendClaimRefusedError} when the rules refuse it.
+   * With `alongside`, a new record and what it writes commit in one transaction, or neither does.
+   */
+  create(record: PurchaseRecord, spend?: SpendClaim, alongside?: AlongsideWrite): Promise<CreateResult>;
   get(id: string): Promise<PurchaseRecord | null>;
   getByIdempotencyKey(key: string): Promise<PurchaseRecord | null>;
   /**
@@ -101,6 +161,15 @@ export interface PurchaseStore {
     expectedVersion: number,
     patch?: PurchasePatch,
   ): Promise<TransitionResult>;
+  /**
+   * Reads a record and runs `step` on it in one transaction, the row locked (null: no such
+   * record): a transition `step` writes through `tx` commits with the read, as one commit. `step`
+   * only decides and writes; what it calls for next (queues, calls) runs after it returns.
+   */
+  withRecord<T>(
+    id: string,
+    step: (record: PurchaseRecord | null, tx: RecordTransaction) => Promise<T>,
+  ): Promise<T>;
   /** Newest first; beneficiary or requester. */
   listByMsisdn(msisdn: string, options?: ListOptions): Promise<PurchaseRecord[]>;
   /** Newest first. */
@@ -121,16 +190,6 @@ export interface PurchaseStore {
 }
 
 export const DEFAULT_LIST_LIMIT = 20;
-
-/** The record a successful transition writes; shared so both stores compute it the same way. */
-export function applyTransition(
-  current: PurchaseRecord,
-  to: PurchaseState,
-  patch: PurchasePatch | undefined,
-  now: Date,
-): PurchaseRecord {
-  return { ...current, ...patch, state: to, version: current.version + 1, updatedAt: now.toISOString() };
-}
 
 /** The conflict a transition from `current` would meet, or null when it may be written. */
 export function checkTransition(

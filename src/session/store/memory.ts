@@ -132,7 +132,7 @@ export class MemorySessionStore implements SessionStore {
     const record = decodeRecord(this.get(keys.record));
     if (!record) return null;
     if (!['active', 'incomplete', 'failed'].includes(record.status)) return null;
-    if (record.snapshot === null || record.machineVersion !== conditions.machineVersion) return null;
+    if (record.snapshot === null || !conditions.machineVersions.includes(record.machineVersion)) return null;
     if (record.updatedAt < conditions.minUpdatedAt) return null;
     const tombstone: SessionRecord = {
       ...record,

@@ -154,7 +154,7 @@ export class RedisSessionStore implements SessionStore {
       this.redis,
       'takeResumable-2',
       [keys.record, keys.lock],
-      [conditions.minUpdatedAt, conditions.machineVersion, Date.now()],
+      [conditions.minUpdatedAt, Date.now(), ...conditions.machineVersions],
     )) as string | null;
     if (raw !== null) this.recent.forget(keys.record);
     return decodeRecord(raw);

@@ -23,7 +23,10 @@ export interface ResumeCandidate {
  * only what replay needs (`snapshot` null, no option ids).
  */
 export interface SessionRecord {
-  /** Version of the dialogue machine that wrote `snapshot`; another version is discarded. */
+  /**
+   * Version of the dialogue machine that wrote `snapshot`: the dialogue goes on on that version
+   * (a build that does not know it discards the snapshot).
+   */
   machineVersion: string;
   /** `actor.getPersistedSnapshot()` as JSON-safe data, or null once final. */
   snapshot: unknown;
@@ -89,8 +92,8 @@ export interface MsisdnState {
 export interface ResumeConditions {
   /** Only a dialogue touched at or after this epoch-ms instant. */
   minUpdatedAt: number;
-  /** Only a snapshot of this machine version. */
-  machineVersion: string;
+  /** Only a snapshot of one of these machine versions (the ones the build can continue). */
+  machineVersions: readonly string[];
 }
 
 /**
@@ -136,7 +139,8 @@ export interface SessionStore {
   getLanguage(msisdn: string): Promise<string | null>;
   /**
    * If the dialogue at `ref` is resumable (active/incomplete/failed, with a snapshot, recent
-   * enough, same machine version, not locked) mark it `moved` and return it as it was; else null.
+   * enough, of a machine version in the conditions, not locked) mark it `moved` and return it as
+   * it was; else null.
    */
   takeResumable(ref: SessionRef, conditions: ResumeConditions): Promise<SessionRecord | null>;
   /** Store a context part dialogues share (JSON, named by its content hash) for `ttlS` seconds. */

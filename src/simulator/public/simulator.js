@@ -41,8 +41,14 @@
   const FORMATS = {
     africastalking: {
       label: "Africa's Talking",
-      start: (s) => ({ method: 'POST', path: '', form: atForm(s, '') }),
-      next: (s, input) => ({ method: 'POST', path: '', form: atForm(s, [...s.inputs, input].join('*')) }),
+      // A one-dial shortcut (*384*1*01234567890*100#): the base code, and the groups after it as
+      // the first text; every later text goes on from them (cumulative), as Africa's Talking sends.
+      start: (s) => ({ method: 'POST', path: '', form: atForm(s, afterCode(s.serviceCode)) }),
+      next: (s, input) => ({
+        method: 'POST',
+        path: '',
+        form: atForm(s, [afterCode(s.serviceCode), ...s.inputs, input].filter((t) => t !== '').join('*')),
+      }),
       hangUp: (s) => ({
         method: 'POST',
         path: '/events',
@@ -138,11 +144,21 @@
   function conEnd(body) {
     return { text: body.replace(/^(CON|END) ?/, ''), end: body.startsWith('END') };
   }
+  /** `*384*1*01234567890*100#` → `*384#` (the code the aggregator is configured with). */
+  const baseCode = (code) => `*${digitsOf(code)}#`;
+  /** `*384*1*01234567890*100#` → `1*01234567890*100` (nothing for a bare `*384#`). */
+  const afterCode = (code) =>
+    code
+      .replace(/[^0-9*]/g, '')
+      .replace(/^\*+/, '')
+      .split('*')
+      .slice(1)
+      .join('*');
   function atForm(s, text) {
     return {
       sessionId: s.id,
       phoneNumber: `+${s.msisdn}`,
-      serviceCode: s.serviceCode,
+      serviceCode: baseCode(s.serviceCode),
       networkCode: '99999',
       text,
     };
@@ -364,7 +380,12 @@
         smsCount: q('.sms-count'),
         smsText: q('.sms-text'),
         smsStatus: q('.sms-status'),
+        prompt: q('.payment-prompt'),
+        promptText: q('.prompt-text'),
+        approve: q('.approve'),
+        decline: q('.decline'),
       },
+      promptId: null,
     };
     node.dataset.msisdn = msisdn;
     q('.phone-label').textContent = label || 'Phone';
@@ -375,6 +396,11 @@
     phone.nodes.dial.setAttribute('aria-label', `Dial from +${msisdn}`);
     phone.nodes.hangup.setAttribute('aria-label', `Cancel (hang up) on +${msisdn}`);
     q('.composer button').setAttribute('aria-label', `Send SMS from +${msisdn}`);
+    phone.nodes.prompt.setAttribute('aria-label', `Payment request on +${msisdn}`);
+    phone.nodes.approve.setAttribute('aria-label', `Approve payment on +${msisdn}`);
+    phone.nodes.decline.setAttribute('aria-label', `Decline payment on +${msisdn}`);
+    phone.nodes.approve.addEventListener('click', () => void answerPrompt(phone, 'approve'));
+    phone.nodes.decline.addEventListener('click', () => void answerPrompt(phone, 'decline'));
 
     node.addEventListener('focusin', () => select(phone));
     node.addEventListener('click', () => select(phone));
@@ -412,6 +438,7 @@
     showIdle(phone);
     if (!state.selected) select(phone);
     void refreshInbox(phone);
+    if (state.config.payments) void answerByHand(phone);
   }
 
   function select(phone) {
@@ -603,6 +630,69 @@
     }
   }
 
+  // --- Payment prompts (the embedded payment sandbox) -------------------------------------------
+  /** This phone answers its pushes on the handset (unless it is a scripted test payer). */
+  async function answerByHand(phone) {
+    await dev('/dev/simulator/payments/manual', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ msisdn: phone.msisdn }),
+    });
+    await refreshPrompt(phone);
+  }
+
+  /** The oldest push waiting on this phone, shown over the handset's keys with Approve/Decline. */
+  async function refreshPrompt(phone) {
+    const body = await dev(`/dev/simulator/payments/prompts?msisdn=${phone.msisdn}`);
+    if (!body) return;
+    const prompt = body.prompts[0] ?? null;
+    phone.promptId = prompt ? prompt.id : null;
+    phone.nodes.prompt.hidden = !prompt;
+    phone.nodes.promptText.textContent = prompt ? prompt.text : '';
+    phone.node.dataset.prompt = prompt ? prompt.id : '';
+  }
+
+  async function answerPrompt(phone, answer) {
+    const id = phone.promptId;
+    if (!id) return;
+    phone.nodes.approve.disabled = phone.nodes.decline.disabled = true;
+    const row = await dev(`/dev/simulator/payments/prompts/${encodeURIComponent(id)}/${answer}`, {
+      method: 'POST',
+    });
+    phone.nodes.approve.disabled = phone.nodes.decline.disabled = false;
+    if (row)
+      status(`+${phone.msisdn}: payment ${answer === 'approve' ? 'approved' : 'declined'} (${row.amount}).`);
+    await Promise.all([refreshPrompt(phone), refreshPayments()]);
+  }
+
+  async function refreshPayments() {
+    const body = await dev('/dev/simulator/payments');
+    if (!body) return;
+    const tbody = el('payments-ledger').tBodies[0];
+    tbody.replaceChildren(
+      ...body.payments.map((p) => {
+        const tr = document.createElement('tr');
+        for (const value of [p.status, `+${p.msisdn}`, p.amount, p.refundedAmount]) {
+          const td = document.createElement('td');
+          td.textContent = value;
+          tr.append(td);
+        }
+        tr.className = String(p.status).toLowerCase();
+        tr.title = `${p.wire} ${p.id}${p.receipt ? ` · receipt ${p.receipt}` : ''}`;
+        return tr;
+      }),
+    );
+    if (body.payments.length === 0) {
+      const tr = document.createElement('tr');
+      const td = document.createElement('td');
+      td.colSpan = 4;
+      td.className = 'muted';
+      td.textContent = 'No payments yet.';
+      tr.append(td);
+      tbody.append(tr);
+    }
+  }
+
   // --- Sandbox panel --------------------------------------------------------------------------
   const QUICK_FAULTS = [
     { label: 'Confirm times out (504)', endpoint: 'confirm', fault: 'provider_timeout' },
@@ -767,6 +857,8 @@
     });
     for (const p of DEFAULT_PHONES) addPhone(p.msisdn, p.label);
     settingsChanged();
+    el('payments-panel').hidden = !config.payments;
+    if (config.payments) await refreshPayments();
 
     if (config.sandbox) {
       el('fault-buttons').replaceChildren(
@@ -808,6 +900,7 @@
     setTimeout(async () => {
       await Promise.all(state.phones.map(refreshInbox));
       if (state.config.sandbox) await Promise.all([refreshLedger(), refreshFaults()]);
+      if (state.config.payments) await Promise.all([...state.phones.map(refreshPrompt), refreshPayments()]);
       poll();
     }, 1500);
   }

@@ -12,7 +12,15 @@ import type { CommandName, Keywords } from './keywords';
 
 /** A purchase command: a quote is asked for it. */
 export type BuyCommand =
-  | { kind: 'buy'; product: 'ELECTRICITY' | 'WATER'; identifier: string; amountMinor: number }
+  | {
+      kind: 'buy';
+      product: 'ELECTRICITY' | 'WATER';
+      /** null: `ELEC 100`, the number's last meter of this product (its saved meters). */
+      identifier: string | null;
+      amountMinor: number;
+      /** `ELEC <meter> <amount> <phone>`: a gift, the token to that number (as typed). */
+      beneficiary?: string;
+    }
   /** Airtime: network and number are optional (own number; the only provider, or a question). */
   | { kind: 'buy'; product: 'AIRTIME'; network: string | null; number: string | null; amountMinor: number };
 
@@ -35,10 +43,19 @@ export type SmsCommand =
   | { kind: 'sales'; pin: string | null }
   | { kind: 'pinChange'; oldPin: string; newPin: string }
   | { kind: 'block' }
+  /** The agent network, the PIN last (checked, then redacted, at the intake). */
+  | { kind: 'transfer'; to: string; amountMinor: number; pin: string }
+  | { kind: 'network'; pin: string }
+  | { kind: 'deposit'; amountMinor: number; reference: string; pin: string }
+  | { kind: 'topup'; amountMinor: number; pin: string }
+  | { kind: 'summary'; pin: string }
+  | { kind: 'supervise'; status: 'active' | 'disabled'; target: string; pin: string }
   /** `YES [code]`: buy the pending quote; `rest` is what followed the code (an agent's PIN). */
   | { kind: 'yes'; code: string | null; rest: string[] }
   | { kind: 'no'; code: string | null }
   | { kind: 'token'; identifier: string | null }
+  /** The sender's saved meters and accounts, per product. */
+  | { kind: 'meters' }
   | { kind: 'lang'; language: string }
   | { kind: 'help' };
 
@@ -68,7 +85,12 @@ const AMOUNT = /^(?:BWP|P)?(\d[\d.]*)$/i;
 const CURRENCY_WORD = /^(?:BWP|P)$/i;
 /** A phone number as typed: optional `+`, digits (spaces were separators already). */
 const PHONE = /^\+?\d{3,15}$/;
-const QUOTE_CODE = /^\d{4,8}$/;
+/** A gift's phone after the amount: 8 digits at least, which no amount ever has. */
+const GIFT_PHONE = /^\+?\d{8,15}$/;
+/** A lone word this long is a meter sent without its amount, not an amount (`ELEC 01234567890`). */
+const MAX_LONE_AMOUNT_DIGITS = 6;
+/** A quote's code as typed, or the intake's redaction of a number an agent put there (`YES XXXX`). */
+const QUOTE_CODE = /^(?:\d{4,8}|XXXX)$/;
 
 function words(text: string): string[] {
   const out: string[] = [];
@@ -111,6 +133,30 @@ function parseMeterProduct(
   return { kind: 'buy', product, identifier: head.join(''), amountMinor: amount.minor };
 }
 
+/**
+ * A subscriber's `ELEC`/`WATER`: `<meter> <amount>`; `<amount>` alone for the last meter bought
+ * for; `<meter> <amount> <phone>` for a gift (the phone is the last word, 8+ digits).
+ */
+function parseSubscriberMeter(
+  command: CommandName,
+  product: 'ELECTRICITY' | 'WATER',
+  args: string[],
+): SmsCommand | ParseProblem {
+  const { head, amount } = splitAmount(args);
+  if (args.length > 0 && head.length === 0) {
+    if (DIGITS.test(args[args.length - 1]) && args[args.length - 1].length > MAX_LONE_AMOUNT_DIGITS)
+      return { code: 'usage', command };
+    if (!amount.ok) return { code: 'amount', command, reason: amount.reason };
+    return { kind: 'buy', product, identifier: null, amountMinor: amount.minor };
+  }
+  const phone = args[args.length - 1];
+  if (args.length >= 3 && GIFT_PHONE.test(phone)) {
+    const gift = parseMeterProduct(command, product, args.slice(0, -1));
+    return isProblem(gift) ? gift : ({ ...gift, beneficiary: phone } as SmsCommand);
+  }
+  return parseMeterProduct(command, product, args);
+}
+
 function parseAirtime(args: string[]): SmsCommand | ParseProblem {
   const command = 'AIR';
   if (args.length < 1) return { code: 'usage', command };
@@ -141,9 +187,9 @@ function isProblem(value: unknown): value is ParseProblem {
 function parseArgs(command: CommandName, args: string[], keywords: Keywords): SmsCommand | ParseProblem {
   switch (command) {
     case 'ELEC':
-      return parseMeterProduct(command, 'ELECTRICITY', args);
+      return parseSubscriberMeter(command, 'ELECTRICITY', args);
     case 'WATER':
-      return parseMeterProduct(command, 'WATER', args);
+      return parseSubscriberMeter(command, 'WATER', args);
     case 'AIR':
       return parseAirtime(args);
     case 'YES': {
@@ -167,6 +213,8 @@ function parseArgs(command: CommandName, args: string[], keywords: Keywords): Sm
     }
     case 'HELP':
       return { kind: 'help' };
+    case 'METERS':
+      return args.length === 0 ? { kind: 'meters' } : { code: 'usage', command };
     case 'SELL':
       return parseSell(args, keywords);
     case 'BAL':
@@ -181,6 +229,71 @@ function parseArgs(command: CommandName, args: string[], keywords: Keywords): Sm
       return { kind: 'pinChange', oldPin: args[0], newPin: args[1] };
     case 'BLOCK':
       return { kind: 'block' };
+    case 'TRANSFER':
+    case 'AGENTS':
+    case 'DEPOSIT':
+    case 'TOPUP':
+    case 'SUMMARY':
+    case 'DISABLE':
+    case 'ENABLE':
+      return parseNetwork(command, args);
+  }
+}
+
+/** A bank's reference as an agent copies it from the slip: letters, digits, `-`, `/`, `.`. */
+const BANK_REFERENCE = /^[A-Za-z0-9][A-Za-z0-9\-/.]{2,39}$/;
+
+/**
+ * The network's commands, each ending with the PIN: `TRANSFER <phone> <amount> <PIN>`,
+ * `AGENTS <PIN>`, `DEPOSIT <amount> <bank reference> <PIN>`, `TOPUP <amount> <PIN>`,
+ * `SUMMARY <PIN>`, `DISABLE|ENABLE <phone> <PIN>`.
+ */
+function parseNetwork(command: CommandName, args: string[]): SmsCommand | ParseProblem {
+  const pin = args[args.length - 1];
+  if (pin === undefined) return { code: 'usage', command };
+  if (!PIN_WORD.test(pin)) return { code: 'pin', command };
+  const rest = args.slice(0, -1);
+  switch (command) {
+    case 'AGENTS':
+    case 'SUMMARY':
+      if (rest.length > 0) return { code: 'usage', command };
+      return { kind: command === 'AGENTS' ? 'network' : 'summary', pin };
+    case 'DISABLE':
+    case 'ENABLE':
+      if (rest.length !== 1) return { code: 'usage', command };
+      if (!PHONE.test(rest[0])) return { code: 'phone', command };
+      return {
+        kind: 'supervise',
+        status: command === 'ENABLE' ? 'active' : 'disabled',
+        target: rest[0],
+        pin,
+      };
+    case 'TOPUP': {
+      if (rest.length === 0) return { code: 'usage', command };
+      const { head, amount } = splitAmount(rest);
+      if (head.length > 0) return { code: 'usage', command };
+      if (!amount.ok) return { code: 'amount', command, reason: amount.reason };
+      return { kind: 'topup', amountMinor: amount.minor, pin };
+    }
+    case 'TRANSFER': {
+      if (rest.length < 2) return { code: 'usage', command };
+      const { head, amount } = splitAmount(rest);
+      if (head.length !== 1) return { code: 'usage', command };
+      if (!PHONE.test(head[0])) return { code: 'phone', command };
+      if (!amount.ok) return { code: 'amount', command, reason: amount.reason };
+      return { kind: 'transfer', to: head[0], amountMinor: amount.minor, pin };
+    }
+    case 'DEPOSIT': {
+      // DEPOSIT [BWP] <amount> <reference> <PIN>: the reference is the last word before the PIN.
+      if (rest.length < 2) return { code: 'usage', command };
+      const reference = rest[rest.length - 1];
+      const { head, amount } = splitAmount(rest.slice(0, -1));
+      if (head.length > 0 || !BANK_REFERENCE.test(reference)) return { code: 'usage', command };
+      if (!amount.ok) return { code: 'amount', command, reason: amount.reason };
+      return { kind: 'deposit', amountMinor: amount.minor, reference, pin };
+    }
+    default:
+      return { code: 'usage', command };
   }
 }
 
@@ -217,7 +330,8 @@ function parseSell(args: string[], keywords: Keywords): SmsCommand | ParseProble
   if (!PHONE.test(customer)) return { code: 'phone', command };
   const sale = parseMeterProduct(product, product === 'ELEC' ? 'ELECTRICITY' : 'WATER', rest.slice(0, -1));
   if (isProblem(sale)) return { ...sale, command } as ParseProblem;
-  if (sale.kind !== 'buy' || sale.product === 'AIRTIME') return { code: 'usage', command };
+  if (sale.kind !== 'buy' || sale.product === 'AIRTIME' || sale.identifier === null)
+    return { code: 'usage', command };
   return {
     kind: 'sell',
     product: sale.product,

@@ -10,12 +10,22 @@ export const COMMANDS = [
   'TOKEN',
   'LANG',
   'HELP',
+  // A repeat buyer's saved meters (issue 31).
+  'METERS',
   // Field agents only (from their registered number).
   'SELL',
   'BAL',
   'SALES',
   'PIN',
   'BLOCK',
+  // The agent network (issue 32).
+  'TRANSFER',
+  'AGENTS',
+  'DEPOSIT',
+  'TOPUP',
+  'SUMMARY',
+  'DISABLE',
+  'ENABLE',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 

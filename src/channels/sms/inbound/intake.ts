@@ -3,7 +3,7 @@ import { componentLogger, maskMsisdn } from '../../../observability/logger';
 import { textMarker } from '../mo/conversation';
 import type { SeenKey, SmsMoStore } from '../mo/store';
 import type { InboundJob, InboundSmsQueue } from './queue';
-import type { InboundSms } from './types';
+import type { InboundSms, ScreenedSms } from './types';
 
 const log = componentLogger('sms-inbound');
 
@@ -12,7 +12,10 @@ export const MESSAGE_ID_MEMORY_MS = 48 * 3600 * 1000;
 /** Without an id, the same sender and text within this window is the same message. */
 export const SAME_TEXT_WINDOW_MS = 10_000;
 
-/** The key a message is processed (and replied to) under, and the marker that de-duplicates it. */
+/**
+ * The key a message is processed (and replied to) under, and the marker that de-duplicates it.
+ * `sms` is the screened message: a marker derived from its text never holds a PIN.
+ */
 export function messageKey(sms: InboundSms): { key: string; marker: SeenKey } {
   if (sms.messageId !== null)
     return {
@@ -53,12 +56,15 @@ export class SmsIntake {
   constructor(
     private readonly store: SmsMoStore,
     private readonly queue: InboundSmsQueue,
-    /** Checks and removes agents' PINs before anything is queued (absent: messages pass as they are). */
-    private readonly pins?: { pass(sms: InboundSms): Promise<InboundSms> },
+    /** Removes agents' PINs before anything is kept, checks them once the message is new (absent: messages pass as they are). */
+    private readonly pins?: { screen(sms: InboundSms): Promise<ScreenedSms> },
   ) {}
 
   async accept(received: InboundSms): Promise<'queued' | 'duplicate'> {
-    const sms = wellFormed(received);
+    // The PINs go first: the duplicate marker of a message without an id is derived from its text.
+    const clean = wellFormed(received);
+    const screened = this.pins ? await this.pins.screen(clean) : { sms: clean, checked: async () => clean };
+    const { sms } = screened;
     const { key, marker } = messageKey(sms);
     const ttl = 'provider' in marker ? MESSAGE_ID_MEMORY_MS : SAME_TEXT_WINDOW_MS;
     if (!(await this.store.firstSight(marker, ttl))) {
@@ -66,7 +72,7 @@ export class SmsIntake {
       return 'duplicate';
     }
     try {
-      const safe = this.pins ? await this.pins.pass(sms) : sms;
+      const safe = await screened.checked();
       await this.queue.enqueue({ key, sms: safe, ...(!('provider' in marker) && { marker }) });
     } catch (error) {
       // Not queued: forget it, so the provider's re-delivery (after our error answer) is taken.

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ParseProblem } from '../commands/grammar';
 
 /** One inbound SMS (mobile-originated), whatever provider delivered it. */
 export interface InboundSms {
@@ -18,6 +19,18 @@ export interface InboundSms {
    * then carries `XXXX` instead, and this the verdict.
    */
   pin?: PinVerdict;
+  /**
+   * The grammar's verdict on the text as the agent typed it, when the intake masked numbers that
+   * could be the PIN in a message the grammar refuses: the answer is the one the text deserved.
+   */
+  refused?: { problem: ParseProblem; language: string | null };
+}
+
+/** A message with its PINs taken out (`sms`, safe to keep), and the check of what was taken. */
+export interface ScreenedSms {
+  sms: InboundSms;
+  /** Checks the PIN it carried (counting towards the lockout) or makes the PIN change: the message to queue. */
+  checked(): Promise<InboundSms>;
 }
 
 /** What the intake's PIN check found (see src/channels/sms/agents/pin-gate.ts). */

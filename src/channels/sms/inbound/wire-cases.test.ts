@@ -12,46 +12,26 @@ const AT_FORM = {
   to: '12345',
   date: '2026-11-23 10:00:00',
 };
+/** What AT_FORM becomes. */
+const AT_MESSAGE: InboundSms = {
+  provider: 'africastalking',
+  messageId: 'ATXid_1',
+  from: '+26771234567',
+  to: '12345',
+  text: 'ELEC 01234567890 100',
+  receivedAt: '2026-11-23 10:00:00',
+};
 
 const MESSAGE_CASES: [InboundSmsAdapter, Case<InboundSms>[]][] = [
   [
     africasTalkingInbound,
     [
-      [
-        'a message',
-        AT_FORM,
-        {
-          provider: 'africastalking',
-          messageId: 'ATXid_1',
-          from: '+26771234567',
-          to: '12345',
-          text: 'ELEC 01234567890 100',
-          receivedAt: '2026-11-23 10:00:00',
-        },
-      ],
-      [
-        'optional linkId and networkCode',
-        { ...AT_FORM, linkId: 'L1', networkCode: '65201' },
-        {
-          provider: 'africastalking',
-          messageId: 'ATXid_1',
-          from: '+26771234567',
-          to: '12345',
-          text: 'ELEC 01234567890 100',
-          receivedAt: '2026-11-23 10:00:00',
-        },
-      ],
+      ['a message', AT_FORM, AT_MESSAGE],
+      ['optional linkId and networkCode', { ...AT_FORM, linkId: 'L1', networkCode: '65201' }, AT_MESSAGE],
       [
         'an empty text is a message (answered with help)',
         { ...AT_FORM, text: '' },
-        {
-          provider: 'africastalking',
-          messageId: 'ATXid_1',
-          from: '+26771234567',
-          to: '12345',
-          text: '',
-          receivedAt: '2026-11-23 10:00:00',
-        },
+        { ...AT_MESSAGE, text: '' },
       ],
       ['missing id', { ...AT_FORM, id: undefined }, { error: 'missing field: id' }],
       ['missing text', { ...AT_FORM, text: undefined }, { error: 'missing field: text' }],
@@ -203,6 +183,14 @@ const DELIVERY_CASES: Case<DeliveryReport>[] = [
   ],
   ['missing id', { status: 'Success' }, { error: 'missing field: id' }],
   ['missing status', { id: 'ATXid_9' }, { error: 'missing field: status' }],
+  // Names every object answers to are not statuses (src/channels/wire-table.ts).
+  ...['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'].map(
+    (status): Case<DeliveryReport> => [
+      `status ${status}`,
+      { id: 'ATXid_9', status },
+      { error: 'field status must be one of Success, Sent, Buffered, Rejected, Failed, Expired' },
+    ],
+  ),
 ];
 
 describe.each(MESSAGE_CASES)('inbound SMS wire cases: $name', (adapter, cases) => {

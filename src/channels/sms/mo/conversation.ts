@@ -1,46 +1,46 @@
-import { createHash, randomInt, randomUUID } from 'node:crypto';
-import { isOperatorProblem, routeQuoteError } from '../../../../machines/ussd/errors';
+import { createHash } from 'node:crypto';
 import { transliterate, type Locales } from '../../../i18n';
-import { localDay, localTime } from '../../../i18n/local-time';
 import { componentLogger, maskMsisdn } from '../../../observability/logger';
-import { normaliseMsisdn, regionFromLanguageTag, type CountryCode } from '../../../phone';
-import { purchaseRequest } from '../../../purchases/request';
-import type { PurchaseDesk, PurchaseIntent, PurchaseRecord } from '../../../purchases/types';
-import { validateIdentifier } from '../../../vas/catalogue';
-import { errorInfo, type ServiceErrorInfo } from '../../../vas/error-info';
+import { normaliseMsisdn, type CountryCode } from '../../../phone';
+import type { PurchaseDesk, PurchaseRecord } from '../../../purchases/types';
+import type { Agent } from '../../../agents';
+import type { AgentSide } from '../../../sales/agent-side';
+import { buySale, type BuyParts } from '../../../sales/buy';
+import { refusalText, SpendRefusedError } from '../../../spend/rules';
 import { formatMoney } from '../../../vas/money';
-import type { Account, CallContext, PurchaseRequest, Transaction, VasProduct } from '../../../vas/port';
-import { parseTokens, tokensForDisplay } from '../../../vas/tokens';
-import {
-  parseSmsCommand,
-  type BuyCommand,
-  type ParseProblem,
-  type SellCommand,
-  type SmsCommand,
-} from '../commands/grammar';
-import type { Agent, Agents } from '../../../agents';
-import { saleRefusalOf } from '../../../agents/refusal';
+import type { CallContext } from '../../../vas/port';
+import { parseSmsCommand, type ParseProblem, type SmsCommand } from '../commands/grammar';
 import { Keywords, type CommandName } from '../commands/keywords';
-import type { InboundSms, PinVerdict } from '../inbound/types';
-import { refusalText, SpendRefusedError, type SpendRefusal } from '../../../spend/rules';
-import type { PendingQuote, SeenKey, SmsMoStore } from './store';
+import type { InboundSms } from '../inbound/types';
+import { AgentCommands } from './agent-commands';
+import { NetworkCommands, type NetworkServices } from './network-commands';
+import { QUOTES_KEPT_MS, SmsQuotes, type SavedMeters, type SmsQuoteServices } from './quote';
+import type { SeenKey, SmsMoStore } from './store';
+import { MoTexts } from './texts';
+import { Turn, type ConversationOutcome } from './turn';
+
+export type { ConversationOutcome } from './turn';
 
 const log = componentLogger('sms-mo');
 
 /** What the conversation may call: reads, the quote, the desk, the language preference, the reply queue. */
-export interface SmsConversationServices {
-  products(ctx: CallContext): Promise<VasProduct[]>;
-  debitAccount(): Promise<Account>;
-  quote(request: PurchaseRequest, ctx: CallContext): Promise<Transaction>;
-  /** The operator's spending rules for this intent (nothing counted): why it is refused, or null. */
-  checkSpend(intent: PurchaseIntent): Promise<SpendRefusal | null>;
+export interface SmsConversationServices extends SmsQuoteServices {
   desk: Pick<PurchaseDesk, 'create' | 'listByMsisdn'>;
   language: { get(msisdn: string): Promise<string | null>; set(msisdn: string, tag: string): Promise<void> };
-  /** Field agents (registry and float); absent: agent commands are answered "not an agent". */
-  agents?: Pick<Agents, 'registry' | 'float'>;
+  /** Field agents' side of a sale (registry, float); absent: agent commands are answered "not an agent". */
+  agents?: AgentSide;
+  /** Who collects a subscriber's money before the confirm; absent: the operator's wallet pays. */
+  payments?: BuyParts['payments'];
   /** Queue one reply SMS; `id` de-duplicates (the same inbound message never gets two replies). */
   reply(sms: { id: string; to: string; message: string }): Promise<void>;
+  /** An agent's own top-up by the payment provider (TOPUP); absent: not available. */
+  agentTopUp?: NetworkServices['topUp'];
+  /** The number's saved meters (METERS; `ELEC 100`); absent: none are kept. */
+  savedMeters?: SavedMeters;
 }
+
+/** The products whose identifiers are saved, in the order METERS lists them. */
+const SAVED_PRODUCTS = ['ELECTRICITY', 'WATER'] as const;
 
 export interface SmsConversationSettings {
   /** How long a quote can be bought (`SMS_QUOTE_TTL_S`). */
@@ -54,14 +54,13 @@ export interface SmsConversationSettings {
   defaultRegion: string;
   /** IANA zone dates are shown in (`TZ`, default Africa/Gaborone). */
   timeZone: string;
+  /**
+   * A bare `YES` buys the pending quote (`SMS_YES_WITHOUT_CODE`). Off: only `YES <code>` buys —
+   * the code proves the sender reads the quote SMS, which a spoofed sender cannot.
+   */
+  yesWithoutCode: boolean;
 }
 
-/** What happened to one inbound message (logged, and what tests observe). */
-export type ConversationOutcome =
-  'ignored-sender' | 'rate-limited' | 'quoted' | 'bought' | 'already-bought' | 'refused' | 'answered';
-
-/** How long a sender's quotes (pending and recently bought) are kept. */
-const QUOTES_KEPT_MS = 24 * 3600 * 1000;
 const MINUTE_MS = 60_000;
 /** Replies to YES that are shown before the token SMS arrives: there are none (the token SMS is the answer). */
 const TOKENS_SHOWN = 3;
@@ -81,11 +80,16 @@ export function textMarker(msisdn: string, text: string): SeenKey {
 
 /**
  * The SMS-MO conversation: one inbound message → at most one reply, and at most one purchase per
- * quote. It decides; the store keeps what must survive between messages; the desk buys through
- * the same confirm-once lifecycle as USSD (the quote's id is the idempotency key).
+ * quote. It decides; the store keeps what must survive between messages; a sale is quoted
+ * (quote.ts over src/sales/quote.ts) and bought (src/sales/buy.ts) as on USSD, through the same
+ * confirm-once lifecycle (the quote's id is the idempotency key).
  */
 export class SmsConversation {
   private readonly keywords: Keywords;
+  private readonly texts: MoTexts;
+  private readonly agents: AgentCommands;
+  private readonly quotes: SmsQuotes;
+  private readonly network: NetworkCommands | undefined;
 
   constructor(
     private readonly store: SmsMoStore,
@@ -95,6 +99,21 @@ export class SmsConversation {
     private readonly clock: () => number = Date.now,
   ) {
     this.keywords = new Keywords(locales);
+    this.texts = new MoTexts(locales, settings);
+    const network = (this.network =
+      services.agents &&
+      new NetworkCommands(
+        services.agents,
+        this.texts,
+        {
+          // A transfer's receiver is told once (the id names the transfer), in its language.
+          notify: (sms) => services.reply({ ...sms, message: transliterate(sms.message) }),
+          ...(services.agentTopUp && { topUp: services.agentTopUp }),
+        },
+        settings.defaultRegion,
+      ));
+    this.agents = new AgentCommands(services.agents, services.desk, this.texts, network);
+    this.quotes = new SmsQuotes(services, services.agents, this.agents, store, this.texts, settings, clock);
   }
 
   /** Handle one inbound message, identified by `key` (its de-duplication key). Idempotent per key. */
@@ -107,11 +126,14 @@ export class SmsConversation {
     }
     const msisdn = sender.e164;
     const ctx: CallContext = { requestId: `sms-${key}`.slice(0, 128) };
-    const parsed = parseSmsCommand(sms.text, this.keywords);
+    // A refused message whose PIN-like numbers the intake masked is answered for what was typed.
+    const parsed = sms.refused
+      ? { ok: false as const, ...sms.refused }
+      : parseSmsCommand(sms.text, this.keywords);
     const stored = await this.services.language.get(msisdn);
     const lang =
       stored ?? (parsed.language ? this.locales.meta(parsed.language).tag : this.settings.defaultLanguage);
-    const turn = new Turn(this, this.locales, msisdn, lang, key, sms.pin);
+    const turn = new Turn(this.texts, (t, message) => this.send(t, message), msisdn, lang, key, sms.pin);
 
     const inbound = await this.store.hit('inbound', msisdn, MINUTE_MS, this.clock());
     if (inbound > this.settings.ratePerMin) {
@@ -146,10 +168,10 @@ export class SmsConversation {
     }
     switch (command.kind) {
       case 'buy':
-        return this.quote(turn, command, ctx, null);
+        return this.quotes.quote(turn, command, ctx, null);
       case 'sell': {
-        const agent = await this.activeAgent(turn);
-        return agent ? this.quote(turn, command, ctx, agent) : 'refused';
+        const agent = await this.agents.activeAgent(turn);
+        return agent ? this.quotes.quote(turn, command, ctx, agent) : 'refused';
       }
       case 'yes':
         return this.buy(turn, command.code);
@@ -157,7 +179,13 @@ export class SmsConversation {
       case 'sales':
       case 'pinChange':
       case 'block':
-        return this.agentCommand(turn, command);
+      case 'transfer':
+      case 'network':
+      case 'deposit':
+      case 'topup':
+      case 'summary':
+      case 'supervise':
+        return this.agents.run(turn, command);
       case 'no': {
         const cancelled = await this.store.cancelQuote(turn.msisdn, command.code);
         await turn.say(cancelled ? 'sms.mo.cancelled' : 'sms.mo.nothingToCancel');
@@ -176,172 +204,17 @@ export class SmsConversation {
       case 'help':
         await turn.sayText(this.help(turn.lang));
         return 'answered';
+      case 'meters':
+        await turn.sayText(this.texts.meters(turn.lang, await this.savedMeters(turn.msisdn)));
+        return 'answered';
     }
   }
 
-  /** Validate the command's purchase with the service and send the quote with its code. */
-  private async quote(
-    turn: Turn,
-    command: BuyCommand | SellCommand,
-    ctx: CallContext,
-    agent: Agent | null,
-  ): Promise<ConversationOutcome> {
-    const { lang } = turn;
-    let products: VasProduct[];
-    let account: Account;
-    try {
-      [products, account] = await Promise.all([this.services.products(ctx), this.services.debitAccount()]);
-    } catch (error) {
-      log.error('sms quote: catalogue or debit account unavailable', { error, smsKey: turn.key });
-      await turn.say('sms.mo.unavailable');
-      return 'refused';
-    }
-    const product = products.find((p) => p.productType === command.product);
-    if (!product || product.providers.length === 0) {
-      await turn.say('sms.mo.unavailable');
-      return 'refused';
-    }
-    const label = this.identifierLabel(lang, product);
-    let providerCode: string;
-    let identifier: string;
-    if (command.product === 'AIRTIME') {
-      const provider = this.airtimeProvider(product, command.network);
-      if (provider.kind !== 'one') {
-        const networks = product.providers.map((p) => p.code).join(', ');
-        const keyword = Keywords.first(this.locales, this.locales.resolve(lang), 'AIR');
-        await (provider.kind === 'unknown'
-          ? turn.say('sms.mo.unknownNetwork', { network: command.network ?? '', networks })
-          : turn.say('sms.mo.chooseNetwork', { keyword, networks }));
-        return 'refused';
-      }
-      providerCode = provider.code;
-      const region = regionFromLanguageTag(lang, this.settings.defaultRegion as CountryCode);
-      const typed = command.kind === 'sell' ? command.customer : command.number;
-      const number =
-        typed === null ? { ok: true as const, e164: turn.msisdn } : normaliseMsisdn(typed, region);
-      if (!number.ok || !validateIdentifier(product.identifier, number.e164).ok) {
-        await turn.sayProblem(this.problemText(lang, { code: 'phone', command: 'AIR' }));
-        return 'refused';
-      }
-      identifier = number.e164;
-    } else {
-      providerCode = product.providers[0].code;
-      identifier = command.identifier;
-      const check = validateIdentifier(product.identifier, identifier);
-      if (!check.ok) {
-        const key =
-          check.reason === 'pattern'
-            ? 'sms.mo.reason.identifierPattern'
-            : check.min !== undefined && check.min === check.max
-              ? 'sms.mo.reason.identifierExact'
-              : check.min !== undefined && check.max !== undefined
-                ? 'sms.mo.reason.identifierLength'
-                : 'sms.mo.reason.identifierPattern';
-        await turn.sayProblem(
-          this.locales.t(
-            lang,
-            key,
-            this.paramsOf(lang, key, { label: capitalise(label), min: check.min ?? 0, max: check.max ?? 0 }),
-          ),
-        );
-        return 'refused';
-      }
-    }
-    let beneficiary = command.product === 'AIRTIME' ? identifier : turn.msisdn;
-    if (command.kind === 'sell' && command.product !== 'AIRTIME') {
-      const region = regionFromLanguageTag(lang, this.settings.defaultRegion as CountryCode);
-      const customer = normaliseMsisdn(command.customer, region);
-      if (!customer.ok) {
-        await turn.sayProblem(this.problemText(lang, { code: 'phone', command: 'SELL' }));
-        return 'refused';
-      }
-      beneficiary = customer.e164;
-    }
-    const intent: PurchaseIntent = {
-      productType: command.product,
-      providerCode,
-      subscriberIdentifier: identifier,
-      amount: { currency: account.currency, minor: command.amountMinor },
-      // An agent funded by an account of its own sells from it.
-      debitedAccountId: agent?.funding.kind === 'account' ? agent.funding.debitedAccountId : account.id,
-      // Airtime goes to the number named (or the sender's own); everything else to the sender —
-      // or, sold by an agent, to the customer.
-      beneficiaryMsisdn: beneficiary,
-      requesterMsisdn: turn.msisdn,
-      language: lang,
-      channel: 'SMS',
-      ...(agent && { agent: { msisdn: agent.msisdn } }),
-    };
-    if (agent) {
-      const refused = await this.services.agents!.float.checkSale(agent, command.amountMinor);
-      if (refused) return this.saleRefused(turn, refused);
-    }
-    const refusal = await this.services.checkSpend(intent);
-    if (refusal) {
-      const text = refusalText(refusal);
-      await turn.say(text.key, text.params);
-      return 'refused';
-    }
-    let tx: Transaction;
-    try {
-      tx = await this.services.quote(purchaseRequest(intent), ctx);
-    } catch (error) {
-      return this.quoteRefused(turn, intent, errorInfo(error));
-    }
-    if (agent) {
-      // The float pays the total (charges included): a quote it cannot pay is not sent.
-      const refused = await this.services.agents!.float.checkSale(agent, tx.total.minor);
-      if (refused) return this.saleRefused(turn, refused);
-    }
-    const quote: PendingQuote = {
-      id: randomUUID(),
-      code: String(randomInt(1000, 10000)),
-      expiresAt: this.clock() + this.settings.quoteTtlS * 1000,
-      intent: { ...intent, subscriberDetails: tx.subscriberDetails },
-      total: tx.total,
-    };
-    const text = agent
-      ? await this.saleQuoteText(lang, quote, tx, agent)
-      : this.quoteText(lang, quote, tx, product);
-    await this.store.putQuote(turn.msisdn, { ...quote, source: { key: turn.key, text } }, QUOTES_KEPT_MS);
-    await turn.sayText(text);
-    log.info('sms quote sent', {
-      smsKey: turn.key,
-      from: maskMsisdn(turn.msisdn),
-      product: intent.productType,
-    });
-    return 'quoted';
-  }
-
-  private async quoteRefused(
-    turn: Turn,
-    intent: PurchaseIntent,
-    info: ServiceErrorInfo,
-  ): Promise<ConversationOutcome> {
-    const { lang } = turn;
-    const airtime = intent.productType === 'AIRTIME';
-    const route = routeQuoteError(info, airtime);
-    if (isOperatorProblem(info, airtime))
-      log.error('SMS QUOTE FAILED ON THE OPERATOR SIDE: subscribers are told the service is unavailable', {
-        smsKey: turn.key,
-        code: info.code,
-        status: info.status,
-        message: info.message,
-      });
-    if (route === 'unavailable') await turn.say('sms.mo.unavailable');
-    else if (route === 'tryLater' && info.code !== 'transaction_pending') await turn.say('sms.mo.tryLater');
-    else {
-      const reasonKey = `reason.${info.code}`;
-      // The provider's own words help where our catalogue has none (e.g. "only once the debt is paid").
-      const reason =
-        this.locales.template(lang, reasonKey) !== undefined ? this.locales.t(lang, reasonKey) : info.message;
-      await turn.say('sms.mo.refused', {
-        product: this.productName(lang, intent.productType),
-        identifier: intent.subscriberIdentifier,
-        reason,
-      });
-    }
-    return 'refused';
+  /** Every saved meter and account of a number, per product, newest first. */
+  private async savedMeters(msisdn: string) {
+    const saved = this.services.savedMeters;
+    if (!saved) return [];
+    return (await Promise.all(SAVED_PRODUCTS.map((p) => saved.list(msisdn, p)))).flat();
   }
 
   /**
@@ -353,32 +226,31 @@ export class SmsConversation {
       log.info('pending sms quote replaced by a new command', { smsKey: turn.key });
   }
 
-  /** YES: claim the pending quote once, and hand it to the desk (idempotent by the quote's id). */
+  /** YES: claim the pending quote once, and buy it (idempotent by the quote's id). */
   private async buy(turn: Turn, code: string | null): Promise<ConversationOutcome> {
+    if (code === null && !this.settings.yesWithoutCode) return this.codeNeeded(turn);
     // An agent's sale: the PIN (checked at the intake), then the float holds the total — both
     // before the quote is claimed, so a refusal leaves it pending for a corrected YES.
     const pending = await this.store.peekQuote(turn.msisdn);
-    let held: { agent: Agent; key: string } | null = null;
+    const agentSide = this.services.agents;
+    let held: Agent | null = null;
     if (
       pending?.intent.agent &&
       (code === null || pending.code === code) &&
       pending.expiresAt >= this.clock()
     ) {
-      const agent = await this.pinChecked(turn, pending.code);
+      const agent = await this.agents.pinChecked(turn, pending.code);
       if (!agent) return 'refused';
-      const key = `sms:${pending.id}`;
-      const reserved = await this.services.agents!.float.reserve(agent, key, pending.total.minor);
-      if (reserved.status === 'insufficient' || reserved.status === 'over_limit')
-        return this.saleRefused(turn, reserved);
-      held = { agent, key };
+      const refused = await agentSide!.hold(agent, `sms:${pending.id}`, pending.total.minor);
+      if (refused) return this.agents.refused(turn, refused);
+      held = agent;
     }
     const claim = await this.store.claimQuote(turn.msisdn, code, this.clock(), QUOTES_KEPT_MS);
     // The quote expired or was replaced between the peek and the claim: nothing is sold, the hold goes back.
-    if (held && claim.kind !== 'claimed' && claim.kind !== 'bought')
-      await this.services.agents!.float.release(held.agent.msisdn, held.key);
+    if (held && pending && claim.kind !== 'claimed' && claim.kind !== 'bought')
+      await agentSide!.release(held.msisdn, `sms:${pending.id}`);
     if (claim.kind === 'none') {
-      const example = `${Keywords.first(this.locales, this.locales.resolve(turn.lang), 'ELEC')} 01234567890 100`;
-      await turn.say('sms.mo.noQuote', { example });
+      await turn.say('sms.mo.noQuote', { example: this.texts.example(turn.lang) });
       return 'refused';
     }
     if (claim.kind === 'mismatch' || claim.kind === 'expired') {
@@ -387,21 +259,33 @@ export class SmsConversation {
       });
       return 'refused';
     }
-    // Also for `bought`: a job that claimed and then failed before the desk wrote the purchase
-    // runs again and finds it claimed; creating with the same key is a no-op when it exists.
+    // Also for `bought`: a job that claimed and then failed before the purchase was written runs
+    // again and finds it claimed; buying with the same key is a no-op when it exists. Its hold
+    // was taken before the claim, for the agent just checked: the Buy takes none of its own.
     let record: PurchaseRecord;
     try {
-      record = await this.services.desk.create(claim.quote.intent, `sms:${claim.quote.id}`);
+      record = await buySale(
+        { desk: this.services.desk, agentSide, payments: this.services.payments },
+        claim.quote.intent,
+        `sms:${claim.quote.id}`,
+        // An agent's float holds the total; a subscriber is asked to pay it.
+        held || !claim.quote.intent.agent ? claim.quote.total : undefined,
+        held ?? undefined,
+        // Held above, before the claim: buySale does not hold it again.
+        held !== null,
+      );
     } catch (error) {
       // A limit reached since the quote (another purchase meanwhile): nothing was bought.
       if (!(error instanceof SpendRefusedError)) throw error;
-      if (held) await this.services.agents!.float.release(held.agent.msisdn, held.key);
       const text = refusalText(error.refusal);
       await turn.say(text.key, text.params);
       return 'refused';
     }
     if (claim.kind === 'claimed') {
       log.info('sms purchase handed to the desk', { smsKey: turn.key, purchaseId: record.id });
+      // As the USSD dialogue ends: the PIN prompt comes next, the token after it.
+      if (record.intent.paymentRequired)
+        await turn.say('payment.approve', { amount: formatMoney(claim.quote.total) });
       return 'bought';
     }
     await turn.say(record.state === 'succeeded' ? 'sms.mo.alreadyBought' : 'sms.mo.alreadyBoughtPending', {
@@ -410,161 +294,21 @@ export class SmsConversation {
     return 'already-bought';
   }
 
-  /** The sender as an active agent, or null after saying why not. */
-  private async activeAgent(turn: Turn): Promise<Agent | null> {
-    const agent = await this.services.agents?.registry.get(turn.msisdn);
-    if (!agent) {
-      await turn.say('sms.agent.notAgent');
-      return null;
-    }
-    if (agent.status === 'disabled') {
-      await turn.say('sms.agent.disabled');
-      return null;
-    }
-    if (agent.status === 'locked' && agent.lockedUntil) {
-      await turn.say('sms.agent.locked', { until: this.localTime(agent.lockedUntil) });
-      return null;
-    }
-    return agent;
-  }
-
-  /** The PIN verdict of an agent command, answered when it is not a pass; the agent when it is. */
-  private async pinChecked(turn: Turn, code: string | null): Promise<Agent | null> {
-    const verdict = turn.pin;
-    if (!verdict) {
-      const yes = Keywords.first(this.locales, this.locales.resolve(turn.lang), 'YES');
-      await turn.say('sms.agent.pinNeeded', { yes, code: code ?? '' });
-      return null;
-    }
-    switch (verdict.status) {
-      case 'ok':
-        if (verdict.mustChangePin) {
-          await turn.say('sms.agent.mustChangePin');
-          return null;
-        }
-        return this.activeAgent(turn);
-      case 'wrong':
-        await turn.say('sms.agent.wrongPin', { left: verdict.attemptsLeft });
-        return null;
-      case 'locked':
-        await turn.say('sms.agent.locked', { until: this.localTime(verdict.until) });
-        return null;
-      case 'disabled':
-        await turn.say('sms.agent.disabled');
-        return null;
-      default:
-        await turn.say('sms.agent.notAgent');
-        return null;
-    }
-  }
-
-  /** BAL, SALES, PIN and BLOCK: only from a registered agent's number. */
-  private async agentCommand(
-    turn: Turn,
-    command: Extract<SmsCommand, { kind: 'balance' | 'sales' | 'pinChange' | 'block' }>,
-  ): Promise<ConversationOutcome> {
-    const agents = this.services.agents;
-    if (command.kind === 'block') {
-      const agent = await agents?.registry.get(turn.msisdn);
-      if (!agent) {
-        await turn.say('sms.agent.notAgent');
-        return 'refused';
-      }
-      // A lost or stolen phone: no PIN asked, the account stops at once.
-      await agents!.registry.disable(turn.msisdn, 'blocked');
-      log.warn('agent blocked by SMS', { agent: maskMsisdn(turn.msisdn) });
-      await turn.say('sms.agent.blocked');
-      return 'answered';
-    }
-    if (command.kind === 'pinChange') {
-      const verdict = turn.pin;
-      if (verdict?.status === 'changed') await turn.say('sms.agent.pinChanged');
-      else if (verdict?.status === 'invalid')
-        await turn.say('sms.agent.pinRefused', { reason: verdict.problem });
-      else await this.pinChecked(turn, null);
-      return verdict?.status === 'changed' ? 'answered' : 'refused';
-    }
-    const agent = await this.pinChecked(turn, null);
-    if (!agent) return 'refused';
-    if (command.kind === 'balance') {
-      const allowance = await agents!.float.allowance(agent);
-      if (agent.funding.kind === 'float') {
-        const balance = await agents!.float.balance(agent.msisdn);
-        await turn.say('sms.agent.balance', {
-          available: formatMoney(agents!.float.money(balance.availableMinor)),
-          held: formatMoney(agents!.float.money(balance.heldMinor)),
-        });
-      } else
-        await turn.say('sms.agent.balanceAccount', {
-          account: agent.funding.debitedAccountId,
-          count: allowance.today.count,
-          value: formatMoney(agents!.float.money(allowance.today.valueMinor)),
-        });
-      return 'answered';
-    }
-    const sales = (await this.services.desk.listByMsisdn(agent.msisdn, { limit: 50 }))
-      .filter((r) => r.intent.agent?.msisdn === agent.msisdn)
-      .slice(0, 5);
-    await turn.sayText(
-      sales.length === 0
-        ? this.locales.t(turn.lang, 'sms.agent.salesNone')
-        : sales
-            .map((r) =>
-              this.locales.t(turn.lang, 'sms.agent.salesItem', {
-                date: localDay(new Date(r.createdAt), this.settings.timeZone),
-                product: this.productName(turn.lang, r.intent.productType),
-                identifier: r.intent.subscriberIdentifier,
-                total: formatMoney(r.result?.total ?? r.intent.amount),
-                state: r.state,
-                reference: r.result?.reference ?? r.externalReference,
-              }),
-            )
-            .join('\n'),
-    );
-    return 'answered';
-  }
-
-  /** A sale refused by the agent's float or limits, named (the same words as on USSD). */
-  private async saleRefused(
-    turn: Turn,
-    refused: Parameters<typeof saleRefusalOf>[1],
-  ): Promise<ConversationOutcome> {
-    const refusal = saleRefusalOf(this.services.agents!.float, refused);
-    if (refusal) {
-      const text = refusalText(refusal);
-      await turn.say(text.key, text.params);
-    }
+  /**
+   * A bare YES where only the code buys: nothing is claimed (a quote asked meanwhile must not be
+   * bought either); the sender is told the code, which goes to the quoted number only.
+   */
+  private async codeNeeded(turn: Turn): Promise<ConversationOutcome> {
+    const pending = await this.store.peekQuote(turn.msisdn);
+    const yes = this.texts.keyword(turn.lang, 'YES');
+    if (!pending) await turn.say('sms.mo.noQuote', { example: this.texts.example(turn.lang) });
+    else if (pending.expiresAt < this.clock()) await turn.say('sms.mo.unknownCode', { code: pending.code });
+    else
+      await turn.say(pending.intent.agent ? 'sms.agent.pinNeeded' : 'sms.mo.codeNeeded', {
+        yes,
+        code: pending.code,
+      });
     return 'refused';
-  }
-
-  private async saleQuoteText(
-    lang: string,
-    quote: PendingQuote,
-    tx: Transaction,
-    agent: Agent,
-  ): Promise<string> {
-    const { intent } = quote;
-    const params = {
-      product: this.productName(lang, intent.productType),
-      identifier: intent.subscriberIdentifier,
-      // The provider's name for the meter or account, if any (airtime has none).
-      name: tx.subscriberDetails?.trim() ? ` ${tx.subscriberDetails.trim()}` : '',
-      customer: intent.beneficiaryMsisdn,
-      amount: formatMoney(intent.amount),
-      charges: formatMoney(tx.charge),
-      total: formatMoney(tx.total),
-      yes: Keywords.first(this.locales, this.locales.resolve(lang), 'YES'),
-      code: quote.code,
-      minutes: Math.max(1, Math.round(this.settings.quoteTtlS / 60)),
-    };
-    if (agent.funding.kind !== 'float') return this.locales.t(lang, 'sms.agent.quoteNoFloat', params);
-    const balance = await this.services.agents!.float.balance(agent.msisdn);
-    const after = this.services.agents!.float.money(balance.availableMinor - tx.total.minor);
-    return this.locales.t(lang, 'sms.agent.quote', { ...params, float: formatMoney(after) });
-  }
-
-  private localTime(iso: string): string {
-    return localTime(new Date(iso), this.settings.timeZone);
   }
 
   /** The last purchases' tokens, newest first, optionally for one identifier. */
@@ -581,135 +325,26 @@ export class SmsConversation {
       return identifier === null
         ? this.locales.t(lang, 'sms.mo.tokensNone')
         : this.locales.t(lang, 'sms.mo.tokensNoneFor', { identifier });
-    return records.map((r) => this.tokenItem(lang, r)).join('\n\n');
+    return records.map((r) => this.texts.tokenItem(lang, r)).join('\n\n');
   }
 
-  private tokenItem(lang: string, record: PurchaseRecord): string {
-    const tokens = tokensForDisplay(parseTokens(record.result?.rawToken ?? null)).map((t) =>
-      t.description ? `${t.description}: ${t.value}` : t.value,
-    );
-    return this.locales.t(lang, 'sms.mo.tokenItem', {
-      date: localDay(new Date(record.settledAt ?? record.createdAt), this.settings.timeZone),
-      product: this.productName(lang, record.intent.productType),
-      identifier: record.intent.subscriberIdentifier,
-      tokens: tokens.join('\n'),
-      total: formatMoney(record.result?.total ?? record.intent.amount),
-      reference: record.result?.reference ?? record.externalReference,
-    });
-  }
-
-  private quoteText(lang: string, quote: PendingQuote, tx: Transaction, product: VasProduct): string {
-    const { intent } = quote;
-    const common = {
-      product: this.productName(lang, intent.productType),
-      identifier: intent.subscriberIdentifier,
-      amount: formatMoney(intent.amount),
-      charges: formatMoney(tx.charge),
-      total: formatMoney(tx.total),
-      yes: Keywords.first(this.locales, this.locales.resolve(lang), 'YES'),
-      code: quote.code,
-      minutes: Math.max(1, Math.round(this.settings.quoteTtlS / 60)),
-    };
-    if (intent.productType === 'AIRTIME') {
-      const provider =
-        product.providers.find((p) => p.code === intent.providerCode)?.code ?? intent.providerCode;
-      const { product: _unused, ...airtime } = common;
-      return this.locales.t(lang, 'sms.mo.quoteAirtime', { ...airtime, provider });
-    }
-    const name = tx.subscriberDetails?.trim() || null;
-    const units = tx.units;
-    if (name && units) return this.locales.t(lang, 'sms.mo.quote', { ...common, name, units });
-    if (units) return this.locales.t(lang, 'sms.mo.quoteNoName', { ...common, units });
-    if (name) return this.locales.t(lang, 'sms.mo.quoteNoUnits', { ...common, name });
-    return this.locales.t(lang, 'sms.mo.quoteBasic', common);
+  /** An agent's day summary SMS (SUMMARY's answer), in the agent's language; null without agents. */
+  async summaryText(agent: Agent, day?: string): Promise<string | null> {
+    return this.network ? transliterate(await this.network.summaryText(agent.language, agent, day)) : null;
   }
 
   /** The grammar in the sender's language, keywords as that language writes them. */
   help(lang: string): string {
-    const l = this.locales.resolve(lang);
-    const k = (c: CommandName): string => Keywords.first(this.locales, l, c);
-    return this.locales.t(lang, 'sms.mo.help', {
-      elec: k('ELEC'),
-      water: k('WATER'),
-      air: k('AIR'),
-      yes: k('YES'),
-      no: k('NO'),
-      token: k('TOKEN'),
-      lang: k('LANG'),
-    });
+    return this.texts.help(lang);
   }
 
   /** Why a message is not a command, in the sender's language. */
   problemText(lang: string, problem: ParseProblem): string {
-    const l = this.locales.resolve(lang);
-    switch (problem.code) {
-      case 'unknownCommand':
-        return this.locales.t(lang, 'sms.mo.reason.unknownCommand');
-      case 'usage':
-        return this.locales.t(lang, `sms.mo.reason.usage.${problem.command}`, {
-          keyword: Keywords.first(this.locales, l, problem.command),
-        });
-      case 'amount':
-        return this.locales.t(lang, 'sms.mo.reason.amount');
-      case 'identifier': {
-        const product = problem.command === 'WATER' ? 'WATER' : 'ELECTRICITY';
-        return this.locales.t(lang, 'sms.mo.reason.identifier', {
-          label: capitalise(this.locales.t(lang, `identifier.label.${product}`)),
-        });
-      }
-      case 'phone':
-        return this.locales.t(lang, 'sms.mo.reason.phone');
-      case 'quoteCode':
-        return this.locales.t(lang, 'sms.mo.reason.quoteCode', {
-          keyword: Keywords.first(this.locales, l, 'YES'),
-        });
-      case 'pin':
-        return this.locales.t(lang, 'sms.mo.reason.pin');
-      case 'language':
-        return this.locales.t(lang, 'sms.mo.reason.language', {
-          keyword: Keywords.first(this.locales, l, 'LANG'),
-        });
-    }
-  }
-
-  private airtimeProvider(
-    product: VasProduct,
-    named: string | null,
-  ): { kind: 'one'; code: string } | { kind: 'unknown' } | { kind: 'ask' } {
-    if (named === null)
-      return product.providers.length === 1
-        ? { kind: 'one', code: product.providers[0].code }
-        : { kind: 'ask' };
-    const wanted = squash(named);
-    const match = product.providers.filter(
-      (p) =>
-        squash(p.code) === wanted || squash(p.name).startsWith(wanted) || squash(p.name).includes(wanted),
-    );
-    const exact = match.find((p) => squash(p.code) === wanted);
-    if (exact) return { kind: 'one', code: exact.code };
-    return match.length === 1 ? { kind: 'one', code: match[0].code } : { kind: 'unknown' };
-  }
-
-  private productName(lang: string, productType: string): string {
-    return this.locales.t(lang, `product.${productType}`);
-  }
-
-  private identifierLabel(lang: string, product: VasProduct): string {
-    return this.locales.t(lang, `identifier.label.${product.productType}`);
-  }
-
-  /** Only the params a template names (strict catalogues refuse extras). */
-  private paramsOf(
-    lang: string,
-    key: string,
-    all: Record<string, string | number>,
-  ): Record<string, string | number> {
-    const template = this.locales.template(lang, key) ?? '';
-    return Object.fromEntries(Object.entries(all).filter(([name]) => template.includes(`{${name}}`)));
+    return this.texts.problemText(lang, problem);
   }
 
   /** Queue a reply unless the sender had enough replies this minute. */
-  async send(turn: Turn, message: string): Promise<void> {
+  private async send(turn: Turn, message: string): Promise<void> {
     const replies = await this.store.hit('replies', turn.msisdn, MINUTE_MS, this.clock());
     if (replies > this.settings.repliesPerMin) {
       log.warn('sms reply limit reached: not answered', { smsKey: turn.key, to: maskMsisdn(turn.msisdn) });
@@ -722,38 +357,4 @@ export class SmsConversation {
   private async deliver(turn: Turn, message: string): Promise<void> {
     await this.services.reply({ id: `mo:${turn.key}`, to: turn.msisdn, message: transliterate(message) });
   }
-}
-
-/** One message being answered: who, in which language, and its key. */
-class Turn {
-  constructor(
-    private readonly conversation: SmsConversation,
-    private readonly locales: Locales,
-    readonly msisdn: string,
-    public lang: string,
-    readonly key: string,
-    /** The intake's verdict on the PIN the message carried (agents), if any. */
-    readonly pin?: PinVerdict,
-  ) {}
-
-  say(key: string, params: Record<string, string | number> = {}): Promise<void> {
-    return this.sayText(this.locales.t(this.lang, key, params));
-  }
-
-  sayText(message: string): Promise<void> {
-    return this.conversation.send(this, message);
-  }
-
-  /** A refusal with the grammar after it. */
-  sayProblem(reason: string): Promise<void> {
-    return this.say('sms.mo.helpWithReason', { reason, help: this.conversation.help(this.lang) });
-  }
-}
-
-function squash(text: string): string {
-  return text.toUpperCase().replace(/[^A-Z0-9]/g, '');
-}
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

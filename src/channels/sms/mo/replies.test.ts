@@ -20,6 +20,7 @@ const conversation = new SmsConversation(new MemorySmsMoStore(), {} as never, lo
   defaultLanguage: 'en-BW',
   defaultRegion: 'BW',
   timeZone: 'Africa/Gaborone',
+  yesWithoutCode: true,
 });
 
 const REFUSED = [
@@ -27,7 +28,8 @@ const REFUSED = [
   'ELEC',
   'ELEC 0123456789X 100',
   'ELEC 01234567890 abc',
-  'WATER 50',
+  'WATER 2000123456',
+  'METERS please',
   'AIR',
   'AIR 12 20',
   'YES please',

@@ -45,11 +45,18 @@ export interface SmsMoStore {
   putQuote(msisdn: string, quote: PendingQuote, ttlMs: number): Promise<void>;
   /** The sender's pending quote (nothing claimed), or null. */
   peekQuote(msisdn: string): Promise<PendingQuote | null>;
+  /** The codes of the sender's pending quote and of the recently bought ones (the PIN gate's). */
+  quoteCodes(msisdn: string): Promise<QuoteCodes>;
   /** Claim the pending quote for a YES with `code` (null: a bare YES), atomically. */
   claimQuote(msisdn: string, code: string | null, now: number, ttlMs: number): Promise<ClaimResult>;
   /** Drop the pending quote (NO); true when there was one (with that code, if given). */
   cancelQuote(msisdn: string, code: string | null): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface QuoteCodes {
+  pending: string | null;
+  bought: string[];
 }
 
 /** A message marker: by provider message id, or by sender + digest of the text. */
@@ -135,6 +142,11 @@ export class MemorySmsMoStore implements SmsMoStore {
   async peekQuote(msisdn: string): Promise<PendingQuote | null> {
     const pending = this.state(msisdn)?.pending;
     return pending ? fromStored(pending) : null;
+  }
+
+  async quoteCodes(msisdn: string): Promise<QuoteCodes> {
+    const s = this.state(msisdn);
+    return { pending: s?.pending?.code ?? null, bought: (s?.bought ?? []).map((q) => q.code) };
   }
 
   async claimQuote(msisdn: string, code: string | null, now: number, ttlMs: number): Promise<ClaimResult> {
@@ -228,6 +240,17 @@ export class RedisSmsMoStore implements SmsMoStore {
     if (raw === null) return null;
     const pending = (JSON.parse(raw) as { pending?: unknown }).pending;
     return pending && typeof pending === 'object' ? fromStored(pending as StoredQuote) : null;
+  }
+
+  async quoteCodes(msisdn: string): Promise<QuoteCodes> {
+    const raw = await this.redis.get(this.keys.quotes(msisdn));
+    const state = (raw === null ? {} : JSON.parse(raw)) as { pending?: unknown; bought?: unknown };
+    const codeOf = (quote: unknown): string | null =>
+      quote && typeof quote === 'object' && typeof (quote as StoredQuote).code === 'string'
+        ? (quote as StoredQuote).code
+        : null;
+    const bought = Array.isArray(state.bought) ? state.bought.map(codeOf) : [];
+    return { pending: codeOf(state.pending), bought: bought.filter((c): c is string => c !== null) };
   }
 
   async claimQuote(msisdn: string, code: string | null, now: number, ttlMs: number): Promise<ClaimResult> {

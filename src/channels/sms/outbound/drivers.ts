@@ -1,13 +1,13 @@
-import type { SmsDriverName } from '../../../config';
 import { africasTalkingDriver } from './africastalking/driver';
 import { httpDriver } from './http/driver';
 import { outboxDriver } from './outbox/driver';
 import type { SmsConfig, SmsDriver, SmsSender, SmsSenderDeps } from './sender';
+import type { SmsDriverName } from './settings';
 import { smppDriver } from './smpp/driver';
 
 /**
  * Every outbound SMS driver, by its `SMS_DRIVER` name: one line each. The keys must be exactly
- * the names the config accepts (`SMS_DRIVERS` in src/config), so a name without a driver, or a
+ * the names the config accepts (`SMS_DRIVERS` in settings.ts), so a name without a driver, or a
  * driver without a name, does not compile.
  */
 export const smsDrivers = {

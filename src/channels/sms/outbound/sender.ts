@@ -1,5 +1,5 @@
-import type { Config } from '../../../config';
 import type { OutboxStore } from './outbox/store';
+import type { SmsSettings } from './settings';
 import type { DeliveryReport, InboundSms } from '../inbound/types';
 
 /** Receives what arrives on a driver's link: mobile-originated messages and delivery reports. */
@@ -8,13 +8,14 @@ export interface InboundSink {
   delivery(report: DeliveryReport): void;
 }
 
-/** One outbound SMS, addressed by the caller's id (the idempotency key of the notification). */
+/** One outbound SMS, addressed by the caller's id (the idempotency key of the message). */
 export interface OutboundSms {
   id: string;
   /** E.164 digits, no `+`. */
   to: string;
   from?: string;
   message: string;
+  /** The purchase it is about, when it is about one (the outbox shows it). */
   purchaseId?: string;
 }
 
@@ -23,7 +24,12 @@ export interface OutboundSms {
  * retries `retry` outcomes with backoff and gives up on `rejected`.
  */
 export type SendOutcome =
-  | { status: 'sent'; providerMessageId?: string }
+  /**
+   * Accepted. `providerMessageIds` are the ids the provider's delivery reports will name: one
+   * per part of a long SMS for a provider that reports on each part (an SMSC over SMPP), else
+   * the message's one id (Africa's Talking, the HTTP webhook, the outbox); absent when it gave none.
+   */
+  | { status: 'sent'; providerMessageIds?: readonly string[] }
   /** Transient: try again later (provider down, throttled, misconfigured credentials…). */
   | { status: 'retry'; reason: string; retryAfterMs?: number }
   /** Permanent: giving up is right (bad number, blacklisted…). */
@@ -40,7 +46,7 @@ export interface SmsSender {
 export const PROVIDER_TIMEOUT_MS = 10_000;
 
 /** The `sms` section of the config a driver reads its settings from (retries belong to the queue). */
-export type SmsConfig = Omit<Config['sms'], 'retry'>;
+export type SmsConfig = Omit<SmsSettings, 'retry'>;
 
 /** What every driver may be given besides its settings. */
 export interface SmsSenderDeps {

@@ -1,12 +1,6 @@
-import type {
-  UssdAdapter,
-  UssdHop,
-  UssdHttpRequest,
-  UssdHttpResponse,
-  UssdParseError,
-  UssdReply,
-  UssdSessionEnd,
-} from '../types';
+import { wireTable } from '../../wire-table';
+import type { UssdAdapter, UssdHttpRequest, UssdParseError, UssdSessionEnd } from '../types';
+import { bodyOf, conEnd, isError, MAX_TEXT, PHONE, SERVICE_CODE, SESSION_ID } from '../wire';
 
 /**
  * Africa's Talking USSD: form-encoded hops with cumulative `text`, `CON `/`END ` text/plain
@@ -16,31 +10,16 @@ import type {
 
 const NAME = 'africastalking';
 
-/** Session ids end up inside a Redis hash tag, so `{`/`}` and spaces are refused. */
-const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
-/** E.164 with `+`; a `+` a caller forgot to URL-encode arrives as a space, trimmed away. */
-const PHONE = /^\+?[1-9]\d{6,14}$/;
-const SERVICE_CODE = /^[0-9*#A-Za-z]{1,32}$/;
-const MAX_TEXT = 1000;
-
 /** Vendor status words → our end statuses (one literal table). */
-const END_STATUS: Record<string, UssdSessionEnd['status']> = {
+const END_STATUS = wireTable<UssdSessionEnd['status']>({
   Success: 'completed',
   Incomplete: 'incomplete',
   Failed: 'failed',
-};
+});
 
 type Form = Record<string, unknown>;
 
-function formOf(req: UssdHttpRequest): Form | UssdParseError {
-  if (req.method !== 'POST') return { error: 'expected POST' };
-  const body = req.body;
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    return { error: 'expected an application/x-www-form-urlencoded body' };
-  return body as Form;
-}
-
-/** A required single string field; `allowEmpty` for `text` (empty on the first hop). */
+/** A required single string field (a form's values are strings); `allowEmpty` for `text`. */
 function field(form: Form, name: string, allowEmpty = false): string | UssdParseError {
   const value = form[name];
   if (value === undefined) return { error: `missing field: ${name}` };
@@ -50,19 +29,20 @@ function field(form: Form, name: string, allowEmpty = false): string | UssdParse
   return trimmed;
 }
 
-function isError(value: unknown): value is UssdParseError {
-  return typeof value === 'object' && value !== null && 'error' in value;
-}
-
-function common(form: Form): { sessionId: string; msisdn: string } | UssdParseError {
+/** The form of a hop or an end notification, with the session and the caller's number. */
+function formOf(req: UssdHttpRequest): { form: Form; sessionId: string; msisdn: string } | UssdParseError {
+  if (req.method !== 'POST') return { error: 'expected POST' };
+  const form = bodyOf(req, 'an application/x-www-form-urlencoded body');
+  if (isError(form)) return form;
   const sessionId = field(form, 'sessionId');
   if (isError(sessionId)) return sessionId;
   if (!SESSION_ID.test(sessionId)) return { error: 'field sessionId has unexpected characters' };
+  // E.164 with `+`; a `+` a caller forgot to URL-encode arrives as a space, trimmed away.
   const phone = field(form, 'phoneNumber');
   if (isError(phone)) return phone;
   if (!PHONE.test(phone))
     return { error: 'field phoneNumber must be an E.164 number (+ and 7 to 15 digits)' };
-  return { sessionId, msisdn: phone.replace(/^\+/, '') };
+  return { form, sessionId, msisdn: phone.replace(/^\+/, '') };
 }
 
 function optional(form: Form, name: string): string | undefined {
@@ -73,11 +53,10 @@ function optional(form: Form, name: string): string | undefined {
 export const africasTalkingAdapter: UssdAdapter = {
   name: NAME,
 
-  parseHop(req: UssdHttpRequest): UssdHop | UssdParseError {
-    const form = formOf(req);
-    if (isError(form)) return form;
-    const ids = common(form);
-    if (isError(ids)) return ids;
+  parseHop(req) {
+    const hop = formOf(req);
+    if (isError(hop)) return hop;
+    const { form, sessionId, msisdn } = hop;
     const serviceCode = field(form, 'serviceCode');
     if (isError(serviceCode)) return serviceCode;
     if (!SERVICE_CODE.test(serviceCode)) return { error: 'field serviceCode has unexpected characters' };
@@ -86,33 +65,28 @@ export const africasTalkingAdapter: UssdAdapter = {
     if (text.length > MAX_TEXT) return { error: `field text is longer than ${MAX_TEXT} characters` };
     return {
       aggregator: NAME,
-      sessionId: ids.sessionId,
-      msisdn: ids.msisdn,
+      sessionId,
+      msisdn,
       serviceCode,
       text: { kind: 'cumulative', value: text },
       isNew: text === '',
+      // The first hop's text is what was dialled after the service code (a shortcut); the engine
+      // reads it only on a session's first hop.
+      ...(text !== '' && { dialled: text }),
       network: optional(form, 'networkCode'),
       raw: form,
     };
   },
 
-  formatReply(reply: UssdReply): UssdHttpResponse {
-    return {
-      status: 200,
-      contentType: 'text/plain; charset=utf-8',
-      body: `${reply.end ? 'END' : 'CON'} ${reply.text}`,
-    };
-  },
+  formatReply: conEnd,
 
-  parseEnd(req: UssdHttpRequest): UssdSessionEnd | UssdParseError {
-    const form = formOf(req);
-    if (isError(form)) return form;
-    const ids = common(form);
-    if (isError(ids)) return ids;
-    const status = field(form, 'status');
+  parseEnd(req) {
+    const end = formOf(req);
+    if (isError(end)) return end;
+    const status = field(end.form, 'status');
     if (isError(status)) return status;
-    const mapped = Object.hasOwn(END_STATUS, status) ? END_STATUS[status] : undefined;
+    const mapped = END_STATUS.get(status);
     if (mapped === undefined) return { error: 'field status must be Success, Incomplete or Failed' };
-    return { aggregator: NAME, sessionId: ids.sessionId, msisdn: ids.msisdn, status: mapped };
+    return { aggregator: NAME, sessionId: end.sessionId, msisdn: end.msisdn, status: mapped };
   },
 };

@@ -1,4 +1,4 @@
-import type { AdapterCases } from '../wire-cases';
+import { newSession, postHop, readConEnd, type AdapterCases } from '../wire-cases';
 import { africasTalkingAdapter } from './adapter';
 
 const form = {
@@ -12,19 +12,10 @@ const form = {
 export const africasTalkingCases: AdapterCases = {
   adapter: africasTalkingAdapter,
   parse: [
-    {
-      name: 'new session',
-      kind: 'new',
-      request: { body: form },
-      expect: {
-        hop: {
-          sessionId: 'ATUid_1',
-          msisdn: '26771234567',
-          isNew: true,
-          text: { kind: 'cumulative', value: '' },
-        },
-      },
-    },
+    newSession(
+      { body: form },
+      { sessionId: 'ATUid_1', msisdn: '26771234567', text: { kind: 'cumulative', value: '' } },
+    ),
     {
       name: 'continuation (cumulative)',
       kind: 'continuation',
@@ -142,29 +133,24 @@ export const africasTalkingCases: AdapterCases = {
     { name: 'end', reply: { text: 'Bye', end: true }, expect: { body: 'END Bye' } },
   ],
   dialer: {
-    start: (s) => ({
-      method: 'POST',
-      path: '',
-      form: true,
-      body: { sessionId: s.id, phoneNumber: `+${s.msisdn}`, serviceCode: s.serviceCode, text: '' },
-    }),
-    next: (s, input) => ({
-      method: 'POST',
-      path: '',
-      form: true,
-      body: {
-        sessionId: s.id,
-        phoneNumber: `+${s.msisdn}`,
-        serviceCode: s.serviceCode,
-        text: [...s.inputs, input].join('*'),
-      },
-    }),
+    start: (s) =>
+      postHop({ sessionId: s.id, phoneNumber: `+${s.msisdn}`, serviceCode: s.serviceCode, text: '' }, true),
+    next: (s, input) =>
+      postHop(
+        {
+          sessionId: s.id,
+          phoneNumber: `+${s.msisdn}`,
+          serviceCode: s.serviceCode,
+          text: [...s.inputs, input].join('*'),
+        },
+        true,
+      ),
     hangUp: (s) => ({
       method: 'POST',
       path: '/events',
       form: true,
       body: { sessionId: s.id, phoneNumber: `+${s.msisdn}`, status: 'Incomplete' },
     }),
-    read: (body) => ({ text: body.slice(4), end: body.startsWith('END ') }),
+    read: readConEnd,
   },
 };

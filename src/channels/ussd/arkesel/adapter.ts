@@ -1,5 +1,5 @@
-import type { UssdAdapter, UssdHop, UssdHttpRequest, UssdParseError, UssdReply } from '../types';
-import { bodyOf, booleanOf, isError, json, msisdnOf, optionalText, sessionIdOf, text } from '../wire';
+import type { UssdAdapter } from '../types';
+import { flaggedHop, json, optionalText } from '../wire';
 
 /**
  * Arkesel (Ghana): JSON `{sessionID, userID, newSession, msisdn, userData, network}`, `userData`
@@ -17,35 +17,25 @@ interface Echo {
 export const arkeselAdapter: UssdAdapter = {
   name: NAME,
 
-  parseHop(req: UssdHttpRequest): UssdHop | UssdParseError {
-    const body = bodyOf(req);
-    if (isError(body)) return body;
-    const sessionId = sessionIdOf(body, 'sessionID');
-    if (isError(sessionId)) return sessionId;
-    const msisdn = msisdnOf(body, 'msisdn');
-    if (isError(msisdn)) return msisdn;
-    const isNew = booleanOf(body, 'newSession');
-    if (isError(isNew)) return isNew;
-    const userData = text(body, 'userData', { allowEmpty: true });
-    if (isError(userData)) return userData;
-    const echo: Echo = {
-      sessionID: sessionId,
-      userID: optionalText(body, 'userID') ?? '',
-      msisdn: String(body.msisdn),
-    };
-    return {
-      aggregator: NAME,
-      sessionId,
-      msisdn,
-      serviceCode: isNew ? userData : '',
-      text: { kind: 'latest', value: userData },
-      isNew,
-      network: optionalText(body, 'network'),
-      raw: echo,
-    };
-  },
+  parseHop: (req) =>
+    flaggedHop(
+      req,
+      NAME,
+      {
+        sessionId: 'sessionID',
+        msisdn: 'msisdn',
+        isNew: 'newSession',
+        input: 'userData',
+        network: 'network',
+      },
+      (body, sessionId): Echo => ({
+        sessionID: sessionId,
+        userID: optionalText(body, 'userID') ?? '',
+        msisdn: String(body.msisdn),
+      }),
+    ),
 
-  formatReply(reply: UssdReply, hop?: UssdHop) {
+  formatReply(reply, hop) {
     const echo = (hop?.raw ?? {}) as Partial<Echo>;
     return json({
       sessionID: echo.sessionID ?? '',

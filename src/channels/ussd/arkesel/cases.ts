@@ -1,4 +1,14 @@
-import type { AdapterCases } from '../wire-cases';
+import {
+  continueAndEnd,
+  latestInputSteps,
+  missingField,
+  newSession,
+  NO_END_NOTIFICATION,
+  postHop,
+  readJson,
+  redeliveredStart,
+  type AdapterCases,
+} from '../wire-cases';
 import { arkeselAdapter } from './adapter';
 
 const hop = {
@@ -12,98 +22,39 @@ const hop = {
 
 export const arkeselCases: AdapterCases = {
   adapter: arkeselAdapter,
-  noEndSignal:
-    'the format sends no end notification: a dropped dialogue is offered for resume at the next dial',
+  noEndSignal: NO_END_NOTIFICATION,
   parse: [
+    newSession(
+      { body: hop },
+      { sessionId: 'ark-1', msisdn: '233241234567', serviceCode: '*920*1#', network: 'MTN' },
+    ),
+    ...latestInputSteps((userData) => ({ body: { ...hop, newSession: false, userData } })),
     {
-      name: 'new session',
-      kind: 'new',
-      request: { body: hop },
-      expect: {
-        hop: {
-          sessionId: 'ark-1',
-          msisdn: '233241234567',
-          isNew: true,
-          serviceCode: '*920*1#',
-          network: 'MTN',
-        },
-      },
-    },
-    {
-      name: 'continuation (latest input)',
+      name: 'newSession as the text "false"',
       kind: 'continuation',
-      request: { body: { ...hop, newSession: false, userData: '1' } },
-      expect: { hop: { isNew: false, text: { kind: 'latest', value: '1' } } },
+      request: { body: { ...hop, newSession: 'false', userData: '2' } },
+      expect: { hop: { isNew: false } },
     },
-    {
-      name: 'back',
-      kind: 'back',
-      request: { body: { ...hop, newSession: 'false', userData: '0' } },
-      expect: { hop: { text: { kind: 'latest', value: '0' } } },
-    },
-    {
-      name: 're-delivered start is flagged new again',
-      kind: 'redelivery',
-      request: { body: hop },
-      expect: { hop: { isNew: true } },
-    },
+    redeliveredStart({ body: hop }, 'ark-1'),
     {
       name: 'malformed: newSession not a boolean',
       kind: 'malformed',
       request: { body: { ...hop, newSession: 'yes' } },
       expect: { error: 'field newSession must be true or false' },
     },
-    {
-      name: 'malformed: no sessionID',
-      kind: 'malformed',
-      request: { body: { ...hop, sessionID: undefined } },
-      expect: { error: 'missing field: sessionID' },
-    },
+    missingField('sessionID', { body: { ...hop, sessionID: undefined } }),
   ],
-  reply: [
-    {
-      name: 'continue echoes the session',
-      reply: { text: 'Menu', end: false },
-      hop: { body: hop },
-      expect: {
-        body: {
-          sessionID: 'ark-1',
-          userID: 'USER1',
-          msisdn: '233241234567',
-          message: 'Menu',
-          continueSession: true,
-        },
-      },
-    },
-    {
-      name: 'end',
-      reply: { text: 'Bye', end: true },
-      hop: { body: hop },
-      expect: {
-        body: {
-          sessionID: 'ark-1',
-          userID: 'USER1',
-          msisdn: '233241234567',
-          message: 'Bye',
-          continueSession: false,
-        },
-      },
-    },
-  ],
+  // Both echo the session.
+  reply: continueAndEnd(
+    (message, end) => ({
+      body: { sessionID: 'ark-1', userID: 'USER1', msisdn: '233241234567', message, continueSession: !end },
+    }),
+    { body: hop },
+  ),
   dialer: {
-    start: (s) => ({
-      method: 'POST',
-      path: '',
-      body: { ...hop, sessionID: s.id, msisdn: s.msisdn, userData: s.serviceCode },
-    }),
-    next: (s, input) => ({
-      method: 'POST',
-      path: '',
-      body: { ...hop, sessionID: s.id, msisdn: s.msisdn, newSession: false, userData: input },
-    }),
-    read: (body) => {
-      const r = JSON.parse(body) as { message: string; continueSession: boolean };
-      return { text: r.message, end: !r.continueSession };
-    },
+    start: (s) => postHop({ ...hop, sessionID: s.id, msisdn: s.msisdn, userData: s.serviceCode }),
+    next: (s, input) =>
+      postHop({ ...hop, sessionID: s.id, msisdn: s.msisdn, newSession: false, userData: input }),
+    read: readJson('message', 'continueSession', false),
   },
 };

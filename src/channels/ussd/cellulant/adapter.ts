@@ -1,12 +1,5 @@
-import type {
-  UssdAdapter,
-  UssdHop,
-  UssdHttpRequest,
-  UssdParseError,
-  UssdReply,
-  UssdSessionEnd,
-} from '../types';
-import { isError, msisdnOf, optionalText, queryOf, sessionIdOf, text, type Fields } from '../wire';
+import type { UssdAdapter } from '../types';
+import { callerOf, fieldsOf, POST_OR_GET, isError, optionalText, plain, text } from '../wire';
 
 /**
  * Cellulant: `MSISDN`, `sessionID`, `opCode` (`BEG` new session with the service code in
@@ -16,35 +9,23 @@ import { isError, msisdnOf, optionalText, queryOf, sessionIdOf, text, type Field
  */
 const NAME = 'cellulant';
 
-function fieldsOf(req: UssdHttpRequest): Fields {
-  return req.method === 'GET' || req.body === null || typeof req.body !== 'object'
-    ? queryOf(req)
-    : (req.body as Fields);
-}
-
 export const cellulantAdapter: UssdAdapter = {
   name: NAME,
-  routes: [
-    { method: 'POST', path: '', kind: 'hop' },
-    { method: 'GET', path: '', kind: 'hop' },
-  ],
+  routes: POST_OR_GET,
 
-  parseHop(req: UssdHttpRequest): UssdHop | UssdSessionEnd | UssdParseError {
+  parseHop(req) {
     const fields = fieldsOf(req);
-    const sessionId = sessionIdOf(fields, 'sessionID');
-    if (isError(sessionId)) return sessionId;
-    const msisdn = msisdnOf(fields, 'MSISDN');
-    if (isError(msisdn)) return msisdn;
+    const caller = callerOf(fields, 'sessionID', 'MSISDN');
+    if (isError(caller)) return caller;
     const opCode = (optionalText(fields, 'opCode') ?? '').toUpperCase();
     if (opCode === 'ABO' || optionalText(fields, 'ABORT') === '1')
-      return { aggregator: NAME, sessionId, msisdn, status: 'incomplete' };
+      return { aggregator: NAME, ...caller, status: 'incomplete' };
     const input = text(fields, 'INPUT', { allowEmpty: true });
     if (isError(input)) return input;
     const isNew = opCode === 'BEG';
     return {
       aggregator: NAME,
-      sessionId,
-      msisdn,
+      ...caller,
       serviceCode: isNew ? input : '',
       text: { kind: 'latest', value: input },
       isNew,
@@ -52,16 +33,10 @@ export const cellulantAdapter: UssdAdapter = {
     };
   },
 
-  formatReply(reply: UssdReply) {
+  formatReply(reply) {
     const screen = reply.text.replace(/\|/g, '/');
-    return {
-      status: 200,
-      contentType: 'text/plain; charset=utf-8',
-      body: `1|${screen}|null|null|${reply.end ? 'end' : 'null'}|null`,
-    };
+    return plain(`1|${screen}|null|null|${reply.end ? 'end' : 'null'}|null`);
   },
 
-  formatEndAck() {
-    return { status: 200, contentType: 'text/plain; charset=utf-8', body: '1|OK|null|null|end|null' };
-  },
+  formatEndAck: () => plain('1|OK|null|null|end|null'),
 };

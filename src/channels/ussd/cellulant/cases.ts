@@ -1,4 +1,11 @@
-import type { AdapterCases } from '../wire-cases';
+import {
+  latestInputSteps,
+  missingField,
+  newSession,
+  postHop,
+  redeliveredStart,
+  type AdapterCases,
+} from '../wire-cases';
 import { cellulantAdapter } from './adapter';
 
 const hop = { MSISDN: '254712345678', sessionID: 'cel-1', opCode: 'BEG', INPUT: '*384#', ABORT: '0' };
@@ -6,23 +13,17 @@ const hop = { MSISDN: '254712345678', sessionID: 'cel-1', opCode: 'BEG', INPUT: 
 export const cellulantCases: AdapterCases = {
   adapter: cellulantAdapter,
   parse: [
+    newSession(
+      { body: hop },
+      { sessionId: 'cel-1', msisdn: '254712345678', serviceCode: '*384#' },
+      'new session (BEG: the service code)',
+    ),
+    ...latestInputSteps((INPUT) => ({ body: { ...hop, opCode: 'CON', INPUT } })),
     {
-      name: 'new session (BEG: the service code)',
-      kind: 'new',
-      request: { body: hop },
-      expect: { hop: { sessionId: 'cel-1', msisdn: '254712345678', isNew: true, serviceCode: '*384#' } },
-    },
-    {
-      name: 'continuation (latest input), also as GET',
+      name: 'continuation as a GET',
       kind: 'continuation',
-      request: { method: 'GET', query: { ...hop, opCode: '', INPUT: '1' } },
-      expect: { hop: { isNew: false, text: { kind: 'latest', value: '1' } } },
-    },
-    {
-      name: 'back',
-      kind: 'back',
-      request: { body: { ...hop, opCode: 'CON', INPUT: '0' } },
-      expect: { hop: { text: { kind: 'latest', value: '0' } } },
+      request: { method: 'GET', query: { ...hop, opCode: '', INPUT: '2' } },
+      expect: { hop: { isNew: false, text: { kind: 'latest', value: '2' } } },
     },
     {
       name: 'ABO ends the session on the hop URL',
@@ -30,18 +31,8 @@ export const cellulantCases: AdapterCases = {
       request: { body: { ...hop, opCode: 'ABO' } },
       expect: { end: { sessionId: 'cel-1', status: 'incomplete' } },
     },
-    {
-      name: 're-delivered BEG is flagged new again',
-      kind: 'redelivery',
-      request: { body: hop },
-      expect: { hop: { sessionId: 'cel-1', isNew: true } },
-    },
-    {
-      name: 'malformed: no sessionID',
-      kind: 'malformed',
-      request: { body: { ...hop, sessionID: undefined } },
-      expect: { error: 'missing field: sessionID' },
-    },
+    redeliveredStart({ body: hop }, 'cel-1', 'BEG'),
+    missingField('sessionID', { body: { ...hop, sessionID: undefined } }),
   ],
   reply: [
     { name: 'continue', reply: { text: 'Menu', end: false }, expect: { body: '1|Menu|null|null|null|null' } },
@@ -52,24 +43,10 @@ export const cellulantCases: AdapterCases = {
     },
   ],
   dialer: {
-    start: (s) => ({
-      method: 'POST',
-      path: '',
-      form: true,
-      body: { ...hop, sessionID: s.id, MSISDN: s.msisdn, INPUT: s.serviceCode },
-    }),
-    next: (s, input) => ({
-      method: 'POST',
-      path: '',
-      form: true,
-      body: { ...hop, sessionID: s.id, MSISDN: s.msisdn, opCode: '', INPUT: input },
-    }),
-    hangUp: (s) => ({
-      method: 'POST',
-      path: '',
-      form: true,
-      body: { ...hop, sessionID: s.id, MSISDN: s.msisdn, opCode: 'ABO' },
-    }),
+    start: (s) => postHop({ ...hop, sessionID: s.id, MSISDN: s.msisdn, INPUT: s.serviceCode }, true),
+    next: (s, input) =>
+      postHop({ ...hop, sessionID: s.id, MSISDN: s.msisdn, opCode: '', INPUT: input }, true),
+    hangUp: (s) => postHop({ ...hop, sessionID: s.id, MSISDN: s.msisdn, opCode: 'ABO' }, true),
     read: (body) => {
       const parts = body.split('|');
       return { text: parts[1] ?? '', end: parts[4] === 'end' };

@@ -1,13 +1,6 @@
 import { sameSecret } from '../../../http/secrets';
-import type {
-  UssdAdapter,
-  UssdHop,
-  UssdHttpRequest,
-  UssdParseError,
-  UssdReply,
-  UssdSessionEnd,
-} from '../types';
-import { isError, msisdnOf, optionalText, queryOf, sessionIdOf, text } from '../wire';
+import type { UssdAdapter, UssdParseError } from '../types';
+import { isError, msisdnOf, optionalText, plain, queryOf, sessionIdOf, text } from '../wire';
 
 /**
  * Comviva "Flares" HTTP pull (Airtel operating companies and others): `GET` with query
@@ -36,9 +29,10 @@ export function comvivaAdapter(credentials?: ComvivaCredentials): UssdAdapter {
 
   return {
     name: NAME,
+    checksCredentials: credentials !== undefined,
     routes: [{ method: 'GET', path: '', kind: 'hop' }],
 
-    parseHop(req: UssdHttpRequest): UssdHop | UssdSessionEnd | UssdParseError {
+    parseHop(req) {
       const query = queryOf(req);
       const refused = checkCredentials(query);
       if (refused) return refused;
@@ -70,17 +64,9 @@ export function comvivaAdapter(credentials?: ComvivaCredentials): UssdAdapter {
       };
     },
 
-    formatReply(reply: UssdReply) {
-      return {
-        status: 200,
-        contentType: 'text/plain; charset=utf-8',
-        body: reply.text,
-        headers: { Freeflow: reply.end ? 'FB' : 'FC', charge: 'N', amount: '0' },
-      };
-    },
+    formatReply: (reply) =>
+      plain(reply.text, { Freeflow: reply.end ? 'FB' : 'FC', charge: 'N', amount: '0' }),
 
-    formatEndAck() {
-      return { status: 200, contentType: 'text/plain; charset=utf-8', body: '' };
-    },
+    formatEndAck: () => plain(''),
   };
 }

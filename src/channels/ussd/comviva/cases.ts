@@ -1,4 +1,4 @@
-import type { AdapterCases } from '../wire-cases';
+import { continueAndEnd, latestInputSteps, missingField, type AdapterCases } from '../wire-cases';
 import { comvivaAdapter } from './adapter';
 
 const q = { SessionID: 'cv-1', MSISDN: '26771234567', MSC: '384', input: '384' };
@@ -23,18 +23,7 @@ export const comvivaCases: AdapterCases = {
         },
       },
     },
-    {
-      name: 'continuation (latest input)',
-      kind: 'continuation',
-      request: { method: 'GET', query: { ...q, input: '1' } },
-      expect: { hop: { text: { kind: 'latest', value: '1' } } },
-    },
-    {
-      name: 'back',
-      kind: 'back',
-      request: { method: 'GET', query: { ...q, input: '0' } },
-      expect: { hop: { text: { kind: 'latest', value: '0' } } },
-    },
+    ...latestInputSteps((input) => ({ method: 'GET', query: { ...q, input } })),
     {
       name: 'end: clean with a lower-case msisdn',
       kind: 'end',
@@ -59,25 +48,13 @@ export const comvivaCases: AdapterCases = {
       request: { method: 'GET', query: { ...q, input: '1' } },
       expect: { hop: { isNew: false, text: { kind: 'latest', value: '1' } } },
     },
-    {
-      name: 'malformed: no SessionID',
-      kind: 'malformed',
-      request: { method: 'GET', query: { ...q, SessionID: undefined as unknown as string } },
-      expect: { error: 'missing field: SessionID' },
-    },
+    missingField('SessionID', { method: 'GET', query: { ...q, SessionID: undefined } }),
   ],
-  reply: [
-    {
-      name: 'continue: Freeflow FC',
-      reply: { text: 'Menu', end: false },
-      expect: { headers: { Freeflow: 'FC', charge: 'N', amount: '0' }, body: 'Menu' },
-    },
-    {
-      name: 'end: Freeflow FB',
-      reply: { text: 'Bye', end: true },
-      expect: { headers: { Freeflow: 'FB', charge: 'N', amount: '0' }, body: 'Bye' },
-    },
-  ],
+  // Freeflow FC continues, FB ends.
+  reply: continueAndEnd((body, end) => ({
+    headers: { Freeflow: end ? 'FB' : 'FC', charge: 'N', amount: '0' },
+    body,
+  })),
   dialer: {
     start: (s) => ({
       method: 'GET',

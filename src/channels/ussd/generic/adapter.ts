@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import type {
-  UssdAdapter,
-  UssdHop,
-  UssdHttpRequest,
-  UssdParseError,
-  UssdReply,
-  UssdSessionEnd,
-} from '../types';
-import { bodyOf, isError, json, msisdnOf, optionalText, sessionIdOf, text } from '../wire';
+import type { UssdAdapter } from '../types';
+import { bodyOf, callerOf, isError, json, optionalText, text } from '../wire';
 
 /**
  * A configurable JSON aggregator (`USSD_GENERIC_MAPPING`), for the telco gateways and
@@ -121,17 +114,15 @@ export function genericAdapter(mapping: GenericMapping): UssdAdapter {
   return {
     name: NAME,
 
-    parseHop(req: UssdHttpRequest): UssdHop | UssdSessionEnd | UssdParseError {
+    parseHop(req) {
       const whole = bodyOf(req);
       if (isError(whole)) return whole;
       // The mapped fields by their mapping names, so a 400 names the field as the mapping does.
       const body: Record<string, unknown> = {};
       for (const name of fieldNames) body[name] = valueAt(whole, name);
-      const sessionId = sessionIdOf(body, mapping.sessionId);
-      if (isError(sessionId)) return sessionId;
-      const msisdn = msisdnOf(body, mapping.msisdn);
-      if (isError(msisdn)) return msisdn;
-      if (matches(body, mapping.end)) return { aggregator: NAME, sessionId, msisdn, status: 'incomplete' };
+      const caller = callerOf(body, mapping.sessionId, mapping.msisdn);
+      if (isError(caller)) return caller;
+      if (matches(body, mapping.end)) return { aggregator: NAME, ...caller, status: 'incomplete' };
       const input = text(body, mapping.text, { allowEmpty: true });
       if (isError(input)) return input;
       const isNew = mapping.newSession
@@ -139,8 +130,7 @@ export function genericAdapter(mapping: GenericMapping): UssdAdapter {
         : mapping.input === 'cumulative' && input === '';
       return {
         aggregator: NAME,
-        sessionId,
-        msisdn,
+        ...caller,
         serviceCode: mapping.serviceCode ? (optionalText(body, mapping.serviceCode) ?? '') : '',
         text: { kind: mapping.input, value: input },
         isNew,
@@ -148,7 +138,7 @@ export function genericAdapter(mapping: GenericMapping): UssdAdapter {
       };
     },
 
-    formatReply(reply: UssdReply, hop?: UssdHop) {
+    formatReply(reply, hop) {
       const out: Record<string, unknown> = {};
       const request = (hop?.raw ?? {}) as Record<string, unknown>;
       for (const name of mapping.reply.echo) if (request[name] !== undefined) setAt(out, name, request[name]);

@@ -1,12 +1,5 @@
-import type {
-  UssdAdapter,
-  UssdHop,
-  UssdHttpRequest,
-  UssdParseError,
-  UssdReply,
-  UssdSessionEnd,
-} from '../types';
-import { bodyOf, isError, json, msisdnOf, optionalText, sessionIdOf, text } from '../wire';
+import type { UssdAdapter } from '../types';
+import { bodyOf, callerOf, dialledAfterCode, isError, json, optionalText, text } from '../wire';
 
 /**
  * Hubtel (Ghana): one JSON hop URL. `Type` Initiation | Response | Release | Timeout (any
@@ -20,37 +13,38 @@ const NAME = 'hubtel';
 export const hubtelAdapter: UssdAdapter = {
   name: NAME,
 
-  parseHop(req: UssdHttpRequest): UssdHop | UssdSessionEnd | UssdParseError {
+  parseHop(req) {
     const body = bodyOf(req);
     if (isError(body)) return body;
-    const sessionId = sessionIdOf(body, 'SessionId');
-    if (isError(sessionId)) return sessionId;
-    const msisdn = msisdnOf(body, 'Mobile');
-    if (isError(msisdn)) return msisdn;
+    const caller = callerOf(body, 'SessionId', 'Mobile');
+    if (isError(caller)) return caller;
     const type = text(body, 'Type');
     if (isError(type)) return type;
     const kind = type.toLowerCase();
     if (kind === 'release' || kind === 'timeout')
-      return { aggregator: NAME, sessionId, msisdn, status: 'incomplete' };
+      return { aggregator: NAME, ...caller, status: 'incomplete' };
     if (kind !== 'initiation' && kind !== 'response')
       return { error: 'field Type must be Initiation, Response, Release or Timeout' };
     const message = text(body, 'Message', { allowEmpty: true });
     if (isError(message)) return message;
     const sequence = optionalText(body, 'Sequence');
+    const serviceCode = optionalText(body, 'ServiceCode') ?? '';
+    // Initiation's Message is the whole dialled string: a shortcut's groups follow the code.
+    const dialled = kind === 'initiation' ? dialledAfterCode(message, serviceCode) : undefined;
     return {
       aggregator: NAME,
-      sessionId,
-      msisdn,
-      serviceCode: optionalText(body, 'ServiceCode') ?? '',
+      ...caller,
+      serviceCode,
       text: { kind: 'latest', value: message },
       isNew: kind === 'initiation',
+      ...(dialled !== undefined && { dialled }),
       network: optionalText(body, 'Operator'),
       ...(sequence !== undefined && { requestKey: `seq:${sequence}` }),
       raw: { ClientState: optionalText(body, 'ClientState') ?? '' },
     };
   },
 
-  formatReply(reply: UssdReply, hop?: UssdHop) {
+  formatReply(reply, hop) {
     return json({
       Type: reply.end ? 'Release' : 'Response',
       Message: reply.text,

@@ -1,4 +1,4 @@
-import type { AdapterCases } from '../wire-cases';
+import { missingField, newSession, postHop, readJson, type AdapterCases } from '../wire-cases';
 import { hubtelAdapter } from './adapter';
 
 const hop = {
@@ -16,21 +16,17 @@ const hop = {
 export const hubtelCases: AdapterCases = {
   adapter: hubtelAdapter,
   parse: [
-    {
-      name: 'new session (Initiation: the dialled string)',
-      kind: 'new',
-      request: { body: hop },
-      expect: {
-        hop: {
-          sessionId: 'hub-1',
-          msisdn: '233241234567',
-          isNew: true,
-          requestKey: 'seq:1',
-          network: 'mtn',
-          text: { kind: 'latest', value: '*714#' },
-        },
+    newSession(
+      { body: hop },
+      {
+        sessionId: 'hub-1',
+        msisdn: '233241234567',
+        requestKey: 'seq:1',
+        network: 'mtn',
+        text: { kind: 'latest', value: '*714#' },
       },
-    },
+      'new session (Initiation: the dialled string)',
+    ),
     {
       name: 'continuation (latest input; type in any case)',
       kind: 'continuation',
@@ -67,12 +63,7 @@ export const hubtelCases: AdapterCases = {
       request: { body: { ...hop, Type: 'Start' } },
       expect: { error: /field Type must be/ },
     },
-    {
-      name: 'malformed: no Mobile',
-      kind: 'malformed',
-      request: { body: { ...hop, Mobile: undefined } },
-      expect: { error: 'missing field: Mobile' },
-    },
+    missingField('Mobile', { body: { ...hop, Mobile: undefined } }),
   ],
   reply: [
     {
@@ -119,31 +110,25 @@ export const hubtelCases: AdapterCases = {
     },
   ],
   dialer: {
-    start: (s) => ({
-      method: 'POST',
-      path: '',
-      body: { ...hop, SessionId: s.id, Mobile: s.msisdn, Message: s.serviceCode, Sequence: 1 },
-    }),
-    next: (s, input) => ({
-      method: 'POST',
-      path: '',
-      body: {
+    start: (s) => postHop({ ...hop, SessionId: s.id, Mobile: s.msisdn, Message: s.serviceCode, Sequence: 1 }),
+    next: (s, input) =>
+      postHop({
         ...hop,
         SessionId: s.id,
         Mobile: s.msisdn,
         Type: 'Response',
         Message: input,
         Sequence: s.hops + 1,
-      },
-    }),
-    hangUp: (s) => ({
-      method: 'POST',
-      path: '',
-      body: { ...hop, SessionId: s.id, Mobile: s.msisdn, Type: 'Release', Message: '', Sequence: s.hops + 1 },
-    }),
-    read: (body) => {
-      const r = JSON.parse(body) as { Type: string; Message: string };
-      return { text: r.Message, end: r.Type === 'Release' };
-    },
+      }),
+    hangUp: (s) =>
+      postHop({
+        ...hop,
+        SessionId: s.id,
+        Mobile: s.msisdn,
+        Type: 'Release',
+        Message: '',
+        Sequence: s.hops + 1,
+      }),
+    read: readJson('Message', 'Type', 'Release'),
   },
 };

@@ -1,11 +1,4 @@
-import type {
-  UssdAdapter,
-  UssdHop,
-  UssdHttpRequest,
-  UssdParseError,
-  UssdReply,
-  UssdSessionEnd,
-} from '../types';
+import type { UssdAdapter, UssdHttpRequest, UssdParseError } from '../types';
 import { bodyOf, isError, json, msisdnOf, optionalText, SESSION_ID, text } from '../wire';
 
 /**
@@ -33,7 +26,7 @@ export const infobipAdapter: UssdAdapter = {
     { method: 'GET', path: '/session/:id/status', kind: 'status' },
   ],
 
-  parseHop(req: UssdHttpRequest): UssdHop | UssdParseError {
+  parseHop(req) {
     const sessionId = sessionOf(req);
     if (isError(sessionId)) return sessionId;
     const body = bodyOf(req);
@@ -54,11 +47,11 @@ export const infobipAdapter: UssdAdapter = {
     };
   },
 
-  formatReply(reply: UssdReply) {
+  formatReply(reply) {
     return json({ ussdMenu: reply.text, shouldClose: reply.end, responseExitCode: 200, responseMessage: '' });
   },
 
-  parseEnd(req: UssdHttpRequest): UssdSessionEnd | UssdParseError {
+  parseEnd(req) {
     const sessionId = sessionOf(req);
     if (isError(sessionId)) return sessionId;
     const body =
@@ -72,16 +65,16 @@ export const infobipAdapter: UssdAdapter = {
     return json({ responseExitCode: 200, responseMessage: '' });
   },
 
-  parseStatus(req: UssdHttpRequest) {
+  parseStatus(req) {
     const sessionId = sessionOf(req);
     return isError(sessionId) ? sessionId : { sessionId };
   },
 
-  formatStatus(active: boolean) {
+  formatStatus(active) {
     return json({ sessionActive: active, responseExitCode: 200, responseMessage: '' });
   },
 
-  formatError(status: number, message: string) {
+  formatError(status, message) {
     return json({ responseExitCode: status, responseMessage: message }, status);
   },
 };

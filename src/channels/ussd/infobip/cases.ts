@@ -1,4 +1,4 @@
-import type { AdapterCases } from '../wire-cases';
+import { newSession, continueAndEnd, readJson, redeliveredStart, type AdapterCases } from '../wire-cases';
 import { infobipAdapter } from './adapter';
 
 const body = {
@@ -13,12 +13,11 @@ const body = {
 export const infobipCases: AdapterCases = {
   adapter: infobipAdapter,
   parse: [
-    {
-      name: 'new session (start)',
-      kind: 'new',
-      request: { body, params: { id: 'ib-1' }, route: '/session/:id/start' },
-      expect: { hop: { sessionId: 'ib-1', msisdn: '26771234567', isNew: true, serviceCode: '*384#' } },
-    },
+    newSession(
+      { body, params: { id: 'ib-1' }, route: '/session/:id/start' },
+      { sessionId: 'ib-1', msisdn: '26771234567', serviceCode: '*384#' },
+      'new session (start)',
+    ),
     {
       name: 'continuation (response, latest input; no shortCode)',
       kind: 'continuation',
@@ -35,34 +34,24 @@ export const infobipCases: AdapterCases = {
       request: { body: { ...body, text: '0' }, params: { id: 'ib-1' }, route: '/session/:id/response' },
       expect: { hop: { text: { kind: 'latest', value: '0' } } },
     },
-    {
-      name: 'end (PUT, no number)',
-      kind: 'end',
+    // An end comes by PUT without a number (the path names the session); its exit code says how.
+    ...(
+      [
+        ['user abort', 200, 'incomplete'],
+        ['network', 500, 'failed'],
+      ] as const
+    ).map(([reason, exitCode, status]) => ({
+      name: `end (PUT, no number): exit code ${exitCode} → ${status}`,
+      kind: 'end' as const,
       request: {
         method: 'PUT',
-        body: { reason: 'user abort', exitCode: 200 },
+        body: { reason, exitCode },
         params: { id: 'ib-1' },
         route: '/session/:id/end',
       },
-      expect: { end: { sessionId: 'ib-1', msisdn: null, status: 'incomplete' } },
-    },
-    {
-      name: 'end with an error exit code',
-      kind: 'end',
-      request: {
-        method: 'PUT',
-        body: { reason: 'network', exitCode: 500 },
-        params: { id: 'ib-1' },
-        route: '/session/:id/end',
-      },
-      expect: { end: { status: 'failed' } },
-    },
-    {
-      name: 're-delivered start is flagged new again',
-      kind: 'redelivery',
-      request: { body, params: { id: 'ib-1' }, route: '/session/:id/start' },
-      expect: { hop: { sessionId: 'ib-1', isNew: true } },
-    },
+      expect: { end: { sessionId: 'ib-1', msisdn: null, status } },
+    })),
+    redeliveredStart({ body, params: { id: 'ib-1' }, route: '/session/:id/start' }, 'ib-1'),
     {
       name: 'malformed: no msisdn',
       kind: 'malformed',
@@ -76,18 +65,9 @@ export const infobipCases: AdapterCases = {
       expect: { error: /session id/ },
     },
   ],
-  reply: [
-    {
-      name: 'continue',
-      reply: { text: 'Menu', end: false },
-      expect: { body: { ussdMenu: 'Menu', shouldClose: false, responseExitCode: 200, responseMessage: '' } },
-    },
-    {
-      name: 'end',
-      reply: { text: 'Bye', end: true },
-      expect: { body: { ussdMenu: 'Bye', shouldClose: true, responseExitCode: 200, responseMessage: '' } },
-    },
-  ],
+  reply: continueAndEnd((ussdMenu, shouldClose) => ({
+    body: { ussdMenu, shouldClose, responseExitCode: 200, responseMessage: '' },
+  })),
   dialer: {
     start: (s) => ({
       method: 'POST',
@@ -104,9 +84,6 @@ export const infobipCases: AdapterCases = {
       path: `/session/${s.id}/end`,
       body: { reason: 'user abort', exitCode: 200 },
     }),
-    read: (raw) => {
-      const r = JSON.parse(raw) as { ussdMenu: string; shouldClose: boolean };
-      return { text: r.ussdMenu, end: r.shouldClose };
-    },
+    read: readJson('ussdMenu', 'shouldClose'),
   },
 };

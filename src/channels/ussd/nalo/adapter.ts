@@ -1,5 +1,5 @@
-import type { UssdAdapter, UssdHop, UssdHttpRequest, UssdParseError, UssdReply } from '../types';
-import { bodyOf, booleanOf, isError, json, msisdnOf, optionalText, sessionIdOf, text } from '../wire';
+import type { UssdAdapter } from '../types';
+import { flaggedHop, json, optionalText } from '../wire';
 
 /**
  * Nalo Solutions (Ghana, Nigeria): JSON `{USERID, MSISDN, USERDATA, MSGTYPE, NETWORK,
@@ -16,31 +16,15 @@ interface Echo {
 export const naloAdapter: UssdAdapter = {
   name: NAME,
 
-  parseHop(req: UssdHttpRequest): UssdHop | UssdParseError {
-    const body = bodyOf(req);
-    if (isError(body)) return body;
-    const sessionId = sessionIdOf(body, 'SESSIONID');
-    if (isError(sessionId)) return sessionId;
-    const msisdn = msisdnOf(body, 'MSISDN');
-    if (isError(msisdn)) return msisdn;
-    const isNew = booleanOf(body, 'MSGTYPE');
-    if (isError(isNew)) return isNew;
-    const userData = text(body, 'USERDATA', { allowEmpty: true });
-    if (isError(userData)) return userData;
-    const echo: Echo = { USERID: optionalText(body, 'USERID') ?? '', MSISDN: String(body.MSISDN) };
-    return {
-      aggregator: NAME,
-      sessionId,
-      msisdn,
-      serviceCode: isNew ? userData : '',
-      text: { kind: 'latest', value: userData },
-      isNew,
-      network: optionalText(body, 'NETWORK'),
-      raw: echo,
-    };
-  },
+  parseHop: (req) =>
+    flaggedHop(
+      req,
+      NAME,
+      { sessionId: 'SESSIONID', msisdn: 'MSISDN', isNew: 'MSGTYPE', input: 'USERDATA', network: 'NETWORK' },
+      (body): Echo => ({ USERID: optionalText(body, 'USERID') ?? '', MSISDN: String(body.MSISDN) }),
+    ),
 
-  formatReply(reply: UssdReply, hop?: UssdHop) {
+  formatReply(reply, hop) {
     const echo = (hop?.raw ?? {}) as Partial<Echo>;
     return json({
       USERID: echo.USERID ?? '',

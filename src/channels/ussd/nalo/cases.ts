@@ -1,4 +1,14 @@
-import type { AdapterCases } from '../wire-cases';
+import {
+  continueAndEnd,
+  latestInputSteps,
+  missingField,
+  newSession,
+  NO_END_NOTIFICATION,
+  postHop,
+  readJson,
+  redeliveredStart,
+  type AdapterCases,
+} from '../wire-cases';
 import { naloAdapter } from './adapter';
 
 const hop = {
@@ -12,39 +22,16 @@ const hop = {
 
 export const naloCases: AdapterCases = {
   adapter: naloAdapter,
-  noEndSignal:
-    'the format sends no end notification: a dropped dialogue is offered for resume at the next dial',
+  noEndSignal: NO_END_NOTIFICATION,
   parse: [
-    {
-      name: 'new session (MSGTYPE true: the dialled code)',
-      kind: 'new',
-      request: { body: hop },
-      expect: { hop: { sessionId: 'nalo-1', isNew: true, serviceCode: '*920*55#' } },
-    },
-    {
-      name: 'continuation (latest input)',
-      kind: 'continuation',
-      request: { body: { ...hop, MSGTYPE: false, USERDATA: '1' } },
-      expect: { hop: { isNew: false, text: { kind: 'latest', value: '1' } } },
-    },
-    {
-      name: 'back',
-      kind: 'back',
-      request: { body: { ...hop, MSGTYPE: false, USERDATA: '0' } },
-      expect: { hop: { text: { kind: 'latest', value: '0' } } },
-    },
-    {
-      name: 're-delivered start is flagged new again',
-      kind: 'redelivery',
-      request: { body: hop },
-      expect: { hop: { isNew: true } },
-    },
-    {
-      name: 'malformed: no MSISDN',
-      kind: 'malformed',
-      request: { body: { ...hop, MSISDN: undefined } },
-      expect: { error: 'missing field: MSISDN' },
-    },
+    newSession(
+      { body: hop },
+      { sessionId: 'nalo-1', serviceCode: '*920*55#' },
+      'new session (MSGTYPE true: the dialled code)',
+    ),
+    ...latestInputSteps((USERDATA) => ({ body: { ...hop, MSGTYPE: false, USERDATA } })),
+    redeliveredStart({ body: hop }, 'nalo-1'),
+    missingField('MSISDN', { body: { ...hop, MSISDN: undefined } }),
     {
       name: 'malformed: a short MSISDN',
       kind: 'malformed',
@@ -52,34 +39,14 @@ export const naloCases: AdapterCases = {
       expect: { error: /MSISDN must be an international number/ },
     },
   ],
-  reply: [
-    {
-      name: 'continue',
-      reply: { text: 'Menu', end: false },
-      hop: { body: hop },
-      expect: { body: { USERID: 'NALOTest', MSISDN: '233241234567', MSG: 'Menu', MSGTYPE: true } },
-    },
-    {
-      name: 'end',
-      reply: { text: 'Bye', end: true },
-      hop: { body: hop },
-      expect: { body: { USERID: 'NALOTest', MSISDN: '233241234567', MSG: 'Bye', MSGTYPE: false } },
-    },
-  ],
+  reply: continueAndEnd(
+    (MSG, end) => ({ body: { USERID: 'NALOTest', MSISDN: '233241234567', MSG, MSGTYPE: !end } }),
+    { body: hop },
+  ),
   dialer: {
-    start: (s) => ({
-      method: 'POST',
-      path: '',
-      body: { ...hop, SESSIONID: s.id, MSISDN: s.msisdn, USERDATA: s.serviceCode },
-    }),
-    next: (s, input) => ({
-      method: 'POST',
-      path: '',
-      body: { ...hop, SESSIONID: s.id, MSISDN: s.msisdn, MSGTYPE: false, USERDATA: input },
-    }),
-    read: (body) => {
-      const r = JSON.parse(body) as { MSG: string; MSGTYPE: boolean };
-      return { text: r.MSG, end: !r.MSGTYPE };
-    },
+    start: (s) => postHop({ ...hop, SESSIONID: s.id, MSISDN: s.msisdn, USERDATA: s.serviceCode }),
+    next: (s, input) =>
+      postHop({ ...hop, SESSIONID: s.id, MSISDN: s.msisdn, MSGTYPE: false, USERDATA: input }),
+    read: readJson('MSG', 'MSGTYPE', false),
   },
 };

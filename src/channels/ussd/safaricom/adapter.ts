@@ -1,5 +1,5 @@
-import type { UssdAdapter, UssdHop, UssdHttpRequest, UssdParseError, UssdReply } from '../types';
-import { isError, msisdnOf, optionalText, queryOf, sessionIdOf, text, type Fields } from '../wire';
+import type { UssdAdapter } from '../types';
+import { callerOf, conEnd, fieldsOf, POST_OR_GET, isError, optionalText, text } from '../wire';
 
 /**
  * Safaricom-style CON/END (Safaricom direct, Advanta and other Kenyan gateways): `SESSION_ID` or
@@ -9,25 +9,14 @@ import { isError, msisdnOf, optionalText, queryOf, sessionIdOf, text, type Field
  */
 const NAME = 'safaricom';
 
-function fieldsOf(req: UssdHttpRequest): Fields {
-  return req.method === 'GET' || req.body === null || typeof req.body !== 'object'
-    ? queryOf(req)
-    : (req.body as Fields);
-}
-
 export const safaricomAdapter: UssdAdapter = {
   name: NAME,
-  routes: [
-    { method: 'POST', path: '', kind: 'hop' },
-    { method: 'GET', path: '', kind: 'hop' },
-  ],
+  routes: POST_OR_GET,
 
-  parseHop(req: UssdHttpRequest): UssdHop | UssdParseError {
+  parseHop(req) {
     const fields = fieldsOf(req);
-    const sessionId = sessionIdOf(fields, ['SESSION_ID', 'SESSIONID']);
-    if (isError(sessionId)) return sessionId;
-    const msisdn = msisdnOf(fields, ['MSISDN', 'ORIG']);
-    if (isError(msisdn)) return msisdn;
+    const caller = callerOf(fields, ['SESSION_ID', 'SESSIONID'], ['MSISDN', 'ORIG']);
+    if (isError(caller)) return caller;
     const input = text(fields, ['USSD_PARAMS', 'INPUT'], { allowEmpty: true });
     if (isError(input)) return input;
     const serviceCode = optionalText(fields, 'DEST') ?? optionalText(fields, 'USSDCODE') ?? '';
@@ -38,8 +27,7 @@ export const safaricomAdapter: UssdAdapter = {
         : input;
     return {
       aggregator: NAME,
-      sessionId,
-      msisdn,
+      ...caller,
       serviceCode,
       text: { kind: 'cumulative', value: typed },
       isNew: typed === '',
@@ -47,11 +35,5 @@ export const safaricomAdapter: UssdAdapter = {
     };
   },
 
-  formatReply(reply: UssdReply) {
-    return {
-      status: 200,
-      contentType: 'text/plain; charset=utf-8',
-      body: `${reply.end ? 'END' : 'CON'} ${reply.text}`,
-    };
-  },
+  formatReply: conEnd,
 };

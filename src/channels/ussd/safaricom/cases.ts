@@ -1,4 +1,12 @@
-import type { AdapterCases } from '../wire-cases';
+import {
+  continueAndEnd,
+  missingField,
+  newSession,
+  NO_END_NOTIFICATION,
+  postHop,
+  readConEnd,
+  type AdapterCases,
+} from '../wire-cases';
 import { safaricomAdapter } from './adapter';
 
 const hop = {
@@ -11,22 +19,12 @@ const hop = {
 
 export const safaricomCases: AdapterCases = {
   adapter: safaricomAdapter,
-  noEndSignal:
-    'the format sends no end notification: a dropped dialogue is offered for resume at the next dial',
+  noEndSignal: NO_END_NOTIFICATION,
   parse: [
-    {
-      name: 'new session',
-      kind: 'new',
-      request: { body: hop },
-      expect: {
-        hop: {
-          sessionId: 'saf-1',
-          msisdn: '254712345678',
-          isNew: true,
-          text: { kind: 'cumulative', value: '' },
-        },
-      },
-    },
+    newSession(
+      { body: hop },
+      { sessionId: 'saf-1', msisdn: '254712345678', text: { kind: 'cumulative', value: '' } },
+    ),
     {
       name: 'continuation (cumulative, ORIG/INPUT/SESSIONID spelling)',
       kind: 'continuation',
@@ -51,30 +49,16 @@ export const safaricomCases: AdapterCases = {
       request: { body: hop },
       expect: { hop: { isNew: true, text: { kind: 'cumulative', value: '' } } },
     },
-    {
-      name: 'malformed: no MSISDN or ORIG',
-      kind: 'malformed',
-      request: { body: { ...hop, MSISDN: undefined } },
-      expect: { error: 'missing field: MSISDN or ORIG' },
-    },
+    missingField('MSISDN or ORIG', { body: { ...hop, MSISDN: undefined } }),
   ],
-  reply: [
-    { name: 'continue', reply: { text: 'Menu', end: false }, expect: { body: 'CON Menu' } },
-    { name: 'end', reply: { text: 'Bye', end: true }, expect: { body: 'END Bye' } },
-  ],
+  reply: continueAndEnd((text, end) => ({ body: `${end ? 'END' : 'CON'} ${text}` })),
   dialer: {
-    start: (s) => ({
-      method: 'POST',
-      path: '',
-      form: true,
-      body: { ...hop, SESSION_ID: s.id, MSISDN: s.msisdn },
-    }),
-    next: (s, input) => ({
-      method: 'POST',
-      path: '',
-      form: true,
-      body: { ...hop, SESSION_ID: s.id, MSISDN: s.msisdn, USSD_PARAMS: [...s.inputs, input].join('*') },
-    }),
-    read: (body) => ({ text: body.slice(4), end: body.startsWith('END ') }),
+    start: (s) => postHop({ ...hop, SESSION_ID: s.id, MSISDN: s.msisdn }, true),
+    next: (s, input) =>
+      postHop(
+        { ...hop, SESSION_ID: s.id, MSISDN: s.msisdn, USSD_PARAMS: [...s.inputs, input].join('*') },
+        true,
+      ),
+    read: readConEnd,
   },
 };

@@ -5,8 +5,8 @@
   KEYS[1] record key of the previous dialogue
   KEYS[2] its lock key
   ARGV[1] minimum updatedAt, epoch milliseconds
-  ARGV[2] current machine version
-  ARGV[3] now, epoch milliseconds
+  ARGV[2] now, epoch milliseconds
+  ARGV[3..] the machine versions the caller can continue (a record of another is not taken)
 
   Returns
     record JSON  taken
@@ -30,7 +30,17 @@ end
 if rec['snapshot'] == nil or rec['snapshot'] == cjson.null then
   return nil
 end
-if rec['machineVersion'] ~= ARGV[2] or tonumber(rec['updatedAt']) < tonumber(ARGV[1]) then
+if tonumber(rec['updatedAt']) < tonumber(ARGV[1]) then
+  return nil
+end
+local known = false
+for i = 3, #ARGV do
+  if rec['machineVersion'] == ARGV[i] then
+    known = true
+    break
+  end
+end
+if not known then
   return nil
 end
 local tombstone = {
@@ -48,7 +58,7 @@ local tombstone = {
   status = 'moved',
   hops = rec['hops'],
   createdAt = rec['createdAt'],
-  updatedAt = tonumber(ARGV[3]),
+  updatedAt = tonumber(ARGV[2]),
 }
 redis.call('SET', KEYS[1], cjson.encode(tombstone), 'KEEPTTL')
 return raw

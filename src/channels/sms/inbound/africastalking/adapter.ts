@@ -1,3 +1,4 @@
+import { wireTable } from '../../../wire-table';
 import {
   fieldsOf,
   isInboundParseError,
@@ -13,14 +14,14 @@ import {
 const MAX_FIELD = 1600;
 
 /** Africa's Talking delivery statuses → our three states. */
-const STATES: Record<string, DeliveryState> = {
+const STATES = wireTable<DeliveryState>({
   Success: 'delivered',
   Sent: 'pending',
   Buffered: 'pending',
   Rejected: 'failed',
   Failed: 'failed',
   Expired: 'failed',
-};
+});
 
 function required(
   fields: Record<string, unknown>,
@@ -69,8 +70,8 @@ export const africasTalkingInbound: InboundSmsAdapter = {
     if (!fields) return { error: 'expected a form body' };
     const got = required(fields, ['id', 'status']);
     if (isInboundParseError(got)) return got;
-    const state = STATES[got.status];
-    if (!state) return { error: `field status must be one of ${Object.keys(STATES).join(', ')}` };
+    const state = STATES.get(got.status);
+    if (!state) return { error: `field status must be one of ${STATES.keys.join(', ')}` };
     const reason =
       typeof fields.failureReason === 'string' && fields.failureReason !== '' ? fields.failureReason : null;
     return {

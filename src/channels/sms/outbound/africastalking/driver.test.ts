@@ -114,17 +114,17 @@ describe('Africa’s Talking driver', () => {
     [
       '100 Processed',
       { status: 201, body: recipients(100, 'Processed') },
-      { status: 'sent', providerMessageId: 'ATXid_abc' },
+      { status: 'sent', providerMessageIds: ['ATXid_abc'] },
     ],
     [
       '101 Success',
       { status: 201, body: recipients(101, 'Success') },
-      { status: 'sent', providerMessageId: 'ATXid_abc' },
+      { status: 'sent', providerMessageIds: ['ATXid_abc'] },
     ],
     [
       '102 Queued',
       { status: 201, body: recipients(102, 'Queued') },
-      { status: 'sent', providerMessageId: 'ATXid_abc' },
+      { status: 'sent', providerMessageIds: ['ATXid_abc'] },
     ],
     [
       '401 RiskHold',

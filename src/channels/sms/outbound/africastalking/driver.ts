@@ -1,6 +1,7 @@
 import axios, { type AxiosResponse } from 'axios';
 import { componentLogger, maskMsisdn, maskNumbersInText } from '../../../../observability/logger';
 import { parseRetryAfter } from '../../../../vas/error-mapper';
+import { wireTable } from '../../../wire-table';
 import {
   PROVIDER_TIMEOUT_MS,
   type OutboundSms,
@@ -27,7 +28,7 @@ type Verdict = 'sent' | 'retry' | 'rejected';
  * Per-recipient `statusCode` → what the caller should do. Codes that an operator can fix (risk hold,
  * sender id, balance) retry so the token SMS survives until they do; unknown codes retry too.
  */
-export const RECIPIENT_STATUS: Record<number, [Verdict, string]> = {
+export const RECIPIENT_STATUS = wireTable<[Verdict, string]>({
   100: ['sent', 'Processed'],
   101: ['sent', 'Sent'],
   102: ['sent', 'Queued'],
@@ -42,7 +43,7 @@ export const RECIPIENT_STATUS: Record<number, [Verdict, string]> = {
   500: ['retry', 'InternalServerError'],
   501: ['retry', 'GatewayError'],
   502: ['retry', 'RejectedByGateway'],
-};
+});
 
 interface Recipient {
   statusCode?: number;
@@ -133,8 +134,13 @@ export function classify(res: Pick<AxiosResponse, 'status' | 'data' | 'headers'>
   if (!recipient || typeof recipient.statusCode !== 'number') {
     return { status: 'retry', reason: `africastalking reply without a recipient status: ${snippet}` };
   }
-  const [verdict, label] = RECIPIENT_STATUS[recipient.statusCode] ?? ['retry', recipient.status ?? 'unknown'];
-  if (verdict === 'sent') return { status: 'sent', providerMessageId: recipient.messageId };
+  const [verdict, label] = RECIPIENT_STATUS.get(recipient.statusCode) ?? [
+    'retry',
+    recipient.status ?? 'unknown',
+  ];
+  // One id however many parts the SMS took (the recipient's messageParts): AT reports per message.
+  if (verdict === 'sent')
+    return { status: 'sent', ...(recipient.messageId && { providerMessageIds: [recipient.messageId] }) };
   return { status: verdict, reason: `africastalking ${recipient.statusCode} ${label}` };
 }
 

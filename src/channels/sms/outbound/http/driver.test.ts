@@ -66,9 +66,13 @@ describe('generic HTTP driver', () => {
     [
       '201 with messageId',
       { status: 201, body: { messageId: 'abc-1' } },
-      { status: 'sent', providerMessageId: 'abc-1' },
+      { status: 'sent', providerMessageIds: ['abc-1'] },
     ],
-    ['202 with numeric id', { status: 202, body: { id: 42 } }, { status: 'sent', providerMessageId: '42' }],
+    [
+      '202 with numeric id',
+      { status: 202, body: { id: 42 } },
+      { status: 'sent', providerMessageIds: ['42'] },
+    ],
     [
       '400',
       { status: 400, body: 'bad number 26771234567' },

@@ -72,7 +72,11 @@ export class HttpSmsSender implements SmsSender {
  */
 export function classify(res: Pick<AxiosResponse, 'status' | 'data' | 'headers'>): SendOutcome {
   const text = typeof res.data === 'string' ? res.data : '';
-  if (res.status >= 200 && res.status < 300) return { status: 'sent', providerMessageId: providerIdOf(text) };
+  if (res.status >= 200 && res.status < 300) {
+    // The webhook names one id for the whole message (a peer reports per message, as AT does).
+    const id = providerIdOf(text);
+    return { status: 'sent', ...(id !== undefined && { providerMessageIds: [id] }) };
+  }
   if (res.status === 408 || res.status === 429 || res.status >= 500 || res.status < 200) {
     const header = (res.headers as Record<string, unknown>)['retry-after'];
     const after = parseRetryAfter(typeof header === 'string' ? header : undefined);

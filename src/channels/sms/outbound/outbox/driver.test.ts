@@ -38,7 +38,7 @@ describe.each(stores)('outbox driver on the %s store', (_name, makeStore) => {
       message: 'Token 1234 5678',
       purchaseId: 'p1',
     });
-    expect(outcome).toEqual({ status: 'sent', providerMessageId: 'outbox:n1' });
+    expect(outcome).toEqual({ status: 'sent', providerMessageIds: ['outbox:n1'] });
     expect(await store.list()).toEqual([
       {
         id: 'n1',

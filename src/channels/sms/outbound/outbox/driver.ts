@@ -46,7 +46,7 @@ export class OutboxSender implements SmsSender {
         encoding,
         duplicate: !stored,
       });
-      return { status: 'sent', providerMessageId: `outbox:${sms.id}` };
+      return { status: 'sent', providerMessageIds: [`outbox:${sms.id}`] };
     } catch (err) {
       // A store outage must not lose the message: the caller retries.
       log.warn('outbox store failed', {

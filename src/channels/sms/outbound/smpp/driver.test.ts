@@ -91,7 +91,7 @@ describe('SMPP driver', () => {
     const sender = makeSender();
     await until('bind', () => sender.isBound);
     expect(smsc.binds).toEqual([{ systemId: 'gateway', ok: true }]);
-    expect(await sender.send(sms)).toEqual({ status: 'sent', providerMessageId: 'MSG1' });
+    expect(await sender.send(sms)).toEqual({ status: 'sent', providerMessageIds: ['MSG1'] });
     expect(smsc.submits).toHaveLength(1);
     expect(smsc.submits[0]).toMatchObject({
       source_addr: 'POWER',
@@ -123,7 +123,7 @@ describe('SMPP driver', () => {
     await until('bind', () => sender.isBound);
     const message = 'Your electricity token: ' + '1234 5678 9012 3456 7890 '.repeat(12);
     const outcome = await sender.send({ ...sms, message });
-    expect(outcome).toEqual({ status: 'sent', providerMessageId: 'MSG1,MSG2,MSG3' });
+    expect(outcome).toEqual({ status: 'sent', providerMessageIds: ['MSG1', 'MSG2', 'MSG3'] });
     expect(smsc.submits).toHaveLength(3);
     const reference = smsc.submits[0].short_message?.udh?.[0][2];
     smsc.submits.forEach((pdu, i) => {
@@ -220,7 +220,10 @@ describe('SMPP driver', () => {
     smsc = new TestSmsc();
     await smsc.start(port);
     await until('reconnect', () => sender.isBound);
-    expect(await sender.send({ ...sms, id: 'after' })).toEqual({ status: 'sent', providerMessageId: 'MSG1' });
+    expect(await sender.send({ ...sms, id: 'after' })).toEqual({
+      status: 'sent',
+      providerMessageIds: ['MSG1'],
+    });
     expect(smsc.submits.map(textOf)).toEqual([sms.message]);
   });
 

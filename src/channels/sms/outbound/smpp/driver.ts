@@ -3,6 +3,7 @@ import * as smpp from 'smpp';
 import { encodingOf, splitSmsSegments } from '../../../../i18n/gsm';
 import { componentLogger } from '../../../../observability/logger';
 import { maskMsisdn } from '../../../../phone';
+import { wireTable } from '../../../wire-table';
 import type { DeliveryReport } from '../../inbound/types';
 import type { OutboundSms, SendOutcome, SmsDriver, SmsSender } from '../sender';
 
@@ -45,7 +46,7 @@ type Failure = Exclude<SendOutcome, { status: 'sent' }>;
  * submit_sm_resp command_status → verdict; statuses not listed retry. A bad destination is permanent;
  * throttling, SMSC trouble and ours-to-fix settings (source address, bind state) retry.
  */
-export const SUBMIT_STATUS: Record<number, Verdict> = {
+export const SUBMIT_STATUS = wireTable<Verdict>({
   0x01: 'rejected', // ESME_RINVMSGLEN
   0x04: 'retry', // ESME_RINVBNDSTS
   0x08: 'retry', // ESME_RSYSERR
@@ -62,7 +63,7 @@ export const SUBMIT_STATUS: Record<number, Verdict> = {
   0x66: 'rejected', // ESME_RX_R_APPN
   0xfe: 'retry', // ESME_RDELIVERYFAILURE
   0xff: 'retry', // ESME_RUNKNOWNERR
-};
+});
 
 const ERROR_NAMES = new Map(Object.entries(smpp.errors).map(([name, code]) => [code, name]));
 
@@ -172,7 +173,8 @@ export class SmppSender implements SmsSender {
       ids.push(outcome);
     }
     log.info('sms sent', { smsId: sms.id, to: maskMsisdn(sms.to), parts: segments.length });
-    return { status: 'sent', providerMessageId: ids.join(',') };
+    // The SMSC receipts each part under its own id: every one is linked to the message.
+    return { status: 'sent', providerMessageIds: ids };
   }
 
   async close(): Promise<void> {
@@ -207,7 +209,7 @@ export class SmppSender implements SmsSender {
       this.pending.add(finish);
       const written = session.submit_sm(params, (resp) => {
         if (resp.command_status === 0) return finish(resp.message_id ?? '');
-        const verdict = SUBMIT_STATUS[resp.command_status] ?? 'retry';
+        const verdict = SUBMIT_STATUS.get(resp.command_status) ?? 'retry';
         finish({ status: verdict, reason: `smpp submit_sm refused: ${statusName(resp.command_status)}` });
       });
       if (!written) finish({ status: 'retry', reason: 'smpp connection not writable' });

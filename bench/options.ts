@@ -1,0 +1,63 @@
+/**
+ * The options of `npm run bench` (bench/run.ts), all from the environment: read once, when the
+ * bench starts, so that a wrong one stops it before anything runs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { distRoot } from './processes';
+
+export const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 64);
+export const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 15000);
+export const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3000);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/**
+ * Where the gateway's purchase jobs run: `hop-path` (default) — a worker process started after
+ * the measured rounds drains them, as the peer's Buy only pushes onto a list that nothing reads;
+ * `alongside` — a worker process runs them during the rounds (production's layout on one box);
+ * `single` — the HTTP process runs them too (`npm start`).
+ */
+export const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'hop-path';
+if (!['hop-path', 'alongside', 'single'].includes(TOPOLOGY))
+  throw new Error(`BENCH_TOPOLOGY must be hop-path, alongside or single, not ${TOPOLOGY}`);
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * The gateway row collects every Buy through M-Pesa at a payment sandbox process of its own, as
+ * production would (a purchase service URL alone leaves PAYMENT_PROVIDER at `none`).
+ * This build also plays with no payment step (PAYMENT_PROVIDER=none), as a row of its own, unless
+ * `BENCH_PAYMENT=with` (or `alongside`, whose one worker serves one build).
+ */
+export const WITHOUT_PAYMENT = process.env.BENCH_PAYMENT !== 'with' && TOPOLOGY !== 'alongside';
+/**
+ * `BENCH_BASELINE=<a build's dist/>`: that build of the gateway (an earlier commit, built in
+ * another checkout) plays too, as a fourth target right after this one, with its own prefix
+ * and purchases: the change between the two, measured in the same run.
+ */
+export const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+if (BASELINE && TOPOLOGY === 'alongside')
+  throw new Error('BENCH_BASELINE needs BENCH_TOPOLOGY hop-path or single (one worker per build)');
+/** Seconds of `pgbench -c 8 -j 2` at the start of the run (0: not run). */
+export const PGBENCH_SECONDS = Number(process.env.BENCH_PGBENCH_SECONDS ?? 10);
+
+/** The node flags `npm start` runs the gateway with (from package.json, so the two never differ). */
+const START_NODE_ARGS = (() => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(distRoot, '..', 'package.json'), 'utf8'));
+  const start: string = pkg.scripts?.start ?? '';
+  return /\bnode\s+(.*?)\s*dist\/src\/main\.js/.exec(start)?.[1] ?? '';
+})();
+
+// BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway process (and the peer's), written when it exits.
+// BENCH_NODE_ARGS: node flags for the gateway instead of `npm start`'s (e.g. GC settings to compare);
+// BENCH_BASELINE_NODE_ARGS the same for the baseline build (the same flags unless given).
+const nodeArgs = (flags: string) => flags.split(' ').filter((arg) => arg !== '');
+export const START_ARGS = nodeArgs(process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS);
+export const BASELINE_ARGS = nodeArgs(
+  process.env.BENCH_BASELINE_NODE_ARGS ?? process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS,
+);
+export const PROFILE_FLAGS = process.env.BENCH_PROFILE
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+  : [];
+/** The gateway's node arguments: the profile's flags, then `npm start`'s (or BENCH_NODE_ARGS). */
+export const PROFILE_ARGS = [...PROFILE_FLAGS, ...START_ARGS];
+
+/** `BENCH_KEEP_KEYS`: the run's databases and Redis keys are left in place, to look at. */
+export const KEEP_KEYS = Boolean(process.env.BENCH_KEEP_KEYS);

@@ -1,0 +1,82 @@
+import type { AgentSettings } from '../agents/settings';
+import type { SmsMoSettings } from '../channels/sms/mo/settings';
+import type { SmsSettings } from '../channels/sms/outbound/settings';
+import type { UssdSettings } from '../channels/ussd/settings';
+import type { LogLevel } from '../observability/logger';
+import type { PaymentSetup } from '../payments/setup';
+import type { CareSettings } from '../purchases/care/settings';
+import type { RecordsSettings } from '../records/settings';
+import type { SandboxSettings } from '../sandbox/settings';
+import type { SpendRules } from '../spend/rules';
+import type { PurchaseApiSettings } from '../vas/settings';
+
+/**
+ * The gateway's one typed configuration, read from the environment and validated at start
+ * (`loadConfig`). Each domain owns the type of its own section; this file only puts them together.
+ */
+export interface Config {
+  port: number;
+  /** `LOG_LEVEL`; unset: the process's own default (`info`, the CLI `error`), `error` under NODE_ENV=test. */
+  logLevel: LogLevel | undefined;
+  embeddedSandbox: boolean;
+  /** The embedded sandbox's `SANDBOX_*` settings, parsed as `npm run sandbox` does; null with a real service. */
+  sandbox: SandboxSettings | null;
+  purchaseApi: PurchaseApiSettings;
+  debitAccountId: number | undefined;
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  /** `REDIS_CLUSTER`: REDIS_URL is one node of a Redis Cluster. */
+  redisCluster: boolean;
+  /** The system of record: PostgreSQL (`DATABASE_URL`) or the embedded PGlite under `DATA_DIR`. */
+  records: RecordsSettings & {
+    /** `PII_RETENTION_DAYS`: after it, a settled purchase's token and numbers are masked in place. */
+    piiRetentionMs: number | null;
+  };
+  /** Run purchase and SMS workers inside the gateway process (else only `npm run worker` does). */
+  gatewayWorkers: boolean;
+  /** `npm run worker` serves `GET /healthz` here (0: any free port). */
+  workerHealthPort: number;
+  ussd: UssdSettings;
+  defaultRegion: string;
+  defaultLanguage: string;
+  /**
+   * `sweepEveryMs`: how often workers look for purchases left without a job (0: only at start);
+   * `delayNoticeMs` (`DELAY_NOTICE_S`): a purchase without an outcome this long gets one SMS (0: never).
+   */
+  reconcile: { deadlineMs: number; baseDelayMs: number; sweepEveryMs: number; delayNoticeMs: number };
+  /** Who collects the buyer's money: a provider, the embedded payment sandbox, or none. */
+  payments: PaymentSetup;
+  /** SMS-MO purchase commands (see src/channels/sms/README.md, Commands). */
+  smsMo: SmsMoSettings;
+  /** IANA zone of dates shown to subscribers (`TZ`, default Africa/Gaborone). */
+  timeZone: string;
+  /** Amount range per product and per-number daily limits, for every channel. */
+  spend: SpendRules;
+  sms: SmsSettings;
+  /** Field agents: limits of an agent without overrides (minor units), the floats' currency. */
+  agents: AgentSettings;
+  adminToken: string | undefined;
+  /** Customer care: labelled admin tokens, retention of resolved purchases, the balance watch. */
+  care: CareSettings;
+  /** Bearer token required on `GET /metrics`; undefined = open (scrape it on a private network). */
+  metricsToken: string | undefined;
+  devRoutes: boolean;
+  /**
+   * Production with a real purchase service, without `ALLOW_OPEN_CALLBACKS=true`: the gateway
+   * refuses to start with a callback route open to anyone (`checkCallbacksGuarded`).
+   */
+  callbacksMustBeGuarded: boolean;
+  /**
+   * Address the gateway listens on: loopback in the embedded mode (a laptop demo is not served
+   * to the network), every interface otherwise, unless HOST says.
+   */
+  host: string;
+}
+
+/** One clear line for the operator; `main` prints it and exits without a stack trace. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}

@@ -1,0 +1,274 @@
+/**
+ * The payment step wired into the money path: the provider's adapter, the payment lifecycle on
+ * a queue of its own, the hooks that tell the purchase side what the buyer's money did, and the
+ * callback routes. A subscriber's purchase is created `paymentRequired` and confirmed only once
+ * its payment is successful (`onPaid`); an agent's sale never comes here.
+ */
+import express, { Router, type Request, type Response } from 'express';
+import type { ConnectionOptions } from 'bullmq';
+import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
+import type { Locales } from '../i18n';
+import { callbackGuard } from '../http/callback-guard';
+import { componentLogger, maskMsisdn } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import { PaymentLifecycle } from '../payments/lifecycle';
+import { paymentLifecycleSettings, type PaymentOutcomeHooks } from '../payments/lifecycle/settings';
+import type { CallbackKind, PaymentProvider } from '../payments/port';
+import { createPaymentProvider, PAYMENT_CALLBACK_PATHS } from '../payments/providers';
+import { PAYMENT_QUEUE_NAME, type PaymentJob, type PaymentJobQueue } from '../payments/queue';
+import type { PaymentSetup } from '../payments/setup';
+import { embeddedPaymentSettings } from '../payments/setup';
+import { SqlPaymentStore } from '../payments/store/sql';
+import type { PaymentRecord } from '../payments/store/types';
+import type { RunningPurchaseDesk } from '../purchases/desk';
+import type { PurchaseSettlement } from '../purchases/hand-over';
+import type { CareContact } from '../purchases/care/settings';
+import { composeRefundSms, type PaidWith } from '../purchases/notify/compose';
+import { BullJobQueue, InProcessJobQueue } from '../purchases/queue';
+import type { PurchaseRecord } from '../purchases/types';
+import type { Database, Queryable } from '../records/database';
+import type { Money } from '../vas/money';
+import { messageId } from '../channels/sms/outbound/message';
+import type { SmsQueue } from '../channels/sms/outbound/queue';
+import { instrumentPaymentStore } from './instrument';
+
+const log = componentLogger('payments');
+
+/** The adapter for a setup: its own settings, or the embedded sandbox's once both URLs are known. */
+export function paymentProviderFor(
+  setup: PaymentSetup,
+  urls: { sandboxUrl?: string; gatewayUrl: string },
+): PaymentProvider | null {
+  if (setup.provider === 'none') return null;
+  if (!setup.embedded) return setup.settings ? createPaymentProvider(setup.settings) : null;
+  if (!urls.sandboxUrl) throw new Error('the embedded payment sandbox is not running');
+  return createPaymentProvider(
+    embeddedPaymentSettings(setup, { sandboxUrl: urls.sandboxUrl, gatewayUrl: urls.gatewayUrl }),
+  );
+}
+
+/** The records and queue of the payment step, made before the purchase desk that settles into it. */
+export interface PaymentParts {
+  store: SqlPaymentStore;
+  queue: PaymentJobQueue;
+  /**
+   * The payment side of a settled purchase: a paid purchase that failed gets its refund looked at
+   * (a job: the refund is asked only when `refundIfDue` allows it). Idempotent per purchase.
+   */
+  settlement: PurchaseSettlement;
+  /** The buyer's payment for a purchase, for its SMS (what was paid, or asked); `on`: in a transaction. */
+  paidWith(purchaseId: string, on?: Queryable): Promise<PaidWith | null>;
+}
+
+/**
+ * The buyer's payment for a purchase, for its SMS, read from the records: the same in every
+ * process, whether or not it runs the payment step (a CLI resend composes the same text).
+ */
+export function paidWithReader(store: Pick<SqlPaymentStore, 'getByPurchase'>) {
+  return async (purchaseId: string, on?: Queryable): Promise<PaidWith | null> => {
+    const payment = await store.getByPurchase(purchaseId, on);
+    if (!payment) return null;
+    const collected = payment.state === 'successful';
+    return {
+      amount: (collected && payment.paidAmount) || payment.amount,
+      collected,
+      receipt: payment.receipt,
+    };
+  };
+}
+
+export function paymentParts(options: {
+  records: Database;
+  bull?: { connection: ConnectionOptions; prefix: string };
+  metrics?: Metrics;
+}): PaymentParts {
+  const raw = new SqlPaymentStore({ db: options.records });
+  const store = options.metrics ? instrumentPaymentStore(raw, options.metrics) : raw;
+  options.metrics?.watchPaymentStates(() => raw.countByState());
+  const queue: PaymentJobQueue = options.bull
+    ? new BullJobQueue<PaymentJob>({ name: PAYMENT_QUEUE_NAME, ...options.bull })
+    : new InProcessJobQueue<PaymentJob>();
+  return {
+    store,
+    queue,
+    settlement: {
+      async settled(record) {
+        if (!record.intent.paymentRequired || record.state !== 'failed') return;
+        // Nothing was collected: not paid, or never asked.
+        if (record.failure?.code === 'payment_failed' || record.failure?.code === 'payment_not_started')
+          return;
+        // Attempt 1: the lifecycle's own re-check of a verdict queues attempt 0.
+        await queue.enqueue({ kind: 'refund-due', purchaseId: record.id, attempt: 1 });
+      },
+    },
+    paidWith: paidWithReader(raw),
+  };
+}
+
+/** The payment step of a running money path. */
+export interface PaymentPath {
+  provider: PaymentProvider;
+  lifecycle: PaymentLifecycle;
+  store: SqlPaymentStore;
+  /**
+   * Write the payment row of a purchase created `paymentRequired`, in the transaction that writes
+   * the purchase (`tx`: the desk's `alongside`), so neither exists without the other.
+   */
+  writeRequest(purchase: PurchaseRecord, tx: Queryable, amount?: Money): Promise<PaymentRecord>;
+  /**
+   * Ask the buyer to pay (the PIN prompt) for a payment `writeRequest` wrote, once its transaction
+   * committed. Resolves once the provider answered the collect; never throws (a failure ends the
+   * purchase unpaid through the lifecycle, or the sweep picks it up).
+   */
+  collect(payment: PaymentRecord): Promise<void>;
+  /** Resume what a crash or a lost job left (part of the purchases' sweep). */
+  sweep(): Promise<void>;
+}
+
+export function startPaymentLifecycle(options: {
+  provider: PaymentProvider;
+  parts: PaymentParts;
+  desk: RunningPurchaseDesk;
+  sms: SmsQueue;
+  senderId?: string;
+  locales: Locales;
+  /** Overrides of the lifecycle's timings (tests shorten the polls). */
+  settings?: Partial<PaymentLifecycleSettings>;
+  /** An agent's own top-up is decided (src/gateway/agent-topups.ts). */
+  onTopUp?: PaymentOutcomeHooks['onTopUp'];
+  /** `CARE_PHONE`/`CARE_HOURS`: the refund SMS ends with them, like every failure SMS. */
+  care?: CareContact | null;
+}): PaymentPath {
+  const { provider, parts, desk, locales } = options;
+  const now = () => new Date().toISOString();
+  const lifecycle = new PaymentLifecycle({
+    payments: parts.store,
+    purchases: desk.store,
+    provider,
+    queue: parts.queue,
+    settings: paymentLifecycleSettings(provider, options.settings),
+    onPaid: (purchaseId, _payment, seen) => desk.confirmPaid(purchaseId, seen),
+    async onUnpaid(purchaseId, reason) {
+      await desk.lifecycle.paymentOutcome(purchaseId, { type: 'PAYMENT_FAILED', reason, at: now() });
+    },
+    async onNotStarted(purchaseId) {
+      await desk.lifecycle.paymentOutcome(purchaseId, {
+        type: 'PAYMENT_FAILED',
+        code: 'payment_not_started',
+        reason: 'not_started',
+        at: now(),
+      });
+    },
+    async onRefunded(purchaseId, payment) {
+      const purchase = await desk.store.get(purchaseId);
+      if (!purchase || !payment.refund) return;
+      const sms = composeRefundSms(purchase, payment.refund, locales, options.care);
+      // One SMS per refund: the id de-duplicates a hook told twice.
+      await options.sms.enqueue({
+        id: messageId(purchaseId, `refunded:${payment.refund.id}`, sms.to),
+        kind: sms.kind,
+        purchaseId,
+        to: sms.to,
+        message: sms.message,
+        ...(options.senderId !== undefined && { from: options.senderId }),
+      });
+    },
+    async onRefundNeedsCare(purchaseId, payment) {
+      await desk.lifecycle.paymentOutcome(purchaseId, {
+        type: 'REFUND_STUCK',
+        detail: refundCareNote(payment),
+        at: now(),
+      });
+    },
+    ...(options.onTopUp && { onTopUp: options.onTopUp }),
+  });
+  return {
+    provider,
+    lifecycle,
+    store: parts.store,
+    async writeRequest(purchase, tx, amount) {
+      return (await lifecycle.writeRequest(purchase, tx, amount ? { amount } : {})).record;
+    },
+    async collect(payment) {
+      try {
+        await lifecycle.sendRequested(payment);
+      } catch (error) {
+        // The row is committed before the collect: the sweep resumes it. Nothing to tell the caller.
+        log.error('payment request failed', {
+          purchaseId: payment.purchaseId,
+          payer: maskMsisdn(payment.payerMsisdn),
+          error,
+        });
+      }
+    },
+    async sweep() {
+      await lifecycle.resumeStuck();
+    },
+  };
+}
+
+/** What an operator needs to give the money back by hand. */
+function refundCareNote(payment: PaymentRecord): string {
+  return (
+    `refund ${payment.state} (${payment.provider}): the buyer paid ${payment.amount.currency} ` +
+    `${(payment.amount.minor / 100).toFixed(2)}, receipt ${payment.receipt ?? 'none'}, payment ${payment.id}` +
+    (payment.refund?.detail ? `; provider said: ${payment.refund.detail}` : '')
+  );
+}
+
+/**
+ * `POST`/`PUT /payments/callback/{payment,refund,refund-timeout}`: the guard first (the secret in
+ * the URL, `?key=`, and the allow-list), then the adapter reads the exact body (a signing provider
+ * checks it), then the lifecycle keeps and applies it — idempotent, so a provider's retry or a
+ * duplicate changes nothing. Answers 200 whatever the outcome, 400 for a body that is no result.
+ */
+export function paymentCallbackRouter(
+  payments: Pick<PaymentPath, 'provider' | 'lifecycle'>,
+  guard: PaymentSetup['callback'],
+): Router {
+  const router = Router();
+  const check = callbackGuard({
+    what: 'payment callback',
+    secret: guard.secret,
+    allowedIps: guard.allowedIps,
+  });
+  const body = express.raw({ type: () => true, limit: '64kb' });
+  for (const [kind, path] of Object.entries(PAYMENT_CALLBACK_PATHS) as [CallbackKind, string][]) {
+    const handle = async (req: Request, res: Response) => {
+      const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(rawBody);
+      } catch {
+        res.status(400).json({ error: 'the body is not JSON' });
+        return;
+      }
+      const headers: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(req.headers))
+        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+      let notice;
+      try {
+        notice = payments.provider.parseCallback({ kind, body: parsed, rawBody, headers });
+      } catch (error) {
+        log.warn('payment callback refused by the adapter', { kind, error: (error as Error).message });
+        res.status(401).json({ error: 'unauthorised' });
+        return;
+      }
+      if (!notice) {
+        res.status(400).json({ error: 'not a result' });
+        return;
+      }
+      try {
+        const { outcome } = await payments.lifecycle.onCallback(notice);
+        res.status(200).json({ ResultCode: 0, ResultDesc: 'Accepted', outcome });
+      } catch (error) {
+        // Not kept: the provider may send it again; the status query finds the result otherwise.
+        log.error('payment callback could not be recorded', { kind, error });
+        res.status(500).json({ error: 'not recorded' });
+      }
+    };
+    router.post(path, check, body, (req, res) => void handle(req, res));
+    router.put(path, check, body, (req, res) => void handle(req, res));
+  }
+  return router;
+}

@@ -1,0 +1,66 @@
+import express, { Router, type Request } from 'express';
+import { adminErrors, type ErrorAnswer } from '../http/admin-errors';
+import { operatorOf, requireBearer, type AdminCredential } from '../http/secrets';
+import { CareInputError } from '../purchases/care/care';
+import {
+  UnmatchedNotFoundError,
+  UnmatchedQueryError,
+  UnmatchedStateError,
+  unmatchedQuery,
+  type UnmatchedPayments,
+} from './unmatched';
+
+const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
+
+/** What a refusal answers: nothing was changed. */
+function refusal(err: Error): ErrorAnswer | undefined {
+  if (err instanceof UnmatchedQueryError)
+    return {
+      status: 400,
+      body: {
+        error: err.field === 'limit' ? 'invalid_limit' : 'invalid_older_than_ms',
+        message: err.message,
+      },
+    };
+  if (err instanceof CareInputError)
+    return { status: 400, body: { error: 'invalid_request', field: err.field, message: err.message } };
+  if (err instanceof UnmatchedNotFoundError)
+    return { status: 404, body: { error: 'not_found', message: err.message } };
+  if (err instanceof UnmatchedStateError)
+    return { status: 409, body: { error: err.reason, message: err.message } };
+  return undefined;
+}
+
+/**
+ * `/admin/payments` (bearer ADMIN_TOKEN; numbers masked unless `?reveal=true`, like every admin
+ * answer):
+ *
+ * - `GET /unmatched?limit=&olderThanMs=`: success notices no payment of ours took, received more
+ *   than `olderThanMs` ago (default: the longest one may still be matched), newest first:
+ *   `{olderThanMs, total, count, notices}` (./unmatched.ts). A bad value is a 400 naming it.
+ * - `POST /unmatched/:id/resolve {note}`: close one once its money is dealt with: `{notice}` with
+ *   its `resolution {by, at, note}`, audited. 400 a missing, blank or too long note; 404 no such
+ *   notice; 409 resolved already (`already_resolved`), not money no payment took
+ *   (`not_unmatched_success`) or still young enough to be taken (`still_matchable`).
+ */
+export function paymentAdminRoutes(
+  unmatched: UnmatchedPayments,
+  credentials: string | readonly AdminCredential[],
+): Router {
+  const router = Router();
+  const admin = Router();
+  admin.use(requireBearer(credentials));
+
+  admin.get('/unmatched', async (req, res) => {
+    const query = unmatchedQuery({ limit: req.query.limit, olderThanMs: req.query.olderThanMs });
+    res.json(await unmatched.list(query));
+  });
+
+  admin.post('/unmatched/:id/resolve', express.json({ limit: '16kb' }), async (req, res) => {
+    res.json({ notice: await unmatched.resolve(req.params.id, body(req).note, operatorOf(res)) });
+  });
+
+  admin.use(adminErrors('payments', refusal));
+  router.use('/admin/payments', admin);
+  return router;
+}

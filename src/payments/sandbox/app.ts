@@ -1,0 +1,228 @@
+/**
+ * The payment sandbox's HTTP surface: Daraja's and MoMo's routes over one ledger and one
+ * table of test payers, and the operator extras under `/sandbox/` (no auth).
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'winston';
+import { formatMoney } from '../../vas/money';
+import { Callbacks } from './callbacks';
+import { AccessTokens, WireError, type Context } from './context';
+import {
+  darajaFallback,
+  darajaPaymentCallback,
+  darajaReversalResult,
+  darajaRoutes,
+  isDarajaPath,
+  type DarajaSettings,
+} from './daraja';
+import {
+  defaultCompletes,
+  FAULT_KINDS,
+  FAULT_OPERATIONS,
+  Faults,
+  Timers,
+  validFault,
+  type FaultKind,
+  type FaultOperation,
+} from './faults';
+import { Ledger, paymentRow, refundRow, type Payment, type Refund } from './ledger';
+import {
+  isMomoPath,
+  momoFallback,
+  momoPaymentStatus,
+  momoRefundStatus,
+  momoRoutes,
+  type MomoSettings,
+} from './momo';
+import { behaviourOf, TEST_PAYERS } from './payers';
+import { Payments, PromptAnswerError, promptText, type PayerTiming } from './payments';
+
+export interface AppConfig extends PayerTiming {
+  daraja: DarajaSettings;
+  momo: MomoSettings;
+  /** Seconds an access token lives. */
+  tokenLifetimeS: number;
+}
+
+export interface PaymentSandboxApp {
+  app: express.Express;
+  timers: Timers;
+}
+
+const sandboxError = (status: number, message: string): WireError =>
+  new WireError(status, { error: message });
+
+export function createPaymentSandboxApp(config: AppConfig, logger: Logger): PaymentSandboxApp {
+  const app = express();
+  const ledger = new Ledger();
+  const faults = new Faults();
+  const timers = new Timers();
+  const callbacks = new Callbacks(faults, timers, logger);
+
+  const announcePayment = async (p: Payment, times: number): Promise<void> => {
+    if (!p.callbackUrl) return;
+    const body = p.wire === 'daraja' ? darajaPaymentCallback(p) : momoPaymentStatus(p);
+    const method = p.wire === 'daraja' ? 'POST' : config.momo.callbackMethod;
+    for (let i = 0; i < times; i += 1) await callbacks.send('payment', p.id, p.callbackUrl, method, body);
+  };
+  const announceRefund = (r: Refund): void => {
+    if (!r.callbackUrl) return;
+    const original = r.paymentId ? ledger.payment(r.paymentId) : undefined;
+    const body = r.wire === 'daraja' ? darajaReversalResult(r, original) : momoRefundStatus(r, original);
+    const method = r.wire === 'daraja' ? 'POST' : config.momo.callbackMethod;
+    void callbacks.send('refund', r.id, r.callbackUrl, method, body);
+  };
+  const payments = new Payments(ledger, timers, config, {
+    payment: (p, times) => void announcePayment(p, times),
+    refund: announceRefund,
+  });
+  const ctx: Context = {
+    ledger,
+    payments,
+    callbacks,
+    faults,
+    timers,
+    tokens: new AccessTokens(config.tokenLifetimeS),
+  };
+
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const started = Date.now();
+    // Paths only: MoMo's carry references, never a number or a secret.
+    res.on('finish', () =>
+      logger.info('payment sandbox request', {
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Date.now() - started,
+      }),
+    );
+    next();
+  });
+  app.use(express.json({ limit: '64kb' }));
+
+  darajaRoutes(app, ctx, config.daraja);
+  momoRoutes(app, ctx, config.momo);
+
+  // --- Operator extras ------------------------------------------------------------------
+  app.get(
+    '/sandbox/payers',
+    (_req, res) =>
+      void res.json({ payers: TEST_PAYERS, unlisted: config.unlisted, manual: payments.manualNumbers() }),
+  );
+  // A number that is not a test payer answers its prompts by hand (the simulator's phones).
+  app.post('/sandbox/payers/manual', (req, res) => {
+    const msisdn = (req.body as { msisdn?: unknown } | undefined)?.msisdn;
+    if (typeof msisdn !== 'string' || !/^\d{6,15}$/.test(msisdn))
+      throw sandboxError(400, 'msisdn must be 6 to 15 digits (E.164 without +)');
+    const manual = payments.setManual(msisdn, true);
+    // 200 for a test payer: its behaviour is scripted and stays.
+    res
+      .status(manual ? 201 : 200)
+      .json({ msisdn, behaviour: manual ? 'manual' : behaviourOf(msisdn, config.unlisted) });
+  });
+  app.delete('/sandbox/payers/manual/:msisdn', (req, res) => {
+    payments.setManual(String(req.params.msisdn), false);
+    res.status(204).end();
+  });
+  app.get(
+    '/sandbox/payments',
+    (_req, res) => void res.json({ payments: ledger.allPayments().map(paymentRow) }),
+  );
+  // Money that moves after the provider said the payment failed (the gateway gave up on it).
+  app.post('/sandbox/payments/:id/late-success', (req, res) => {
+    try {
+      res.json(paymentRow(payments.payLate(String(req.params.id))));
+    } catch (err) {
+      if (err instanceof PromptAnswerError) throw sandboxError(err.status, err.message);
+      throw err;
+    }
+  });
+  app.get('/sandbox/refunds', (_req, res) => void res.json({ refunds: ledger.allRefunds().map(refundRow) }));
+  app.get('/sandbox/callbacks', (_req, res) => void res.json({ callbacks: callbacks.deliveries() }));
+  app.get('/sandbox/prompts', (req, res) => {
+    const msisdn = typeof req.query.msisdn === 'string' ? req.query.msisdn : undefined;
+    res.json({
+      prompts: payments.prompts(msisdn).map((p) => ({
+        id: p.id,
+        wire: p.wire,
+        msisdn: p.msisdn,
+        amount: formatMoney(p.amount),
+        currency: p.amount.currency,
+        payee: p.payee,
+        text: promptText(formatMoney(p.amount), p.payee),
+        createdAt: p.createdAt.toISOString(),
+        expiresAt: p.expiresAt?.toISOString() ?? null,
+      })),
+    });
+  });
+  app.post('/sandbox/prompts/:id/:answer', (req, res) => {
+    const answer = req.params.answer;
+    if (answer !== 'approve' && answer !== 'decline') throw sandboxError(404, 'answer is approve or decline');
+    try {
+      res.json(paymentRow(payments.answer(String(req.params.id), answer === 'approve')));
+    } catch (err) {
+      if (err instanceof PromptAnswerError) throw sandboxError(err.status, err.message);
+      throw err;
+    }
+  });
+  app.get('/sandbox/faults', (_req, res) => void res.json(faults.list()));
+  app.delete('/sandbox/faults', (_req, res) => {
+    faults.clear();
+    res.status(204).end();
+  });
+  app.post('/sandbox/faults', (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const operation = body.operation as FaultOperation;
+    const kind = body.fault as FaultKind;
+    if (!FAULT_OPERATIONS.includes(operation)) {
+      throw sandboxError(400, `operation must be one of ${FAULT_OPERATIONS.join(', ')}`);
+    }
+    if (!FAULT_KINDS.includes(kind) || !validFault(operation, kind)) {
+      throw sandboxError(400, `fault must be one of ${FAULT_KINDS.join(', ')} (callback: drop or slow)`);
+    }
+    const count = body.count ?? 1;
+    const delayMs = body.delayMs ?? 2000;
+    const completes = body.completes ?? defaultCompletes(kind);
+    if (!Number.isSafeInteger(count) || (count as number) < 1)
+      throw sandboxError(400, 'count must be an integer ≥ 1');
+    if (!Number.isSafeInteger(delayMs) || (delayMs as number) < 0) {
+      throw sandboxError(400, 'delayMs must be an integer ≥ 0');
+    }
+    if (typeof completes !== 'boolean') throw sandboxError(400, 'completes must be true or false');
+    const fault = { fault: kind, remaining: count as number, delayMs: delayMs as number, completes };
+    faults.arm(operation, fault);
+    res.status(201).json({ operation, ...fault });
+  });
+
+  app.use((req: Request) => {
+    throw isDarajaPath(req.path)
+      ? darajaFallback(null)
+      : isMomoPath(req.path)
+        ? momoFallback(null)
+        : sandboxError(404, `No endpoint at ${req.method} ${req.path}`);
+  });
+
+  app.use((raw: unknown, req: Request, res: Response, _next: NextFunction) => {
+    let err: WireError;
+    if (raw instanceof WireError) err = raw;
+    else if (typeof (raw as { type?: unknown } | null)?.type === 'string') {
+      // Body-parser failures, in the envelope of the wire that was called.
+      err = isDarajaPath(req.path)
+        ? darajaFallback(raw)
+        : isMomoPath(req.path)
+          ? momoFallback(raw)
+          : sandboxError(400, 'Malformed JSON body');
+    } else {
+      logger.error('payment sandbox internal error', {
+        error: raw instanceof Error ? raw.message : String(raw),
+      });
+      err = sandboxError(500, 'Unexpected server error');
+    }
+    if (res.headersSent || res.writableEnded || res.socket?.destroyed) return;
+    res.status(err.status).json(err.body);
+  });
+
+  return { app, timers };
+}

@@ -1,0 +1,190 @@
+import { userInfo } from 'node:os';
+import { Pool, type PoolClient } from 'pg';
+
+/** The rows of one statement. */
+export interface QueryResult<Row> {
+  rows: Row[];
+  /** Rows inserted, updated or deleted (0 for a SELECT on PGlite). */
+  rowCount: number;
+}
+
+/** What a statement runs on: the database itself, or one transaction of it. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<QueryResult<Row>>;
+}
+
+/**
+ * The system of record: a real PostgreSQL server (`DATABASE_URL`) or PGlite, PostgreSQL compiled
+ * to WebAssembly and run in process (the embedded default). The same SQL runs on both; nothing
+ * above this interface knows which one it has.
+ */
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` on one session holding the advisory lock `key` (waiting for it): two instances
+   * starting together migrate once, one after the other.
+   */
+  withAdvisoryLock<T>(key: number, work: (session: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Options of a connection to a PostgreSQL server. */
+export interface PostgresOptions {
+  url: string;
+  /** Tables live in this schema (created when missing); default `public`. Tests take one each. */
+  schema?: string;
+  /** Pool size; default 10. */
+  max?: number;
+  /** Name shown in `pg_stat_activity`. */
+  applicationName?: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** A pool of connections to a PostgreSQL server. */
+export async function openPostgres(options: PostgresOptions): Promise<Database> {
+  const schema = options.schema ?? 'public';
+  // The schema goes into SQL text (search_path cannot be a parameter): only a plain name passes.
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid database schema name ${JSON.stringify(schema)}`);
+  const pool = new Pool({
+    connectionString: withDefaultUser(options.url),
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'ussd-gateway',
+    // A server that does not answer fails the start in seconds, not at the OS's TCP timeout.
+    connectionTimeoutMillis: 5_000,
+    options: `-c search_path=${schema}`,
+  });
+  // An idle client's error (the server restarted) must not crash the process: the pool replaces it.
+  pool.on('error', () => undefined);
+  if (schema !== 'public') await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  else await pool.query('SELECT 1');
+  return new PostgresDatabase(pool);
+}
+
+/** libpq's default when the URL names no user: PGUSER, else the operating system's user name. */
+function withDefaultUser(url: string): string {
+  const parsed = new URL(url);
+  if (!parsed.username) parsed.username = process.env.PGUSER || userInfo().username;
+  return parsed.toString();
+}
+
+class PostgresDatabase implements Database {
+  readonly kind = 'postgres' as const;
+
+  constructor(private readonly pool: Pool) {}
+
+  async query<Row>(text: string, params?: unknown[]): Promise<QueryResult<Row>> {
+    const result = await this.pool.query(text, params);
+    return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.onOneClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const result = await work(clientQueryable(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async withAdvisoryLock<T>(key: number, work: (session: Queryable) => Promise<T>): Promise<T> {
+    return this.onOneClient(async (client) => {
+      await client.query('SELECT pg_advisory_lock($1)', [key]);
+      try {
+        return await work(clientQueryable(client));
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async onOneClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await work(client);
+    } catch (error) {
+      // A connection that failed mid-transaction is not handed to the next caller.
+      if (isConnectionError(error)) broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+function clientQueryable(client: PoolClient): Queryable {
+  return {
+    async query<Row>(text: string, params?: unknown[]): Promise<QueryResult<Row>> {
+      const result = await client.query(text, params);
+      return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+    },
+  };
+}
+
+function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // Errors with a SQLSTATE (a constraint, a serialization failure) leave the connection usable.
+  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08');
+}
+
+/** What {@link countTransactions} has seen: each commit is a write or a read-only transaction. */
+export interface TransactionCounts {
+  /** Transactions that changed rows (PostgreSQL assigned them a transaction id). */
+  writes: number;
+  /** Transactions that changed nothing (reads, and writes that matched no row). */
+  reads: number;
+}
+
+/**
+ * Measurement only (the commits-per-purchase test, the bench): `db` with every commit sorted
+ * into writes and reads. PostgreSQL assigns a transaction id only to a transaction that writes,
+ * so `txid_current_if_assigned()` asked just before the commit tells them apart exactly; a
+ * statement outside a transaction runs as a transaction of its own (still one commit). `listen`
+ * hears each with the statements it held.
+ */
+export function countTransactions(
+  db: Database,
+  listen: (kind: 'write' | 'read', statements: string[]) => void = () => undefined,
+): { db: Database; counts: TransactionCounts } {
+  const counts: TransactionCounts = { writes: 0, reads: 0 };
+  const counted = async <T>(work: (tx: Queryable) => Promise<T>): Promise<T> => {
+    const statements: string[] = [];
+    const seen = { wrote: false };
+    const result = await db.transaction(async (tx) => {
+      const value = await work({
+        query: <Row>(text: string, params?: unknown[]) => {
+          statements.push(text);
+          return tx.query<Row>(text, params);
+        },
+      });
+      const xid = await tx.query<{ xid: string | null }>('SELECT txid_current_if_assigned()::text AS xid');
+      seen.wrote = typeof xid.rows[0]?.xid === 'string';
+      return value;
+    });
+    counts[seen.wrote ? 'writes' : 'reads'] += 1;
+    listen(seen.wrote ? 'write' : 'read', statements);
+    return result;
+  };
+  return {
+    counts,
+    db: {
+      kind: db.kind,
+      query: <Row>(text: string, params?: unknown[]) => counted((tx) => tx.query<Row>(text, params)),
+      transaction: (work) => counted(work),
+      withAdvisoryLock: (key, work) => db.withAdvisoryLock(key, work),
+      close: () => db.close(),
+    },
+  };
+}

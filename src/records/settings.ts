@@ -1,0 +1,12 @@
+/** Where the system of record is: a PostgreSQL server, or PGlite in this process. */
+export interface RecordsSettings {
+  /** `DATABASE_URL` (`postgres://…`); unset: the embedded PGlite under `dataDir`. */
+  url?: string;
+  /** `DATABASE_SCHEMA`: the schema the tables live in on the server (default `public`). */
+  schema?: string;
+  /** `DATA_DIR` (default `./data`): the embedded database's folder; `memory://` keeps it in memory. */
+  dataDir: string;
+}
+
+/** The in-memory embedded database (tests, throw-away demos). */
+export const IN_MEMORY = 'memory://';
