@@ -80,6 +80,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     reconcile: {
       deadlineMs: env.RECONCILE_DEADLINE_MS,
       baseDelayMs: env.RECONCILE_BASE_DELAY_MS,
+      recheckMs: env.RECONCILE_RECHECK_MS,
       sweepEveryMs: env.PURCHASE_SWEEP_INTERVAL_MS,
       delayNoticeMs: env.DELAY_NOTICE_S * 1000,
     },

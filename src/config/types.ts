@@ -41,9 +41,16 @@ export interface Config {
   defaultLanguage: string;
   /**
    * `sweepEveryMs`: how often workers look for purchases left without a job (0: only at start);
-   * `delayNoticeMs` (`DELAY_NOTICE_S`): a purchase without an outcome this long gets one SMS (0: never).
+   * `delayNoticeMs` (`DELAY_NOTICE_S`): a purchase without an outcome this long gets one SMS (0: never);
+   * `recheckMs`: how long a "no charge found" verdict is re-checked before a paid buyer is refunded.
    */
-  reconcile: { deadlineMs: number; baseDelayMs: number; sweepEveryMs: number; delayNoticeMs: number };
+  reconcile: {
+    deadlineMs: number;
+    baseDelayMs: number;
+    recheckMs: number;
+    sweepEveryMs: number;
+    delayNoticeMs: number;
+  };
   /** Who collects the buyer's money: a provider, the embedded payment sandbox, or none. */
   payments: PaymentSetup;
   /** SMS-MO purchase commands (see src/channels/sms/README.md, Commands). */

@@ -52,6 +52,7 @@ import {
 } from '../payments/sandbox';
 import { EMBEDDED_PAYMENT_SANDBOX } from '../payments/setup';
 import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
+import type { LifecycleSettings } from '../../machines/purchase.machine';
 import { paymentCallbackRouter, paymentProviderFor, type PaymentPath } from './payments';
 import { matchableForMs, UnmatchedPayments } from '../payments/unmatched';
 import { paymentAdminRoutes } from '../payments/admin-routes';
@@ -66,6 +67,8 @@ export interface GatewayOptions {
   paymentSandbox?: PaymentSandboxOptions;
   /** Overrides of the payment lifecycle's timings (tests shorten the status polls). */
   paymentLifecycle?: Partial<PaymentLifecycleSettings>;
+  /** Overrides of the purchase lifecycle's timings (tests shorten the confirm's in-flight margin). */
+  purchaseLifecycle?: Partial<LifecycleSettings>;
   /** Host to listen on (default all interfaces). */
   host?: string;
   /**
@@ -205,6 +208,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     locales,
     records: options.records,
     paymentLifecycle: options.paymentLifecycle,
+    purchaseLifecycle: options.purchaseLifecycle,
     paymentProvider: paymentProviderFor(config.payments, {
       sandboxUrl: paymentSandbox?.url,
       gatewayUrl: url,

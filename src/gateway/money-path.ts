@@ -44,6 +44,7 @@ import { createPurchaseService, type PurchaseService } from '../vas';
 import { instrumentPurchaseService, instrumentPurchaseStore, instrumentSmsSender } from './instrument';
 import type { PaymentProvider } from '../payments/port';
 import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
+import type { LifecycleSettings } from '../../machines/purchase.machine';
 import { paidWithReader, paymentParts, startPaymentLifecycle, type PaymentPath } from './payments';
 import { SqlPaymentStore } from '../payments/store/sql';
 import { AgentTopUps } from './agent-topups';
@@ -76,6 +77,8 @@ export interface MoneyPathOptions {
   paymentProvider?: PaymentProvider | null;
   /** Overrides of the payment lifecycle's timings (tests shorten the status polls). */
   paymentLifecycle?: Partial<PaymentLifecycleSettings>;
+  /** Overrides of the purchase lifecycle's timings (tests shorten the confirm's in-flight margin). */
+  purchaseLifecycle?: Partial<LifecycleSettings>;
 }
 
 /** A running money path; `close()` stops its workers and releases its connections. */
@@ -243,6 +246,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     queue: backing.jobs,
     service,
     config,
+    settings: options.purchaseLifecycle,
     notifier,
     // The lifecycle settles an agent's float, or looks at the buyer's refund, when the sale settles;
     // a succeeded purchase's meter is remembered for its buyer.

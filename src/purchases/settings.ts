@@ -3,7 +3,7 @@ import type { LifecycleSettings } from '../../machines/purchase.machine';
 /** The configuration the lifecycle reads. */
 export interface LifecycleConfig {
   purchaseApi: { confirmTimeoutMs: number };
-  reconcile: { deadlineMs: number; baseDelayMs: number };
+  reconcile: { deadlineMs: number; baseDelayMs: number; recheckMs?: number };
 }
 
 /** Lifecycle settings from the gateway configuration, with test overrides. */
@@ -19,7 +19,7 @@ export function settingsFromConfig(
     maxDelayMs: 5 * 60_000,
     deadlineMs: config.reconcile.deadlineMs,
     maxConfirmAttempts: 5,
-    recheckForMs: 24 * 3600_000,
+    recheckForMs: config.reconcile.recheckMs ?? 24 * 3600_000,
     recheckEveryMs: 5 * 60_000,
     ...overrides,
   };

@@ -142,6 +142,13 @@ async function paymentIn(phone: string, states: string[]): Promise<PaymentRecord
   });
 }
 
+/** Whether the purchase service debited this buyer's purchase (its ledger). */
+async function debitedAtTheService(phone: string): Promise<boolean> {
+  const purchase = await purchaseOf(phone);
+  const rows = await ledger(world.sandbox.url);
+  return rows.some((row) => row.external_reference === purchase.externalReference && row.debited_minor > 0);
+}
+
 async function paymentStateOf(phone: string): Promise<string | undefined> {
   const purchase = (await world.purchasesOf(phone))[0];
   return purchase && (await store.getByPurchase(purchase.id))?.state;
@@ -164,6 +171,9 @@ async function killAtEveryStep(layout: Layout): Promise<void> {
     ...providerEnv(layout.provider),
     // D's confirm is held at the service: the client waits for it (the kill lands mid-confirm).
     PURCHASE_API_CONFIRM_TIMEOUT_MS: String(HOLD_MS + 10_000),
+    // C's confirm may not have left when the kill came: "no charge found" is then re-checked 2 s,
+    // not a day, before its buyer is refunded.
+    RECONCILE_RECHECK_MS: '2000',
     ...(layout.split && { GATEWAY_WORKERS: 'false' }),
   });
   const gateway = new NodeProcess('src/main.ts', env);
@@ -275,8 +285,19 @@ async function killAtEveryStep(layout: Layout): Promise<void> {
       note: `killed at ${at.join(', ')}; callbacks replayed out of order`,
     },
   );
-  // The refunds: F and G end refunded and told so.
-  for (const phone of [F, G])
+  // C's confirm had left before the kill, or not: sold, or failed (no charge found) and refunded.
+  const cSold = await debitedAtTheService(C);
+  if (!cSold) {
+    const purchase = await purchaseOf(C);
+    expect({ state: purchase.state, charged: purchase.failure?.charged }).toEqual({
+      state: 'failed',
+      charged: false,
+    });
+    row.note = `${row.note ?? ''}; C's confirm had not left: failed, no charge, refunded`;
+  }
+  const refunded = cSold ? [F, G] : [C, F, G];
+  // The refunds: F and G (and an unsold C) end refunded and told so.
+  for (const phone of refunded)
     await until(
       `${phone}: refunded and told`,
       async () =>
@@ -292,8 +313,8 @@ async function killAtEveryStep(layout: Layout): Promise<void> {
     });
   table.add(row);
   await checkTheMoney(phones, {
-    refunded: [F, G],
-    delivered: [B, C, D, E, ...(phones.includes(P) ? [P] : [])],
+    refunded,
+    delivered: [B, ...(cSold ? [C] : []), D, E, ...(phones.includes(P) ? [P] : [])],
   });
   if (worker) await worker.stop();
   await gateway.stop();
@@ -316,14 +337,16 @@ function cancelled(body: unknown): unknown {
  * refunded = what the purchase service was paid (0 or the total).
  */
 async function checkTheMoney(phones: string[], expected: { refunded: string[]; delivered: string[] }) {
-  // The money is judged where it ends: no payment still asked, pending or being refunded (a vend
-  // found failed by the reconcile after the restart has its refund in flight a little longer).
+  // The money is judged where it ends: no payment still asked, pending or being refunded, and no
+  // money kept for a failed purchase (its refund waits for the verdict's re-check, or is due).
   await until(
     'every payment at rest',
     async () => {
-      for (const phone of phones)
-        if (['requested', 'pending', 'refund_requested'].includes((await paymentStateOf(phone)) ?? ''))
-          return false;
+      for (const phone of phones) {
+        const state = (await paymentStateOf(phone)) ?? '';
+        if (['requested', 'pending', 'refund_requested'].includes(state)) return false;
+        if (state === 'successful' && (await purchaseOf(phone)).state === 'failed') return false;
+      }
       return true;
     },
     { timeoutMs: 90_000 },

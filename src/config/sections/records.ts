@@ -70,6 +70,10 @@ export const lifecycle = {
     'after this long unresolved, a purchase needs attention',
   ),
   RECONCILE_BASE_DELAY_MS: doc(int(5000, 10, 600000), 'first backoff step of reconciliation'),
+  RECONCILE_RECHECK_MS: doc(
+    int(24 * 3600 * 1000, 1000, 7 * 24 * 3600 * 1000),
+    'how long a purchase failed because the service found no charge keeps being asked about (a late token turns it into a sale); a paid buyer is refunded only after it',
+  ),
   PURCHASE_SWEEP_INTERVAL_MS: doc(
     int(60000, 0, 3600000),
     'how often workers look for purchases left without a job (they also do at start; `0`: only then)',
