@@ -1,8 +1,10 @@
 /** @type {import('jest').Config} */
 module.exports = {
-  // Transpiled file by file, without type checking: `npm run lint` type-checks the whole tree,
-  // and type-checking again in every jest worker cost a cold `npm test` 183 s instead of 141 s.
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
+  // Transpiled file by file by sucrase, without type checking (`npm run lint` type-checks the
+  // whole tree). Cold, one end-to-end file cost 13.8 s of CPU with TypeScript's compiler (ts-jest)
+  // and 6.2 s with sucrase (4.4 s with the transforms cached). `import()` stays a require, as
+  // TypeScript's CommonJS output had it.
+  transform: { '^.+\\.ts$': ['@sucrase/jest-plugin', { preserveDynamicImport: false }] },
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/machines', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],

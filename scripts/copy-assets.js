@@ -1,6 +1,6 @@
 // Copies the non-TypeScript files the compiled code reads at run time (Lua scripts and SQL migrations next to
 // their modules, the locale catalogues) into dist/, so `node dist/...` finds them where
-// `ts-jest` finds them in the source tree.
+// jest finds them in the source tree.
 const fs = require('node:fs');
 const path = require('node:path');
 

@@ -164,7 +164,7 @@ export function parseMessageCatalogue(lang: Lang, json: unknown): MessageCatalog
 }
 
 /**
- * Finds `<repo>/locales` from this file whether it runs from `src/i18n` (ts-jest, ts-node) or
+ * Finds `<repo>/locales` from this file whether it runs from `src/i18n` (jest, the test hook) or
  * from `dist/src/i18n` (the build does not copy JSON): the first ancestor holding `locales/en.json`.
  */
 export function defaultLocalesDir(): string {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import * as schema from '../../src/config/schema';
 import { loadConfig } from '../../src/config';
 
-// The generator is plain node (no build step); jest loads the schema it renders through ts-jest.
+// The generator is plain node (no build step); jest loads the schema it renders through its transform.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { render, TARGET } = require('../../scripts/config-docs.js') as {
   render: (module: typeof schema) => string;
