@@ -107,6 +107,8 @@ export function instrumentPurchaseStore(store: PurchaseStore, metrics: Metrics):
     listByMsisdn: (msisdn, options) => store.listByMsisdn(msisdn, options),
     listByState: (state, options) => store.listByState(state, options),
     listUnnotified: (options) => store.listUnnotified(options),
+    listRechecking: (options) => store.listRechecking(options),
+    noteRecheck: (id, round, at) => store.noteRecheck(id, round, at),
     listByIdentifier: (identifier, options) => store.listByIdentifier(identifier, options),
     listByReference: (reference, options) => store.listByReference(reference, options),
     countByState: () => store.countByState(),

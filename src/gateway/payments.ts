@@ -147,7 +147,7 @@ export function startPaymentLifecycle(options: {
     provider,
     queue: parts.queue,
     settings: paymentLifecycleSettings(provider, options.settings),
-    onPaid: (purchaseId, _payment, seen) => desk.confirmPaid(purchaseId, seen),
+    onPaid: (purchaseId, _payment, seen, options) => desk.confirmPaid(purchaseId, seen, options),
     async onUnpaid(purchaseId, reason) {
       await desk.lifecycle.paymentOutcome(purchaseId, { type: 'PAYMENT_FAILED', reason, at: now() });
     },

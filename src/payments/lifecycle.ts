@@ -18,7 +18,15 @@ import type { PurchaseGlance } from './store/sql';
 import { REFUND_CARE_STATES, topUpIdOf, type PaymentRecord } from './store/types';
 import { adoptLostNotice, applyEarlyNotices, onCallback, type CallbackResult } from './lifecycle/callbacks';
 import { later, log, REVIVE, type LifecycleContext } from './lifecycle/context';
-import { dropPoll, resumeWaiting, runPoll, runRecheck, runWait, schedulePoll } from './lifecycle/polling';
+import {
+  dropPoll,
+  resumeRecheck,
+  resumeWaiting,
+  runPoll,
+  runRecheck,
+  runWait,
+  schedulePoll,
+} from './lifecycle/polling';
 import { refundIfDue, runRefundPoll } from './lifecycle/refunds';
 import {
   sendCollect,
@@ -34,6 +42,9 @@ import type { PaymentLifecycleOptions, PaymentOutcomeHooks } from './lifecycle/s
  * payment will never be asked for (a Buy writes both at once, so this is a safety net only).
  */
 export const NOT_STARTED_AFTER_MS = 60_000;
+
+/** `tellPurchase` from the sweep. */
+const SWEPT = true;
 
 /**
  * The payment lifecycle's worker side: asks the provider to collect once per purchase, reads its
@@ -172,15 +183,10 @@ export class PaymentLifecycle {
           counts.refunds += 1;
         } else {
           if (purchaseState === 'created') {
-            await this.tellPurchase(payment);
+            await this.tellPurchase(payment, undefined, SWEPT);
             counts.told += 1;
           }
-          if (payment.state === 'unknown')
-            await this.ctx.queue.enqueue(
-              { kind: 'payment-recheck', purchaseId: payment.purchaseId, attempt: 0 },
-              0,
-              REVIVE,
-            );
+          if (payment.state === 'unknown') await resumeRecheck(this.ctx, payment);
         }
       }
       after = page[page.length - 1].payment;
@@ -231,6 +237,11 @@ export class PaymentLifecycle {
           ? null
           : new Date(this.ctx.clock().getTime() + decision.delayMs).toISOString();
       const next = { ...decision.next, nextAttemptAt };
+      // Newly unknown: its re-checks start at round 0, at `nextAttemptAt`.
+      if (next.state === 'unknown' && current.state !== 'unknown') {
+        delete next.recheckRound;
+        delete next.recheckAt;
+      }
       const result = await this.ctx.payments.transition(current, next, noticeId);
       if (!result.ok) {
         current = result.current;
@@ -330,7 +341,11 @@ export class PaymentLifecycle {
    * Tell the purchase side what the money did, while its purchase still waits (`created`). The
    * purchase as the payment's move read it (`glance`), else read here (the sweep).
    */
-  private async tellPurchase(payment: PaymentRecord, glance?: PurchaseGlance | null): Promise<void> {
+  private async tellPurchase(
+    payment: PaymentRecord,
+    glance?: PurchaseGlance | null,
+    swept = false,
+  ): Promise<void> {
     const topUpId = topUpIdOf(payment.purchaseId);
     // A top-up has no purchase: its float is credited instead, and it is never refunded.
     if (topUpId !== null) {
@@ -346,7 +361,11 @@ export class PaymentLifecycle {
       return;
     }
     if (payment.state === 'successful') {
-      if (purchase.state === 'created')
+      // From the sweep, the purchase is read again by the desk (its due attempt and time), and a
+      // confirm job whose attempts ran out while the records were away is replaced.
+      if (purchase.state === 'created' && swept)
+        await this.hooks.onPaid(purchase.id, payment, undefined, REVIVE);
+      else if (purchase.state === 'created')
         await this.hooks.onPaid(purchase.id, payment, { confirmAttempts: purchase.confirmAttempts });
       // Ended while the money came (a late success): it goes back.
       else if (purchase.state === 'failed') await this.refundIfDue(purchase.id);

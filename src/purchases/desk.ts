@@ -72,9 +72,15 @@ export interface RunningPurchaseDesk extends PurchaseDesk {
    * The buyer's payment for this purchase is known successful (src/payments): queue its confirm,
    * while it is still `created` (`seen`: the caller read it so, with its confirm attempts; else it
    * is read here). The job id de-duplicates a hook told twice; the records refuse a confirm whose
-   * payment is not successful.
+   * payment is not successful. `replaceFailed` (the payment sweep): a confirm job that failed for
+   * good (its attempts spent while the records were away) is replaced, else the paid purchase
+   * would wait `created` for ever.
    */
-  confirmPaid(purchaseId: string, seen?: { confirmAttempts: number }): Promise<void>;
+  confirmPaid(
+    purchaseId: string,
+    seen?: { confirmAttempts: number },
+    options?: { replaceFailed?: boolean },
+  ): Promise<void>;
   /** Stop the periodic sweep (the queue itself is closed by its owner). */
   stopSweep(): void;
   /** Re-queue what a crash or a Redis blip left half-done (see `PurchaseLifecycle.resumeStuck`). */
@@ -248,12 +254,21 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
       return record;
     },
 
-    async confirmPaid(id: string, seen?: { confirmAttempts: number }) {
+    async confirmPaid(id: string, seen?: { confirmAttempts: number }, enqueue?: { replaceFailed?: boolean }) {
       // Seen `created` by the caller (the payment's move read it): no read again. The confirm job's
       // compare-and-set and the records' purchase_confirm_needs_payment guard the rest.
       const record = seen ? { id, state: 'created', ...seen } : await store.get(id);
-      if (record?.state === 'created')
-        await queue.enqueue({ kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts });
+      if (record?.state !== 'created') return;
+      // Its due attempt at its time: a re-confirm after not_sent/429 waits its backoff.
+      const due =
+        'nextAttemptAt' in record && record.nextAttemptAt
+          ? Date.parse(record.nextAttemptAt) - clock().getTime()
+          : 0;
+      await queue.enqueue(
+        { kind: 'confirm', purchaseId: record.id, attempt: record.confirmAttempts },
+        Math.max(0, due),
+        enqueue,
+      );
     },
 
     get: (id: string) => store.get(id),

@@ -14,7 +14,7 @@ import { confirmRequest, retryRequest } from './request';
 import { resumeStuck, type ResumeCounts } from './resume';
 import { SETTLED_STATES, type PurchasePatch, type PurchaseStore } from './store';
 import { writeTransition, type TransitionWrite } from './transition';
-import type { PurchaseRecord, PurchaseState } from './types';
+import { RECHECKED_STATES, type PurchaseRecord, type PurchaseState } from './types';
 
 const log = componentLogger('purchases');
 
@@ -163,8 +163,11 @@ export class PurchaseLifecycle {
    */
   async runRecheck(id: string, round: number): Promise<void> {
     const record = await this.store.get(id);
-    if (!record || !['failed', 'needs_attention', 'resolved'].includes(record.state)) return;
+    if (!record || !RECHECKED_STATES.includes(record.state)) return;
     if (nextRecheckMs(record, this.now(), this.settings, 0) === null) return;
+    // One chain per verdict: a round other than the one noted due is a stale copy (a sweep's revival
+    // raced the chain's own next step) and asks nothing.
+    if (round !== (record.recheckRound ?? 0)) return;
     try {
       const tx = await this.service.retry(retryRequest(record), {
         requestId: `recheck-${record.id}-${round}`,
@@ -184,10 +187,15 @@ export class PurchaseLifecycle {
     await this.scheduleRecheck(record, round + 1);
   }
 
+  /**
+   * The next round of a verdict's re-checks: noted on the record first (the sweep resumes the
+   * chain from there if its job is lost or fails for good), then queued.
+   */
   private async scheduleRecheck(record: PurchaseRecord, round: number): Promise<void> {
     const delayMs = nextRecheckMs(record, this.now(), this.settings, round);
-    if (delayMs !== null)
-      await this.queue.enqueue({ kind: 'recheck', purchaseId: record.id, attempt: round }, delayMs);
+    if (delayMs === null) return;
+    await this.store.noteRecheck(record.id, round, new Date(this.clock().getTime() + delayMs).toISOString());
+    await this.queue.enqueue({ kind: 'recheck', purchaseId: record.id, attempt: round }, delayMs);
   }
 
   /** Ask `retry` for an `unknown`/`reconciling` record; never confirms. */
@@ -396,7 +404,12 @@ export class PurchaseLifecycle {
     extra?: PurchasePatch,
     writer: Pick<PurchaseStore, 'transition'> = this.store,
   ): Promise<TransitionWrite> {
-    return writeTransition(record, decision, extra, writer, this.clock);
+    // A new verdict to re-check starts its chain at round 0 (a reopened purchase may carry the
+    // round an earlier chain reached).
+    const { recheckUntil } = decision.patch;
+    const fresh =
+      recheckUntil && recheckUntil !== record.recheckUntil ? { recheckRound: 0, recheckAt: null } : undefined;
+    return writeTransition(record, decision, fresh ? { ...fresh, ...extra } : extra, writer, this.clock);
   }
 
   /** What a written state calls for next. */

@@ -21,6 +21,7 @@ export interface ResumeCounts {
   deferred: number;
   reconcile: number;
   notify: number;
+  recheck: number;
 }
 
 /** What the sweep reads and the lifecycle's steps it takes. */
@@ -43,11 +44,19 @@ export interface ResumeSteps {
  * On start: `created` → confirm; `confirming` (its worker died mid-call) → `unknown` and
  * reconcile, never confirm again — once its confirm can no longer be in flight, since another
  * live process may be the one confirming it; `unknown`/`reconciling` → reconcile; settled but not
- * handed over (settlement and SMS) → hand over.
+ * handed over (settlement and SMS) → hand over; a verdict still re-checked → its next re-check.
  */
 export async function resumeStuck(steps: ResumeSteps): Promise<ResumeCounts> {
   const { store, queue, clock } = steps;
-  const counts = { confirm: 0, awaitingPayment: 0, lost: 0, deferred: 0, reconcile: 0, notify: 0 };
+  const counts = {
+    confirm: 0,
+    awaitingPayment: 0,
+    lost: 0,
+    deferred: 0,
+    reconcile: 0,
+    notify: 0,
+    recheck: 0,
+  };
   const every = (list: (page: PageOptions) => Promise<PurchaseRecord[]>) =>
     everyRecord(list, steps.sweepPageSize);
   for await (const record of every((page) => store.listByState('created', page))) {
@@ -90,8 +99,20 @@ export async function resumeStuck(steps: ResumeSteps): Promise<ResumeCounts> {
     await steps.handOver(record);
     counts.notify += 1;
   }
+  // A verdict that is not a fact keeps its one chain of re-checks, resumed at the round and time
+  // it noted: a chain whose job was lost with Redis, or failed for good while the records were
+  // away, would otherwise never ask again (and a "no charge found" refund would go out unchecked).
+  for await (const record of every((page) => store.listRechecking(page))) {
+    const due = Date.parse(record.recheckAt ?? '') - clock().getTime();
+    await queue.enqueue(
+      { kind: 'recheck', purchaseId: record.id, attempt: record.recheckRound ?? 0 },
+      Number.isFinite(due) ? Math.max(0, due) : 0,
+      REVIVE,
+    );
+    counts.recheck += 1;
+  }
   // Quiet when there was nothing to do: the workers also sweep periodically.
-  if (Object.entries(counts).some(([kind, n]) => n > 0 && kind !== 'awaitingPayment'))
+  if (Object.entries(counts).some(([kind, n]) => n > 0 && kind !== 'awaitingPayment' && kind !== 'recheck'))
     log.info('purchases resumed', counts);
   else log.debug('purchases resumed: nothing stuck');
   return counts;

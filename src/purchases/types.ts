@@ -103,6 +103,13 @@ export interface PurchaseRecord {
   confirmInFlightUntil?: string | null;
   /** After a verdict that is not a fact (no charge found, needs_attention): re-check until then (ISO). */
   recheckUntil?: string | null;
+  /**
+   * The re-check round due next and when (ISO): kept so that the sweep resumes the one chain
+   * where it stands (a chain lost with its job, or failed for good while the records were away),
+   * never a second chain beside it.
+   */
+  recheckRound?: number;
+  recheckAt?: string | null;
   reconcileAttempts: number;
   result: PurchaseResult | null;
   failure: PurchaseFailure | null;
@@ -134,6 +141,9 @@ export interface PurchaseRecord {
  * unresolved (on its way, or waiting for an operator) and is kept until it leaves that state.
  */
 export const RETAINED_STATES: readonly PurchaseState[] = ['succeeded', 'failed', 'resolved'];
+
+/** States whose verdict may still be re-checked for a late success (`recheckUntil`). */
+export const RECHECKED_STATES: readonly PurchaseState[] = ['failed', 'needs_attention', 'resolved'];
 
 /** A purchase as it is first written: `created`, nothing sent, nothing known yet. */
 export function newPurchaseRecord(fields: {

@@ -81,6 +81,10 @@ export async function runRecheck(
   round: number,
 ): Promise<void> {
   if (payment.state !== 'unknown' || nextRecheckMs(payment, ctx.now(), ctx.settings, 0) === null) return;
+  // One chain per payment: a round other than the one noted due is a stale copy (a sweep's revival
+  // raced the chain's own next step) and asks nothing. Every sweep starting a chain of its own
+  // multiplied the queries after an outage, into the provider's spike arrest.
+  if (round !== (payment.recheckRound ?? 0)) return;
   if (canQuery(ctx, payment)) {
     const event = await statusEvent(ctx, payment);
     const decided = decidePayment(payment, event, ctx.settings);
@@ -90,11 +94,27 @@ export async function runRecheck(
     }
   } else if (await adoptLostNotice(ctx, payment)) return;
   const delay = nextRecheckMs(payment, ctx.now(), ctx.settings, round + 1);
-  if (delay !== null)
-    await ctx.queue.enqueue(
-      { kind: 'payment-recheck', purchaseId: payment.purchaseId, attempt: round + 1 },
-      delay,
-    );
+  if (delay === null) return;
+  // Noted before it is queued: the sweep resumes from here if the job is lost.
+  await ctx.payments.noteRecheck(
+    payment.id,
+    round + 1,
+    new Date(ctx.clock().getTime() + delay).toISOString(),
+  );
+  await ctx.queue.enqueue(
+    { kind: 'payment-recheck', purchaseId: payment.purchaseId, attempt: round + 1 },
+    delay,
+  );
+}
+
+/** The sweep: an `unknown` payment's chain of re-checks, resumed at the round and time it noted. */
+export async function resumeRecheck(ctx: LifecycleContext, payment: PaymentRecord): Promise<void> {
+  const due = Date.parse(payment.recheckAt ?? payment.nextAttemptAt ?? '') - ctx.clock().getTime();
+  await ctx.queue.enqueue(
+    { kind: 'payment-recheck', purchaseId: payment.purchaseId, attempt: payment.recheckRound ?? 0 },
+    Number.isFinite(due) ? Math.max(0, due) : 0,
+    REVIVE,
+  );
 }
 
 export async function schedulePoll(

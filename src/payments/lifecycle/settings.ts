@@ -49,9 +49,15 @@ export function paymentLifecycleSettings(
 export interface PaymentOutcomeHooks {
   /**
    * The buyer's payment is known successful and its purchase was read `created` (with its confirm
-   * attempts so far): enqueue the purchase's confirm.
+   * attempts so far; none from the sweep, which reads it again): enqueue the purchase's confirm —
+   * from the sweep replacing a confirm job that failed for good (`replaceFailed`).
    */
-  onPaid(purchaseId: string, payment: PaymentRecord, seen: { confirmAttempts: number }): Promise<void>;
+  onPaid(
+    purchaseId: string,
+    payment: PaymentRecord,
+    seen: { confirmAttempts: number } | undefined,
+    options?: { replaceFailed?: boolean },
+  ): Promise<void>;
   /**
    * No money came (failed), or none is known to have come in time (unknown): end the purchase
    * failed with `charged: false`, code `payment_failed`, and tell the buyer. Money that still

@@ -374,6 +374,18 @@ export class SqlPaymentStore {
   }
 
   /**
+   * Note an `unknown` payment's re-check round due next and when: not a transition (state and
+   * version stay); the sweep reads it to resume the chain where it stands.
+   */
+  async noteRecheck(id: string, round: number, at: string): Promise<void> {
+    await this.db.query(
+      `UPDATE payments SET record = record || jsonb_build_object('recheckRound', $2::int, 'recheckAt', $3::text)
+        WHERE id = $1 AND state = 'unknown'`,
+      [id, round, at],
+    );
+  }
+
+  /**
    * What the sweep resumes, a page at a time in (requested_at, id) order: payments still waiting
    * for an answer or a refund's, and decided payments whose purchase has not been told (still
    * `created`) or was ended while the money came (`failed` with a successful payment).

@@ -112,6 +112,12 @@ export interface PaymentRecord {
   nextAttemptAt: string | null;
   /** While `unknown`: ask the provider now and then until this time (ISO). */
   recheckUntil: string | null;
+  /**
+   * While `unknown`: the re-check round due next and when (ISO; absent: round 0 at
+   * `nextAttemptAt`), so the sweep resumes the one chain where it stands, never a second beside it.
+   */
+  recheckRound?: number;
+  recheckAt?: string | null;
   refund: RefundRecord | null;
 }
 

@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../../records/database';
 import {
   PURCHASE_STATES,
+  RECHECKED_STATES,
   RETAINED_STATES,
   SETTLED_STATES,
   type AlongsideWrite,
@@ -223,6 +224,23 @@ export class SqlPurchaseStore implements PurchaseStore {
 
   async listUnnotified(options: PageOptions = {}): Promise<PurchaseRecord[]> {
     return this.page('NOT notified AND state = ANY($1)', [[...SETTLED_STATES]], options, 'ASC');
+  }
+
+  async listRechecking(options: PageOptions = {}): Promise<PurchaseRecord[]> {
+    return this.page(
+      `state = ANY($1) AND record ->> 'recheckUntil' > $2`,
+      [[...RECHECKED_STATES], this.clock().toISOString()],
+      options,
+      'ASC',
+    );
+  }
+
+  async noteRecheck(id: string, round: number, at: string): Promise<void> {
+    await this.db.query(
+      `UPDATE purchases SET record = record || jsonb_build_object('recheckRound', $2::int, 'recheckAt', $3::text)
+        WHERE id = $1 AND state = ANY($4)`,
+      [id, round, at, [...RECHECKED_STATES]],
+    );
   }
 
   async listByIdentifier(identifier: string, options: ListOptions = {}): Promise<PurchaseRecord[]> {

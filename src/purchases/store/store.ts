@@ -176,6 +176,13 @@ export interface PurchaseStore {
   listByState(state: PurchaseState, options?: PageOptions): Promise<PurchaseRecord[]>;
   /** Settled records not yet handed to the notifier (oldest first). */
   listUnnotified(options?: PageOptions): Promise<PurchaseRecord[]>;
+  /** Settled records whose verdict is still re-checked (`recheckUntil` ahead), oldest first. */
+  listRechecking(options?: PageOptions): Promise<PurchaseRecord[]>;
+  /**
+   * Note the re-check round due next and when, on a record still re-checked: not a transition
+   * (the state and version stay); the sweep reads it to resume the chain where it stands.
+   */
+  noteRecheck(id: string, round: number, at: string): Promise<void>;
   /** Newest first; by subscriber identifier exactly as bought (meter, account or phone number). */
   listByIdentifier(identifier: string, options?: ListOptions): Promise<PurchaseRecord[]>;
   /** Newest first; by the gateway's external reference or the provider's reference. */
