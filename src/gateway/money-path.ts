@@ -8,6 +8,9 @@ import {
   type SmsSender,
 } from '../channels/sms/outbound';
 import type { Config } from '../config';
+import { resolve } from 'node:path';
+import { IN_MEMORY } from '../records/settings';
+import { FileNoticeSpool, MemoryNoticeSpool, RedisNoticeSpool, type NoticeSpool } from '../payments/spool';
 import { loadLocales, type Locales } from '../i18n';
 import { componentLogger } from '../observability/logger';
 import type { ConnectionOptions } from 'bullmq';
@@ -119,6 +122,18 @@ export interface MoneyPath {
   /** What the SMS driver's own link receives (SMPP deliver_sm); the SMS channel connects to it. */
   inbound: InboundHub;
   close(): Promise<void>;
+}
+
+/**
+ * Where a provider's callback or a push's answer waits while PostgreSQL is away: Redis, shared by
+ * every gateway and worker, when the money path has it; else a folder beside the embedded
+ * records (`<DATA_DIR>/spool/payments`); in memory with the records (`memory://`).
+ */
+function noticeSpool(config: Config, backing: Backing): NoticeSpool {
+  if (backing.redis) return new RedisNoticeSpool(backing.redis, config.redisPrefix);
+  const { dataDir } = config.records;
+  if (dataDir === undefined || dataDir === IN_MEMORY) return new MemoryNoticeSpool();
+  return new FileNoticeSpool(resolve(dataDir, 'spool', 'payments'));
 }
 
 /** What may be lost: jobs, SMS queue, outbox; in Redis, or in this process without it. */
@@ -277,6 +292,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
           locales,
           care: config.care.contact,
           settings: options.paymentLifecycle,
+          spool: noticeSpool(config, backing),
           ...(agentTopUps && { onTopUp: agentTopUps.settled }),
         })
       : null;

@@ -18,6 +18,7 @@ import { createPaymentProvider, PAYMENT_CALLBACK_PATHS } from '../payments/provi
 import { PAYMENT_QUEUE_NAME, type PaymentJob, type PaymentJobQueue } from '../payments/queue';
 import type { PaymentSetup } from '../payments/setup';
 import { embeddedPaymentSettings } from '../payments/setup';
+import type { NoticeSpool } from '../payments/spool';
 import { SqlPaymentStore } from '../payments/store/sql';
 import type { PaymentRecord } from '../payments/store/types';
 import type { RunningPurchaseDesk } from '../purchases/desk';
@@ -138,6 +139,8 @@ export function startPaymentLifecycle(options: {
   onTopUp?: PaymentOutcomeHooks['onTopUp'];
   /** `CARE_PHONE`/`CARE_HOURS`: the refund SMS ends with them, like every failure SMS. */
   care?: CareContact | null;
+  /** Where callbacks and push answers wait while the records are away (src/payments/spool.ts). */
+  spool?: NoticeSpool;
 }): PaymentPath {
   const { provider, parts, desk, locales } = options;
   const now = () => new Date().toISOString();
@@ -147,6 +150,7 @@ export function startPaymentLifecycle(options: {
     provider,
     queue: parts.queue,
     settings: paymentLifecycleSettings(provider, options.settings),
+    spool: options.spool,
     onPaid: (purchaseId, _payment, seen, options) => desk.confirmPaid(purchaseId, seen, options),
     async onUnpaid(purchaseId, reason) {
       await desk.lifecycle.paymentOutcome(purchaseId, { type: 'PAYMENT_FAILED', reason, at: now() });
@@ -259,10 +263,11 @@ export function paymentCallbackRouter(
         return;
       }
       try {
-        const { outcome } = await payments.lifecycle.onCallback(notice);
+        // Kept in the records, or in the spool while they are away: acknowledged only once durable.
+        const { outcome } = await payments.lifecycle.takeCallback(notice);
         res.status(200).json({ ResultCode: 0, ResultDesc: 'Accepted', outcome });
       } catch (error) {
-        // Not kept: the provider may send it again; the status query finds the result otherwise.
+        // Kept nowhere: the provider may send it again; the status query finds the result otherwise.
         log.error('payment callback could not be recorded', { kind, error });
         res.status(500).json({ error: 'not recorded' });
       }

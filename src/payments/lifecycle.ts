@@ -17,7 +17,7 @@ import type { PaymentJob } from './queue';
 import type { PurchaseGlance } from './store/sql';
 import { REFUND_CARE_STATES, topUpIdOf, type PaymentRecord } from './store/types';
 import { adoptLostNotice, applyEarlyNotices, onCallback, type CallbackResult } from './lifecycle/callbacks';
-import { later, log, REVIVE, type LifecycleContext } from './lifecycle/context';
+import { errorInfo, later, log, REVIVE, type LifecycleContext } from './lifecycle/context';
 import {
   dropPoll,
   resumeRecheck,
@@ -29,6 +29,8 @@ import {
 } from './lifecycle/polling';
 import { refundIfDue, runRefundPoll } from './lifecycle/refunds';
 import {
+  applySpooledAnswer,
+  isDatabaseBlip,
   sendCollect,
   sendRequested,
   requestTopUp,
@@ -42,6 +44,11 @@ import type { PaymentLifecycleOptions, PaymentOutcomeHooks } from './lifecycle/s
  * payment will never be asked for (a Buy writes both at once, so this is a safety net only).
  */
 export const NOT_STARTED_AFTER_MS = 60_000;
+
+/** Spooled entries applied per read of the spool. */
+const SPOOL_BATCH = 100;
+/** How often a process that spooled something tries to apply it. */
+const SPOOL_REPLAY_EVERY_MS = 1000;
 
 /** `tellPurchase` from the sweep. */
 const SWEPT = true;
@@ -72,6 +79,8 @@ export class PaymentLifecycle {
       clock,
       random: options.random ?? Math.random,
       newId: options.newId ?? randomUUID,
+      spool: options.spool,
+      spooled: () => this.replaySoon(),
       now: () => clock().toISOString(),
       write: (payment, event, noticeId) => this.write(payment, event, noticeId),
       apply: (payment, event) => this.apply(payment, event),
@@ -152,6 +161,84 @@ export class PaymentLifecycle {
   }
 
   /**
+   * A provider's callback as its route takes it: `onCallback`, and when the records cannot take
+   * it (a failover, a restart), kept in the spool instead, so it can be acknowledged — Daraja
+   * never sends it again — and applied once they are back. Throws only when neither took it.
+   */
+  async takeCallback(
+    notice: ProviderNotice,
+  ): Promise<CallbackResult | { outcome: 'spooled'; paymentId: null }> {
+    try {
+      return await onCallback(this.ctx, notice);
+    } catch (error) {
+      const { spool } = this.ctx;
+      if (!spool || !isDatabaseBlip(error)) throw error;
+      await spool.keep({ kind: 'callback', provider: this.ctx.provider.name, notice, at: this.ctx.now() });
+      log.warn('payment callback spooled: the records are away', {
+        spool: spool.where,
+        type: notice.type,
+        state: notice.state,
+        providerReference: notice.providerReference,
+        error: errorInfo(error).message,
+      });
+      this.replaySoon();
+      return { outcome: 'spooled', paymentId: null };
+    }
+  }
+
+  /**
+   * Apply what the spool holds, oldest first, while the records take it (each entry dropped once
+   * applied; one the records still refuse stops the pass). Run by every payment sweep and, after
+   * something was spooled, every second until the spool is empty. How many were applied, and
+   * whether any are left.
+   */
+  async replaySpool(): Promise<{ applied: number; left: boolean }> {
+    const { spool } = this.ctx;
+    if (!spool) return { applied: 0, left: false };
+    let applied = 0;
+    for (;;) {
+      const batch = await spool.list(SPOOL_BATCH);
+      if (batch.length === 0) return { applied, left: false };
+      for (const { id, entry } of batch) {
+        try {
+          if (entry.kind === 'callback') await onCallback(this.ctx, entry.notice);
+          else await applySpooledAnswer(this.ctx, entry);
+        } catch (error) {
+          if (!isDatabaseBlip(error))
+            log.error('spooled payment notice not applied', { id, kind: entry.kind, error });
+          return { applied, left: true };
+        }
+        await spool.drop(id);
+        applied += 1;
+      }
+      if (applied > 0) log.info('spooled payment notices applied', { applied });
+    }
+  }
+
+  private replayTimer: NodeJS.Timeout | undefined;
+
+  /** Replay the spool every second until it is empty (one timer per lifecycle). */
+  private replaySoon(): void {
+    if (this.replayTimer) return;
+    this.replayTimer = setInterval(() => {
+      this.replaySpool()
+        .then(({ left }) => {
+          if (!left) this.stopReplay();
+        })
+        .catch((error: unknown) =>
+          log.warn('payment spool replay failed', { error: errorInfo(error).message }),
+        );
+    }, SPOOL_REPLAY_EVERY_MS);
+    this.replayTimer.unref();
+  }
+
+  /** Stop replaying the spool by timer (the sweep still does). */
+  stopReplay(): void {
+    if (this.replayTimer) clearInterval(this.replayTimer);
+    this.replayTimer = undefined;
+  }
+
+  /**
    * Give the buyer's money back, once, if it is due: the purchase was paid and then failed
    * definitively, or the money came after the purchase was ended unpaid. Never for a purchase that
    * might have issued a token (see {@link refundDue}; the database refuses it too). The refund row
@@ -168,8 +255,18 @@ export class PaymentLifecycle {
    * again), a refund waiting for its answer, a decided payment whose purchase was not told, and
    * money kept for a purchase that was ended (given back).
    */
-  async resumeStuck(): Promise<{ resumed: number; told: number; refunds: number; notStarted: number }> {
-    const counts = { resumed: 0, told: 0, refunds: 0, notStarted: 0 };
+  async resumeStuck(): Promise<{
+    resumed: number;
+    told: number;
+    refunds: number;
+    notStarted: number;
+    spooled: number;
+  }> {
+    const counts = { resumed: 0, told: 0, refunds: 0, notStarted: 0, spooled: 0 };
+    // What the providers told while the records were away, first: it may decide what follows.
+    const replayed = await this.replaySpool();
+    counts.spooled = replayed.applied;
+    if (replayed.left) this.replaySoon();
     counts.notStarted = await this.endNotStarted();
     for (let after: PaymentRecord | undefined; ;) {
       const page = await this.ctx.payments.listForSweep(after);

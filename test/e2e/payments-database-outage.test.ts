@@ -44,6 +44,9 @@ beforeAll(async () => {
   });
 });
 
+// A failed test leaves the records reachable for the next one.
+afterEach(() => proxy.restore());
+
 afterAll(async () => {
   proxy.restore();
   await purchases?.resume();
@@ -103,4 +106,107 @@ it('a paid purchase whose confirm job spent its attempts while the records were 
     payments: { msisdn: string }[];
   };
   expect(sandbox.payments.filter((p) => p.msisdn === payer)).toHaveLength(1);
+}, 120_000);
+
+const manual = TEST_PAYERS.find((p) => p.behaviour === 'manual')!.msisdn;
+const spoolKey = () => `${prefix}:payments:spool`;
+
+async function spooled(): Promise<number> {
+  const redis = new Redis(TEST_REDIS_URL);
+  try {
+    return await redis.hlen(spoolKey());
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The newest prompt on the manual payer's handset, once there is one newer than `after`. */
+async function promptAfter(after: string | null): Promise<{ id: string }> {
+  return until('a payment prompt on the handset', async () => {
+    const { prompts } = (
+      await axios.get(`${gateway.paymentSandbox!.url}/sandbox/prompts`, { params: { msisdn: manual } })
+    ).data as { prompts: { id: string }[] };
+    const newest = prompts.at(-1);
+    return newest && newest.id !== after ? newest : null;
+  });
+}
+
+async function buyAsManualPayer(session: string) {
+  const replies = await dialogue(gateway, session, manual, ['1', TEST_METERS.active, '1', '100', '1']);
+  expect(replies.at(-1)!.screen).toMatch(/Approve/);
+  const [purchase] = await gateway.desk.listByMsisdn(manual);
+  return purchase;
+}
+
+async function soldOnce(purchaseId: string) {
+  const sold = await until(
+    'the purchase sold',
+    async () => {
+      const record = await gateway.desk.get(purchaseId);
+      return record?.state === 'succeeded' ? record : null;
+    },
+    { timeoutMs: 30_000 },
+  );
+  const debits = (await ledger(gateway.purchaseServiceUrl)).filter(
+    (row) => row.external_reference === sold.externalReference && row.debited_minor > 0,
+  );
+  expect(debits).toHaveLength(1);
+  await until('the token SMS', async () => {
+    const messages = await waitForSms(gateway, manual);
+    return messages.find(
+      (m) => m.purchaseId === purchaseId && /\d{4} \d{4} \d{4} \d{4} \d{4}/.test(m.message),
+    );
+  });
+  await until('the spool emptied', async () => (await spooled()) === 0);
+  expect(await paymentDiscrepancies(gateway.records)).toEqual([]);
+}
+
+let lastPrompt: string | null = null;
+
+it('a callback that comes while the records are away is acknowledged, spooled, and applied once they are back', async () => {
+  const purchase = await buyAsManualPayer(`pgout-cb-${process.pid}`);
+  const prompt = await promptAfter(lastPrompt);
+  lastPrompt = prompt.id;
+  // The push's answer is written: the payment knows its CheckoutRequestID.
+  await until('the payment pending', async () => {
+    const payment = await gateway.payments!.store.getByPurchase(purchase.id);
+    return payment?.state === 'pending' && payment.providerReference !== null;
+  });
+
+  proxy.cut();
+  await axios.post(`${gateway.paymentSandbox!.url}/sandbox/prompts/${prompt.id}/approve`);
+  // Daraja sends an STK callback once: it was answered 200 because it was kept.
+  const delivery = await until('the callback delivered', async () => {
+    const { callbacks } = (await axios.get(`${gateway.paymentSandbox!.url}/sandbox/callbacks`)).data as {
+      callbacks: { kind: string; id: string; status: number | null }[];
+    };
+    return callbacks.find((c) => c.kind === 'payment' && c.id === prompt.id) ?? null;
+  });
+  expect(delivery.status).toBe(200);
+  expect(await spooled()).toBe(1);
+  proxy.restore();
+
+  await soldOnce(purchase.id);
+}, 120_000);
+
+it('a push answer and its callback that came while the records were away are both kept: the payment learns its key and is sold', async () => {
+  // The push is carried out at once, its answer comes 3 s later: the records are gone by then.
+  await axios.post(`${gateway.paymentSandbox!.url}/sandbox/faults`, {
+    operation: 'collect',
+    fault: 'slow',
+    delayMs: 3000,
+  });
+  const purchase = await buyAsManualPayer(`pgout-answer-${process.pid}`);
+  const prompt = await promptAfter(lastPrompt);
+  lastPrompt = prompt.id;
+  proxy.cut();
+  await until('the push answer spooled', async () => (await spooled()) === 1, { timeoutMs: 20_000 });
+  await axios.post(`${gateway.paymentSandbox!.url}/sandbox/prompts/${prompt.id}/approve`);
+  await until('the callback spooled too', async () => (await spooled()) === 2, { timeoutMs: 20_000 });
+  proxy.restore();
+
+  await soldOnce(purchase.id);
+  const payment = await gateway.payments!.store.getByPurchase(purchase.id);
+  expect(payment).toMatchObject({ state: 'successful', requestAttempts: 1 });
+  expect(payment!.providerReference).not.toBeNull();
 }, 120_000);

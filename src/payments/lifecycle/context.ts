@@ -2,6 +2,7 @@
  * What the lifecycle's parts share: the one context they act through (its stores, provider, queue,
  * hooks, clock and the compare-and-set write), and the small helpers every part needs.
  */
+import type { NoticeSpool } from '../spool';
 import type {
   PaymentErrorInfo,
   PaymentEvent,
@@ -32,6 +33,10 @@ export interface LifecycleContext {
   readonly clock: () => Date;
   readonly random: () => number;
   readonly newId: () => string;
+  /** Where what the records could not take waits for them (src/payments/spool.ts); none: not kept. */
+  readonly spool?: NoticeSpool;
+  /** Something was spooled: apply the spool again soon (every second until it is empty). */
+  spooled(): void;
   now(): string;
   /**
    * Decide `event` and write it with compare-and-set, then do what the new state calls for.

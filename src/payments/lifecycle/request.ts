@@ -9,7 +9,9 @@ import type { PurchaseRecord, PurchaseState } from '../../purchases/types';
 import type { Queryable } from '../../records/database';
 import type { Money } from '../../vas/money';
 import { newPaymentRecord, topUpSubject, type AgentTopUp, type PaymentRecord } from '../store/types';
+import { applyEarlyNotices } from './callbacks';
 import { errorInfo, log, type LifecycleContext } from './context';
+import { schedulePoll } from './polling';
 
 /** What a payment asks for, when not the purchase's own amount and payer. */
 export interface PaymentRequestOptions {
@@ -132,7 +134,8 @@ async function writeAnswer(ctx: LifecycleContext, payment: PaymentRecord, event:
       return await ctx.apply(payment, event);
     } catch (error) {
       const wait = ANSWER_WRITE_RETRIES_MS[attempt];
-      if (wait === undefined || !isDatabaseBlip(error)) throw error;
+      if (!isDatabaseBlip(error)) throw error;
+      if (wait === undefined) return spoolAnswer(ctx, payment, event, error);
       log.warn('push answer not written: retrying', {
         paymentId: payment.id,
         attempt: attempt + 1,
@@ -144,11 +147,79 @@ async function writeAnswer(ctx: LifecycleContext, payment: PaymentRecord, event:
 }
 
 /**
+ * The records stayed away through every retry: the provider's key for this payment exists only in
+ * memory. It is logged whole (a provider's reference, no personal data) and spooled, so the
+ * payment learns it once the records are back (`applySpooled`); the payment is left `requested`
+ * meanwhile (the sweep finds it lost and asks with the key, or adopts its callback).
+ */
+async function spoolAnswer(
+  ctx: LifecycleContext,
+  payment: PaymentRecord,
+  event: PaymentEvent,
+  error: unknown,
+): Promise<PaymentRecord> {
+  if (event.type !== 'REQUEST_ACCEPTED' || !event.providerReference) throw error;
+  log.error('PUSH ANSWER NOT WRITTEN: the records are away; its key is spooled', {
+    paymentId: payment.id,
+    purchaseId: payment.purchaseId,
+    providerReference: event.providerReference,
+    error: errorInfo(error).message,
+  });
+  if (!ctx.spool) throw error;
+  await ctx.spool.keep({
+    kind: 'answer',
+    provider: ctx.provider.name,
+    paymentId: payment.id,
+    requestAttempts: payment.requestAttempts,
+    providerReference: event.providerReference,
+    at: ctx.now(),
+  });
+  ctx.spooled();
+  return payment;
+}
+
+/**
+ * A push's answer taken from the spool once the records are back: written as it would have been
+ * when the payment still waits for it (`requested`, the same attempt); else the payment moved on
+ * without its key (found lost: asked about, or waiting for a callback it cannot match) and the
+ * key is recorded now — the callback kept unmatched under it is applied, and later questions can
+ * name it. A payment that knows a key already, or is gone, takes nothing.
+ */
+export async function applySpooledAnswer(
+  ctx: LifecycleContext,
+  entry: { paymentId: string; requestAttempts: number; providerReference: string },
+): Promise<void> {
+  const payment = await ctx.payments.get(entry.paymentId);
+  if (!payment || payment.providerReference !== null) return;
+  if (payment.state === 'requested' && payment.requestAttempts === entry.requestAttempts) {
+    await ctx.apply(payment, {
+      type: 'REQUEST_ACCEPTED',
+      providerReference: entry.providerReference,
+      at: ctx.now(),
+      random: ctx.random(),
+    });
+    return;
+  }
+  const keyed = await ctx.payments.transition(payment, {
+    ...payment,
+    providerReference: entry.providerReference,
+  });
+  if (!keyed.ok) return; // moved meanwhile: the next replay looks again
+  log.warn('push answer applied late: the payment knows its key now', {
+    paymentId: payment.id,
+    state: payment.state,
+    providerReference: entry.providerReference,
+  });
+  if (await applyEarlyNotices(ctx, keyed.record)) return;
+  if (keyed.record.state === 'pending') await schedulePoll(ctx, keyed.record, 0);
+}
+
+/**
  * A database error a moment later may not repeat: the connection lost or terminated (SQLSTATE
  * classes 08, 57), a serialization failure or deadlock (40), out of resources (53), or a driver
  * error without a SQLSTATE about its connection. Never a refusal of the data itself.
  */
-function isDatabaseBlip(error: unknown): boolean {
+export function isDatabaseBlip(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return /^(08|57|40|53)/.test(code);
   return /connect|terminat|ECONN|timeout/i.test(String(message ?? code ?? ''));

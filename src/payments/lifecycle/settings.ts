@@ -2,6 +2,7 @@
  * What the payment lifecycle is built with: its tunables per provider, the purchase side's hooks
  * it tells what the money did, and its constructor options.
  */
+import type { NoticeSpool } from '../spool';
 import type { PaymentLifecycleSettings } from '../../../machines/payment.machine';
 import type { PurchaseStore } from '../../purchases/store';
 import type { PaymentProvider } from '../port';
@@ -92,4 +93,9 @@ export interface PaymentLifecycleOptions extends PaymentOutcomeHooks {
   random?: () => number;
   /** Our references (payments and refunds): UUID v4, so MoMo's X-Reference-Id is the id itself. */
   newId?: () => string;
+  /**
+   * Where a callback or a push's answer waits while the records cannot take it (src/payments/spool.ts).
+   * None: a callback the records refuse is answered 500 and not kept.
+   */
+  spool?: NoticeSpool;
 }

@@ -23,13 +23,21 @@ export interface PaymentDiscrepancy {
   /**
    * `refund_owed`: money kept for a purchase that was not sold (a refund due, on its way, or in
    * the care queue); `unpaid_sale`: sold without the money (or refunded after the sale);
-   * `partial`: anything else.
+   * `paid_waiting`: paid, and its purchase still `created` — never confirmed — past
+   * {@link PAID_WAITING_AFTER_MS}; `partial`: anything else.
    */
-  kind: 'refund_owed' | 'unpaid_sale' | 'partial';
+  kind: 'refund_owed' | 'unpaid_sale' | 'paid_waiting' | 'partial';
 }
 
 /**
- * The money check of every settled purchase that needed collection (succeeded or failed):
+ * A paid purchase still `created` this long after its last write is stuck, not on its way: its
+ * confirm follows the payment within a second, and the sweep revives a lost one within a minute.
+ */
+export const PAID_WAITING_AFTER_MS = 10 * 60_000;
+
+/**
+ * The money check of every settled purchase that needed collection (succeeded or failed), and of
+ * every paid one left `created` (past {@link PAID_WAITING_AFTER_MS}, or `settledBefore`):
  * payments collected − refunds must equal what the purchase service was paid for it (0 or the
  * total). `settledBefore`: only purchases last written before then (a refund just started is
  * not a discrepancy yet).
@@ -62,14 +70,17 @@ export async function paymentDiscrepancies(
          FROM purchases pu
          LEFT JOIN payments pa ON pa.purchase_id = pu.id
          LEFT JOIN payment_refunds r ON r.payment_id = pa.id
-        WHERE pu.payment_required AND pu.state IN ('succeeded', 'failed')
-          AND ($1::timestamptz IS NULL OR pu.updated_at < $1::timestamptz)
+        WHERE pu.payment_required
+          AND (pu.state IN ('succeeded', 'failed')
+               AND ($1::timestamptz IS NULL OR pu.updated_at < $1::timestamptz)
+            OR pu.state = 'created'
+               AND pu.updated_at < coalesce($1::timestamptz, now() - make_interval(secs => $2 / 1000.0)))
      )
      SELECT purchase_id, purchase_state, payment_id, payment_state, refund_state, currency,
             total::text, collected::text, refunded::text, sold::text
        FROM money WHERE collected - refunded <> sold
       ORDER BY purchase_id`,
-    [options.settledBefore?.toISOString() ?? null],
+    [options.settledBefore?.toISOString() ?? null, PAID_WAITING_AFTER_MS],
   );
   return result.rows.map((row) => {
     const [total, collected, refunded, sold] = [row.total, row.collected, row.refunded, row.sold].map(Number);
@@ -86,7 +97,13 @@ export async function paymentDiscrepancies(
       refundedMinor: refunded,
       soldMinor: sold,
       kind:
-        net === total && sold === 0 ? 'refund_owed' : net === 0 && sold === total ? 'unpaid_sale' : 'partial',
+        row.purchase_state === 'created'
+          ? 'paid_waiting'
+          : net === total && sold === 0
+            ? 'refund_owed'
+            : net === 0 && sold === total
+              ? 'unpaid_sale'
+              : 'partial',
     };
   });
 }
