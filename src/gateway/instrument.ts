@@ -109,6 +109,7 @@ export function instrumentPurchaseStore(store: PurchaseStore, metrics: Metrics):
     listUnnotified: (options) => store.listUnnotified(options),
     listRechecking: (options) => store.listRechecking(options),
     noteRecheck: (id, round, at) => store.noteRecheck(id, round, at),
+    noteLateSuccess: (id, late) => store.noteLateSuccess(id, late),
     listByIdentifier: (identifier, options) => store.listByIdentifier(identifier, options),
     listByReference: (reference, options) => store.listByReference(reference, options),
     countByState: () => store.countByState(),

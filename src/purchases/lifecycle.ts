@@ -44,6 +44,16 @@ function tellsWithOutcome(decision: Decision): boolean {
 
 const SWEEP_PAGE_SIZE = 1000;
 
+/** The records refused a move to `succeeded`: the purchase's payment is being refunded (migration 0019). */
+function isSuccessAfterRefund(error: unknown): boolean {
+  const e = error as { code?: string; constraint?: string; message?: string } | null;
+  return (
+    e?.code === '23514' &&
+    (e.constraint === 'purchase_success_after_refund' ||
+      /cannot succeed: its payment is being refunded/.test(e.message ?? ''))
+  );
+}
+
 /**
  * The purchase lifecycle's worker side: runs the confirm and reconcile jobs, resumes what a
  * crash left behind, and hands settled outcomes over (settlement, then SMS: hand-over.ts). It
@@ -286,8 +296,21 @@ export class PurchaseLifecycle {
     );
   }
 
-  /** Write the outcome of a call; if the record moved meanwhile, a late success still settles it. */
+  /**
+   * Write the outcome of a call; if the record moved meanwhile, a late success still settles it.
+   * A success the records refuse because the purchase's refund started first is a late success.
+   */
   private async applyOutcome(record: PurchaseRecord, event: PurchaseEvent): Promise<void> {
+    try {
+      await this.writeOutcome(record, event);
+    } catch (error) {
+      if (!isSuccessAfterRefund(error) || !('tx' in event)) throw error;
+      const current = (await this.store.get(record.id)) ?? record;
+      await this.lateSuccess(current, event.tx, 'refund started');
+    }
+  }
+
+  private async writeOutcome(record: PurchaseRecord, event: PurchaseEvent): Promise<void> {
     let current: PurchaseRecord | null = record;
     for (let i = 0; i < 3; i += 1) {
       if (!current) {
@@ -299,7 +322,7 @@ export class PurchaseLifecycle {
       const decision = decide(current, event, this.settings);
       if (!decision) {
         if ('tx' in event && event.tx.status === 'SUCCESSFUL') {
-          await this.outcomes.lateSuccess(current, event.tx, current.state);
+          await this.lateSuccess(current, event.tx, current.state);
           return;
         }
         log.info('purchase outcome ignored: record moved on', {
@@ -327,6 +350,36 @@ export class PurchaseLifecycle {
       }
       current = result.current;
     }
+  }
+
+  /**
+   * A success the record cannot take (settled otherwise, or its refund started first: `why`). Noted
+   * on the record first — from then on the records refuse a refund of its payment — then its token
+   * is settled and sent (never lost), then a failed purchase goes to the care queue with both facts
+   * (`needs_attention`): the buyer paid and holds a token, and may also have been paid back.
+   */
+  private async lateSuccess(record: PurchaseRecord, tx: Transaction, why: string): Promise<void> {
+    if (record.state === 'succeeded') {
+      await this.outcomes.lateSuccess(record, tx, record.state);
+      return;
+    }
+    await this.store.noteLateSuccess(record.id, {
+      at: this.now(),
+      reference: tx.reference ?? null,
+      transactionId: tx.id ?? null,
+    });
+    await this.outcomes.lateSuccess(record, tx, why);
+    if (record.state === 'failed')
+      await this.paymentOutcome(record.id, {
+        type: 'REFUND_STUCK',
+        detail:
+          `the service issued a token after the purchase ${why === 'refund started' ? 'was being refunded' : 'had failed'} ` +
+          `(transaction ${tx.id ?? tx.reference ?? 'unknown'}): the token was sent to the buyer; ` +
+          (why === 'refund started'
+            ? 'the refund of the payment had started first: settle the sale with the buyer'
+            : 'no refund can start now: the payment stays collected for the sale'),
+        at: this.now(),
+      });
   }
 
   /**

@@ -110,6 +110,12 @@ export interface PurchaseRecord {
    */
   recheckRound?: number;
   recheckAt?: string | null;
+  /**
+   * A success the service answered after the record had settled otherwise (its token was sent all
+   * the same): noted so that no refund of its payment can start (the records refuse it), and the
+   * purchase is put in front of a person.
+   */
+  lateSuccess?: { at: string; reference: string | null; transactionId: number | null } | null;
   reconcileAttempts: number;
   result: PurchaseResult | null;
   failure: PurchaseFailure | null;

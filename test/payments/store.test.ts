@@ -283,6 +283,45 @@ describe('payments in the records: a refund only when no token can have been iss
     ).rejects.toThrow(/payment_refunds_payment_id_key/);
   });
 
+  it('a late success and a refund exclude each other: whichever commits first wins', async () => {
+    const noChargeFound = {
+      confirmAttempts: 1,
+      failure: { code: 'transaction_not_found', message: 'x', charged: false },
+      recheckUntil: new Date(Date.now() - 1000).toISOString(),
+      state: 'failed',
+    };
+    // The refund first: the purchase cannot become succeeded any more.
+    const refundedFirst = await purchase();
+    await paidPayment(refundedFirst);
+    await t.db.query(`UPDATE purchases SET state = 'failed', record = record || $2::jsonb WHERE id = $1`, [
+      refundedFirst.id,
+      JSON.stringify(noChargeFound),
+    ]);
+    expect((await refundOf(refundedFirst)).state).toBe('refund_requested');
+    await expect(
+      t.db.query(`UPDATE purchases SET state = 'succeeded' WHERE id = $1`, [refundedFirst.id]),
+    ).rejects.toThrow(/cannot succeed: its payment is being refunded/);
+    // The late success noted first: no refund can start.
+    const lateFirst = await purchase();
+    const paid = await paidPayment(lateFirst);
+    await t.db.query(`UPDATE purchases SET state = 'failed', record = record || $2::jsonb WHERE id = $1`, [
+      lateFirst.id,
+      JSON.stringify(noChargeFound),
+    ]);
+    const store = new SqlPurchaseStore({ db: t.db });
+    expect(
+      await store.noteLateSuccess(lateFirst.id, {
+        at: new Date().toISOString(),
+        reference: 'TOP/1',
+        transactionId: 1,
+      }),
+    ).toBe(true);
+    await expect(drive(paid, refundStart())).rejects.toThrow(RefundNotAllowedError);
+    expect(
+      (await t.db.query('SELECT 1 FROM payment_refunds WHERE payment_id = $1', [paid.id])).rows,
+    ).toHaveLength(0);
+  });
+
   it('a refund of another amount is refused', async () => {
     const p = await purchase({ confirmAttempts: 0 });
     const paid = await paidPayment(p);

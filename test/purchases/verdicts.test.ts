@@ -91,6 +91,14 @@ describe.each(['in-process', 'bullmq'] as const)('verdicts (%s)', (mode) => {
     const [debit] = await h.ledger(created.externalReference);
     expect(late.record.state).toBe('succeeded');
     expect(late.record.result?.rawToken).toBe(debit.token);
+    // The record notes it (no refund of its payment can start now) and goes to the care queue
+    // with both facts, instead of staying failed beside a token.
+    const cared = await until('the purchase in front of a person', async () => {
+      const record = await h.store.get(created.id);
+      return record?.state === 'needs_attention' ? record : null;
+    });
+    expect(cared.lateSuccess).toMatchObject({ transactionId: debit.id });
+    expect(cared.lastError?.message).toMatch(/issued a token after the purchase had failed/);
   });
 
   it('"no charge found" is re-checked at a low frequency and corrected when the purchase succeeded', async () => {

@@ -17,6 +17,8 @@ export function refundDue(
 ): { due: true; reason: RefundReason } | { due: false; why: string; retryAt?: string } {
   if (!purchase) return { due: false, why: 'purchase_missing' };
   if (purchase.state !== 'failed') return { due: false, why: `purchase_${purchase.state}` };
+  // The service issued a token after all (sent to the buyer): a sale, for a person to settle.
+  if (purchase.lateSuccess) return { due: false, why: 'late_success' };
   if (purchase.confirmAttempts === 0) return { due: true, reason: 'late_payment' };
   if (purchase.failure?.charged !== false) return { due: false, why: 'might_be_charged' };
   // "No charge was found" is inferred and re-checked: a token may still turn up until then.

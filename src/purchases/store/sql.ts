@@ -243,6 +243,14 @@ export class SqlPurchaseStore implements PurchaseStore {
     );
   }
 
+  async noteLateSuccess(id: string, late: NonNullable<PurchaseRecord['lateSuccess']>): Promise<boolean> {
+    const noted = await this.db.query(
+      `UPDATE purchases SET record = record || jsonb_build_object('lateSuccess', $2::jsonb) WHERE id = $1`,
+      [id, JSON.stringify(late)],
+    );
+    return noted.rowCount === 1;
+  }
+
   async listByIdentifier(identifier: string, options: ListOptions = {}): Promise<PurchaseRecord[]> {
     return this.newestFirst('subscriber_identifier = $1', [identifier], options);
   }

@@ -183,6 +183,11 @@ export interface PurchaseStore {
    * (the state and version stay); the sweep reads it to resume the chain where it stands.
    */
   noteRecheck(id: string, round: number, at: string): Promise<void>;
+  /**
+   * Note a success the record could not take (`lateSuccess`): not a transition; from its commit on
+   * the records refuse a refund of the purchase's payment. False when the record is gone.
+   */
+  noteLateSuccess(id: string, late: NonNullable<PurchaseRecord['lateSuccess']>): Promise<boolean>;
   /** Newest first; by subscriber identifier exactly as bought (meter, account or phone number). */
   listByIdentifier(identifier: string, options?: ListOptions): Promise<PurchaseRecord[]>;
   /** Newest first; by the gateway's external reference or the provider's reference. */
