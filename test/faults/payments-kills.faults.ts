@@ -1,15 +1,7 @@
-import { startPaymentSandbox } from '../../src/payments/sandbox';
-import { sandboxEnv } from '../../src/payments/setup';
-import type { RunningPaymentSandbox } from '../../src/payments/sandbox';
-import { SqlPaymentStore } from '../../src/payments/store/sql';
-import type { PaymentRecord } from '../../src/payments/store/types';
-import type { PurchaseRecord } from '../../src/purchases/types';
-import type { Database } from '../../src/records/database';
-import { openRecords } from '../../src/records/open';
-import { ledger } from '../e2e/harness';
 import { NodeProcess } from '../support/node-process';
 import { until } from '../support/wait';
 import { buy, FaultTable, judge, phoneFor, World } from './harness';
+import { PaymentWorld, type Provider } from './payment-world';
 
 /**
  * The buyer pays (#30): real processes SIGKILLed at every step between the payment request and
@@ -39,126 +31,21 @@ const REFUND_COMPLETES_MS = 25_000;
 const SETTLED = { timeoutMs: 170_000 };
 
 const world = new World();
+const paying = new PaymentWorld(world, CALLBACK_SECRET);
 const table = new FaultTable(__filename);
-let payments: RunningPaymentSandbox;
-let db: Database;
-let store: SqlPaymentStore;
 const processes: NodeProcess[] = [];
-
 beforeAll(async () => {
   await world.start();
-  payments = await startPaymentSandbox({
-    port: 0,
-    silent: true,
-    approveDelayMs: 300,
-    // A refund completes (and its result is sent) this long after it was asked: past the kill and
-    // the restart, so the kill lands with the refund in flight and nothing known of it yet.
-    refundDelayMs: REFUND_COMPLETES_MS,
-    daraja: { currency: 'BWP', wholeUnits: false },
-  });
-  db = await openRecords({
-    url: world.records.env.DATABASE_URL,
-    schema: world.records.env.DATABASE_SCHEMA,
-    dataDir: '',
-  });
-  store = new SqlPaymentStore({ db });
+  // A refund completes (and its result is sent) this long after it was asked: past the kill and
+  // the restart, so the kill lands with the refund in flight and nothing known of it yet.
+  await paying.start({ refundDelayMs: REFUND_COMPLETES_MS });
 });
 afterAll(async () => {
   table.write();
   for (const process of processes) await process.stop();
-  await payments?.close();
-  await db?.close();
+  await paying.close();
   await world.close();
 });
-
-type Provider = 'mpesa' | 'momo';
-
-function providerEnv(provider: Provider): Record<string, string> {
-  return {
-    PAYMENT_PROVIDER: provider,
-    PAYMENT_CURRENCY: 'BWP',
-    PAYMENT_CALLBACK_SECRET: CALLBACK_SECRET,
-    ...sandboxEnv(provider, payments.url),
-    // The embedded setup's block with credentials of this suite's own (the sandbox takes any).
-    ...(provider === 'mpesa' && {
-      MPESA_INITIATOR: 'faults-initiator',
-      MPESA_SECURITY_CREDENTIAL: 'ZmF1bHRzLWNyZWRlbnRpYWw=',
-    }),
-  };
-}
-
-interface SandboxPayment {
-  id: string;
-  msisdn: string;
-  amount: string;
-  status: string;
-  refundedAmount: string;
-}
-interface SandboxRefund {
-  id: string;
-  paymentId: string | null;
-  status: string;
-}
-interface Delivery {
-  kind: 'payment' | 'refund';
-  id: string;
-  outcome: string;
-  status: number | null;
-  body: unknown;
-}
-
-async function sandbox<T>(path: string, init?: RequestInit): Promise<T> {
-  const answer = await fetch(`${payments.url}${path}`, init);
-  if (!answer.ok) throw new Error(`payment sandbox ${path}: ${answer.status}`);
-  return (await answer.json()) as T;
-}
-const sandboxPayments = async () =>
-  (await sandbox<{ payments: SandboxPayment[] }>('/sandbox/payments')).payments;
-const sandboxRefunds = async () => (await sandbox<{ refunds: SandboxRefund[] }>('/sandbox/refunds')).refunds;
-const deliveries = async () => (await sandbox<{ callbacks: Delivery[] }>('/sandbox/callbacks')).callbacks;
-
-/** Arms a payment-sandbox fault and waits until it has been used (the request arrived there). */
-async function armPayment(operation: string, fault: string, count: number, delayMs?: number): Promise<void> {
-  await sandbox('/sandbox/faults', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ operation, fault, count, ...(delayMs !== undefined && { delayMs }) }),
-  });
-}
-async function paymentFaultsSpent(what: string): Promise<void> {
-  await until(what, async () => Object.keys(await sandbox<object>('/sandbox/faults')).length === 0, {
-    timeoutMs: 30_000,
-  });
-}
-
-async function purchaseOf(phone: string): Promise<PurchaseRecord> {
-  return until(`${phone}'s purchase`, async () => (await world.purchasesOf(phone))[0]);
-}
-async function paymentIn(phone: string, states: string[]): Promise<PaymentRecord> {
-  return until(`${phone}'s payment in ${states.join('/')}`, async () => {
-    const purchase = (await world.purchasesOf(phone))[0];
-    const payment = purchase && (await store.getByPurchase(purchase.id));
-    return payment && states.includes(payment.state) ? payment : null;
-  });
-}
-
-/** Whether the purchase service debited this buyer's purchase (its ledger). */
-async function debitedAtTheService(phone: string): Promise<boolean> {
-  const purchase = await purchaseOf(phone);
-  const rows = await ledger(world.sandbox.url);
-  return rows.some((row) => row.external_reference === purchase.externalReference && row.debited_minor > 0);
-}
-
-async function paymentStateOf(phone: string): Promise<string | undefined> {
-  const purchase = (await world.purchasesOf(phone))[0];
-  return purchase && (await store.getByPurchase(purchase.id))?.state;
-}
-
-function minor(money: string): number {
-  const [, amount] = money.split(' ');
-  const [units, cents = ''] = amount.split('.');
-  return Number(units) * 100 + Number(cents.padEnd(2, '0'));
-}
 
 interface Layout {
   provider: Provider;
@@ -168,7 +55,7 @@ interface Layout {
 
 async function killAtEveryStep(layout: Layout): Promise<void> {
   const env = world.gatewayEnv({
-    ...providerEnv(layout.provider),
+    ...paying.providerEnv(layout.provider),
     // D's confirm is held at the service: the client waits for it (the kill lands mid-confirm).
     PURCHASE_API_CONFIRM_TIMEOUT_MS: String(HOLD_MS + 10_000),
     // C's confirm may not have left when the kill came: "no charge found" is then re-checked 2 s,
@@ -192,9 +79,9 @@ async function killAtEveryStep(layout: Layout): Promise<void> {
   // P: the provider answers 5xx to the collect and both of the adapter's retries (MoMo re-sends
   // with the same X-Reference-Id); it stays pending, is asked about, and sent again once found never landed.
   if (phones.includes(P)) {
-    await armPayment('collect', 'unavailable', 3);
+    await paying.armPayment('collect', 'unavailable', 3);
     await buy(world, route, P, { label });
-    await paymentFaultsSpent('P: the collect refused three times');
+    await paying.paymentFaultsSpent('P: the collect refused three times');
   }
   // D: paid, its confirm held at the purchase service.
   await world.arm('confirm', 'slow', 1, HOLD_MS);
@@ -203,44 +90,44 @@ async function killAtEveryStep(layout: Layout): Promise<void> {
   // F: paid, the purchase service refuses the confirm (not carried out): the vend failed for
   // good, and the refund is held at the payment provider.
   await world.arm('confirm', 'provider_unavailable', 1);
-  await armPayment('refund', 'slow', 1, HOLD_MS);
+  await paying.armPayment('refund', 'slow', 1, HOLD_MS);
   await buy(world, route, F, { label });
-  await paymentFaultsSpent('F: the refund held at the provider');
-  await paymentIn(F, ['refund_requested']);
+  await paying.paymentFaultsSpent('F: the refund held at the provider');
+  await paying.paymentIn(F, ['refund_requested']);
   // G: the payer declines (the purchase ends unpaid), then the money comes after all; its refund held.
-  await sandbox('/sandbox/payers/manual', {
+  await paying.sandbox('/sandbox/payers/manual', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ msisdn: G }),
   });
   await buy(world, route, G, { label });
   const [prompt] = await until('G: the PIN prompt', async () => {
-    const { prompts } = await sandbox<{ prompts: { id: string }[] }>(`/sandbox/prompts?msisdn=${G}`);
+    const { prompts } = await paying.sandbox<{ prompts: { id: string }[] }>(`/sandbox/prompts?msisdn=${G}`);
     return prompts.length > 0 ? prompts : null;
   });
-  await sandbox(`/sandbox/prompts/${prompt.id}/decline`, { method: 'POST' });
-  await paymentIn(G, ['failed']);
-  await until('G: the purchase ended unpaid', async () => (await purchaseOf(G)).state === 'failed');
-  await armPayment('refund', 'slow', 1, HOLD_MS);
-  await sandbox(`/sandbox/payments/${prompt.id}/late-success`, { method: 'POST' });
-  await paymentFaultsSpent('G: the late refund held at the provider');
+  await paying.sandbox(`/sandbox/prompts/${prompt.id}/decline`, { method: 'POST' });
+  await paying.paymentIn(G, ['failed']);
+  await until('G: the purchase ended unpaid', async () => (await paying.purchaseOf(G)).state === 'failed');
+  await paying.armPayment('refund', 'slow', 1, HOLD_MS);
+  await paying.sandbox(`/sandbox/payments/${prompt.id}/late-success`, { method: 'POST' });
+  await paying.paymentFaultsSpent('G: the late refund held at the provider');
   // E: the token SMS held at the SMS provider (everything sent from now on hangs there).
   world.sink.mode = { kind: 'hang' };
   const held = world.sink.hits.length;
   await buy(world, route, E, { label });
   await until('E: the token SMS held', () => world.sink.hits.slice(held).some((hit) => hit.to === E));
   // B: the collect answered, its callback dropped: the kill comes before the first status query.
-  await armPayment('callback', 'drop', 1);
+  await paying.armPayment('callback', 'drop', 1);
   await buy(world, route, B, { label });
-  await paymentFaultsSpent('B: the callback dropped');
-  await paymentIn(B, ['pending']);
+  await paying.paymentFaultsSpent('B: the callback dropped');
+  await paying.paymentIn(B, ['pending']);
   // C: killed right after the gateway answered its callback 200.
   await buy(world, route, C, { label });
   const paidC = await until(
     'C: the callback answered 200',
     async () => {
-      const mine = (await sandboxPayments()).find((p) => p.msisdn === C);
-      const delivered = mine && (await deliveries()).find((d) => d.id === mine.id && d.status === 200);
+      const mine = (await paying.sandboxPayments()).find((p) => p.msisdn === C);
+      const delivered = mine && (await paying.deliveries()).find((d) => d.id === mine.id && d.status === 200);
       return delivered ?? null;
     },
     { everyMs: 5 },
@@ -251,8 +138,8 @@ async function killAtEveryStep(layout: Layout): Promise<void> {
   const steps = Object.entries({ B, C, D, E, F, G, P }).filter(([, phone]) => phones.includes(phone));
   const at: string[] = [];
   for (const [step, phone] of steps) {
-    const purchase = await purchaseOf(phone);
-    at.push(`${step} ${purchase.state}/${(await store.getByPurchase(purchase.id))?.state}`);
+    const purchase = await paying.purchaseOf(phone);
+    at.push(`${step} ${purchase.state}/${(await paying.store.getByPurchase(purchase.id))?.state}`);
   }
   world.sink.recover();
   await gateway.start();
@@ -262,7 +149,7 @@ async function killAtEveryStep(layout: Layout): Promise<void> {
   // Callbacks across the restart, duplicated and out of order: C's success again, then a
   // "cancelled by the user" for the same prompt, and G's decline again after its success.
   const callback = `${callbackBase}/payments/callback/payment?key=${CALLBACK_SECRET}`;
-  const gDecline = (await deliveries()).find(
+  const gDecline = (await paying.deliveries()).find(
     (d) => d.id === prompt.id && d.kind === 'payment' && JSON.stringify(d.body).match(/1032|FAILED/),
   );
   for (const body of [paidC.body, cancelled(paidC.body), gDecline?.body]) {
@@ -286,9 +173,9 @@ async function killAtEveryStep(layout: Layout): Promise<void> {
     },
   );
   // C's confirm had left before the kill, or not: sold, or failed (no charge found) and refunded.
-  const cSold = await debitedAtTheService(C);
+  const cSold = await paying.debitedAtTheService(C);
   if (!cSold) {
-    const purchase = await purchaseOf(C);
+    const purchase = await paying.purchaseOf(C);
     expect({ state: purchase.state, charged: purchase.failure?.charged }).toEqual({
       state: 'failed',
       charged: false,
@@ -301,18 +188,18 @@ async function killAtEveryStep(layout: Layout): Promise<void> {
     await until(
       `${phone}: refunded and told`,
       async () =>
-        (await paymentStateOf(phone)) === 'refunded' &&
+        (await paying.paymentStateOf(phone)) === 'refunded' &&
         world.sink.acceptedTo(phone).some((hit) => /has been returned/.test(hit.message)),
       { timeoutMs: 60_000 },
     ).catch(async (error: Error) => {
       throw new Error(
-        `${error.message}: payment ${await paymentStateOf(phone)}; ` +
-          `refunds at the provider ${JSON.stringify(await sandboxRefunds())}; ` +
-          `refund callbacks ${JSON.stringify((await deliveries()).filter((d) => d.kind === 'refund'))}`,
+        `${error.message}: payment ${await paying.paymentStateOf(phone)}; ` +
+          `refunds at the provider ${JSON.stringify(await paying.sandboxRefunds())}; ` +
+          `refund callbacks ${JSON.stringify((await paying.deliveries()).filter((d) => d.kind === 'refund'))}`,
       );
     });
   table.add(row);
-  await checkTheMoney(phones, {
+  await paying.checkTheMoney(phones, {
     refunded,
     delivered: [B, ...(cSold ? [C] : []), D, E, ...(phones.includes(P) ? [P] : [])],
   });
@@ -329,70 +216,6 @@ function cancelled(body: unknown): unknown {
   }
   const { financialTransactionId: _id, ...momo } = body as Record<string, unknown>;
   return { ...momo, status: 'FAILED', reason: 'APPROVAL_REJECTED' };
-}
-
-/**
- * The money, per purchase: a confirm only after a successful payment; one payment request per
- * intent; at most one refund per payment and none for a purchase that was debited; collected −
- * refunded = what the purchase service was paid (0 or the total).
- */
-async function checkTheMoney(phones: string[], expected: { refunded: string[]; delivered: string[] }) {
-  // The money is judged where it ends: no payment still asked, pending or being refunded, and no
-  // money kept for a failed purchase (its refund waits for the verdict's re-check, or is due).
-  await until(
-    'every payment at rest',
-    async () => {
-      for (const phone of phones) {
-        const state = (await paymentStateOf(phone)) ?? '';
-        if (['requested', 'pending', 'refund_requested'].includes(state)) return false;
-        if (state === 'successful' && (await purchaseOf(phone)).state === 'failed') return false;
-      }
-      return true;
-    },
-    { timeoutMs: 90_000 },
-  );
-  const debitRows = await ledger(world.sandbox.url);
-  const asked = await sandboxPayments();
-  const refunds = await sandboxRefunds();
-  for (const phone of phones) {
-    const [purchase, ...more] = await world.purchasesOf(phone);
-    expect(more).toEqual([]);
-    const payment = (await store.getByPurchase(purchase.id))!;
-    const debited = debitRows.some(
-      (row) => row.external_reference === purchase.externalReference && row.debited_minor > 0,
-    );
-    const mine = asked.filter((p) => p.msisdn === phone);
-    expect({ phone, requests: mine.length }).toEqual({ phone, requests: 1 });
-    const [paid] = mine;
-    const collected = ['successful', 'refunded'].includes(paid.status) ? minor(paid.amount) : 0;
-    const refunded = minor(paid.refundedAmount);
-    const accepted = refunds.filter((r) => r.paymentId === paid.id && r.status !== 'failed');
-    expect({ phone, refunds: accepted.length <= 1 }).toEqual({ phone, refunds: true });
-    if (debited) expect({ phone, refundsOfADebit: accepted.length }).toEqual({ phone, refundsOfADebit: 0 });
-    if (purchase.confirmAttempts > 0 || debited)
-      expect({ phone, collected: collected > 0 }).toEqual({ phone, collected: true });
-    // Where the buyer ended is named on both sides, so a failure says which step it was.
-    const where = { phone, purchase: purchase.state, payment: payment.state, sandbox: paid.status };
-    expect({ ...where, net: collected - refunded }).toEqual({
-      ...where,
-      net: debited ? minor(paid.amount) : 0,
-    });
-    if (expected.delivered.includes(phone)) {
-      expect({ phone, state: purchase.state, payment: payment.state, debited }).toEqual({
-        phone,
-        state: 'succeeded',
-        payment: 'successful',
-        debited: true,
-      });
-    }
-    if (expected.refunded.includes(phone)) {
-      expect({ phone, payment: payment.state, sandbox: paid.status }).toEqual({
-        phone,
-        payment: 'refunded',
-        sandbox: 'refunded',
-      });
-    }
-  }
 }
 
 it(
