@@ -10,6 +10,8 @@ import { DEPLOY_DIR, readYamlDocuments } from './kustomize';
  */
 
 const PROMETHEUS = join(DEPLOY_DIR, 'prometheus');
+/** Minute by minute, and the day-long ones every 5 minutes (a day at 1 m costs seconds of CPU). */
+const TEST_FILES = ['alerts.test.yml', 'alerts-day.test.yml'];
 
 function promtool(...args: string[]): { status: number | null; output: string } {
   const result = spawnSync('promtool', args, { cwd: PROMETHEUS, encoding: 'utf8' });
@@ -25,7 +27,7 @@ it('promtool check rules: the rules are valid', () => {
 });
 
 it('promtool test rules: each alert fires on its series and stays silent on a healthy deployment', () => {
-  const { status, output } = promtool('test', 'rules', 'alerts.test.yml');
+  const { status, output } = promtool('test', 'rules', ...TEST_FILES);
   expect(output).toContain('SUCCESS');
   expect(status).toBe(0);
 });
@@ -34,11 +36,13 @@ it('every alert has a test that fires it, one that keeps it silent, and a runboo
   const alerts = (
     readYamlDocuments(join(PROMETHEUS, 'alerts.yml'))[0] as { groups: { rules: { alert: string }[] }[] }
   ).groups.flatMap((g) => g.rules.map((r) => r.alert));
-  const tests = (
-    readYamlDocuments(join(PROMETHEUS, 'alerts.test.yml'))[0] as {
-      tests: { alert_rule_test: { alertname: string; exp_alerts: unknown[] }[] }[];
-    }
-  ).tests.flatMap((t) => t.alert_rule_test);
+  const tests = TEST_FILES.flatMap((file) =>
+    (
+      readYamlDocuments(join(PROMETHEUS, file))[0] as {
+        tests: { alert_rule_test: { alertname: string; exp_alerts: unknown[] }[] }[];
+      }
+    ).tests.flatMap((t) => t.alert_rule_test),
+  );
   const runbook = readFileSync(join(DEPLOY_DIR, '..', 'docs/operations.md'), 'utf8');
   for (const alert of alerts) {
     expect([alert, tests.some((t) => t.alertname === alert && t.exp_alerts.length > 0)]).toEqual([
