@@ -1,0 +1,51 @@
+import { Queue } from 'bullmq';
+import { watchQueues, type QueueWatch } from '../../src/gateway/readiness';
+import { Metrics } from '../../src/observability/metrics';
+import { TEST_REDIS_URL, testRedis } from '../support/redis';
+
+/**
+ * `queue_jobs{queue,state}` and `queue_oldest_waiting_seconds{queue}` read from real BullMQ
+ * queues in Redis with no worker taking their jobs: the backlog an alert and the workers'
+ * autoscaler act on.
+ */
+
+const redis = testRedis('queue-watch');
+const prefix = `${redis.prefix}-bull`;
+let purchases: Queue;
+let watch: QueueWatch;
+
+beforeAll(() => {
+  purchases = new Queue('purchases', { connection: { url: TEST_REDIS_URL }, prefix });
+  watch = watchQueues(
+    { connection: { url: TEST_REDIS_URL, maxRetriesPerRequest: null }, prefix },
+    { payments: true },
+  );
+});
+afterAll(async () => {
+  await watch.close();
+  await purchases.close();
+  await redis.cleanup();
+});
+
+it('counts waiting and delayed jobs per queue and ages the oldest waiting one', async () => {
+  const metrics = new Metrics({ defaultMetrics: false });
+  metrics.watchQueues(() => watch.read());
+  const empty = await metrics.registry.metrics();
+  expect(empty).toContain('queue_jobs{queue="purchases",state="waiting"} 0');
+  expect(empty).toContain('queue_oldest_waiting_seconds{queue="payments"} 0');
+
+  // Two jobs waiting since a minute and since now, one delayed (a timer, not a backlog).
+  await purchases.add('confirm', {}, { timestamp: Date.now() - 60_000 });
+  await purchases.add('confirm', {});
+  await purchases.add('reconcile', {}, { delay: 600_000 });
+
+  const [state] = (await watch.read()).filter((q) => q.queue === 'purchases');
+  expect(state.counts).toMatchObject({ waiting: 2, delayed: 1, active: 0, failed: 0 });
+  expect(state.oldestWaitingSeconds).toBeGreaterThanOrEqual(60);
+  expect(state.oldestWaitingSeconds).toBeLessThan(120);
+  const text = await metrics.registry.metrics();
+  expect(text).toContain('queue_jobs{queue="purchases",state="waiting"} 2');
+  expect(text).toContain('queue_jobs{queue="purchases",state="delayed"} 1');
+  expect(text).toMatch(/queue_oldest_waiting_seconds\{queue="purchases"\} (6\d|[7-9]\d|1[01]\d)(\.\d+)?\n/);
+  expect(text).toContain('queue_jobs{queue="sms-notify",state="waiting"} 0');
+});
