@@ -15,6 +15,9 @@ const VAS_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** From the PIN prompt to the payment's result: the payer's seconds, up to the provider's expiry (minutes). */
 const PAYMENT_BUCKETS = [1, 2.5, 5, 10, 20, 30, 60, 90, 120, 300, 600];
 
+/** Longest a scrape waits for the queues' backlog. */
+const QUEUE_READ_MS = 1500;
+
 /** Error codes come from the server: only well-formed ones, and only so many, become labels. */
 const CODE_PATTERN = /^[a-z][a-z0-9_]{0,47}$/;
 const MAX_ERROR_CODES = 64;
@@ -221,11 +224,14 @@ export class Metrics {
    */
   watchQueues(read: () => Promise<QueueState[]>): void {
     let last: Promise<QueueState[] | null> | undefined;
-    // One read serves both gauges of a scrape; a queue store that does not answer keeps the last values.
+    // One read serves both gauges of a scrape. A queue store that does not answer in time (BullMQ's
+    // connections wait for Redis to come back) keeps the last values: the scrape still answers.
     const once = (): Promise<QueueState[] | null> =>
-      (last ??= read()
-        .catch(() => null)
-        .finally(() => setImmediate(() => (last = undefined))));
+      (last ??= new Promise<QueueState[] | null>((resolve) => {
+        const timer = setTimeout(() => resolve(null), QUEUE_READ_MS);
+        timer.unref();
+        read().then(resolve, () => resolve(null));
+      }).finally(() => setImmediate(() => (last = undefined))));
     new Gauge({
       name: 'queue_jobs',
       help: 'Jobs in each queue by state (waiting: for a worker; active; delayed: a retry or a timer; failed: given up)',

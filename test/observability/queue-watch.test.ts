@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Queue } from 'bullmq';
 import { watchQueues, type QueueWatch } from '../../src/gateway/readiness';
 import { Metrics } from '../../src/observability/metrics';
@@ -48,4 +49,32 @@ it('counts waiting and delayed jobs per queue and ages the oldest waiting one', 
   expect(text).toContain('queue_jobs{queue="purchases",state="delayed"} 1');
   expect(text).toMatch(/queue_oldest_waiting_seconds\{queue="purchases"\} (6\d|[7-9]\d|1[01]\d)(\.\d+)?\n/);
   expect(text).toContain('queue_jobs{queue="sms-notify",state="waiting"} 0');
+});
+
+it('a Redis that does not answer leaves the scrape answering, without queue values', async () => {
+  // A server that accepts connections and never replies: a hung Redis.
+  const sockets = new Set<net.Socket>();
+  const hung = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  const { port } = hung.address() as net.AddressInfo;
+  const unanswered = watchQueues(
+    { connection: { url: `redis://127.0.0.1:${port}`, maxRetriesPerRequest: null }, prefix },
+    { payments: false },
+  );
+  try {
+    const metrics = new Metrics({ defaultMetrics: false });
+    metrics.watchQueues(() => unanswered.read());
+    const started = Date.now();
+    const text = await metrics.registry.metrics();
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(text).toContain('# TYPE queue_jobs gauge');
+    expect(text).not.toContain('queue_jobs{');
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await unanswered.close();
+    await new Promise((resolve) => hung.close(resolve));
+  }
 });
