@@ -14,8 +14,6 @@ import { until } from '../support/wait';
  * whose schema is put behind this build's migrations, as a restore from an old backup does.
  */
 
-const pg = new URL(TEST_DATABASE_URL);
-
 async function probe(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -32,14 +30,12 @@ describe('gateway /livez and /readyz', () => {
   let schema: string;
   let db: Database;
   beforeAll(async () => {
-    proxy = new TcpProxy(pg.hostname, Number(pg.port || 5432));
-    await proxy.open();
+    proxy = TcpProxy.forUrl(TEST_DATABASE_URL);
+    await proxy.start();
     redis = testRedis('probes');
     schema = testSchema('probes');
-    const viaProxy = new URL(TEST_DATABASE_URL);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
     gateway = await startTestGateway({
-      DATABASE_URL: viaProxy.toString(),
+      DATABASE_URL: proxy.urlFor(TEST_DATABASE_URL),
       DATABASE_SCHEMA: schema,
       REDIS_URL: redis.url,
       REDIS_PREFIX: redis.prefix,
@@ -47,9 +43,8 @@ describe('gateway /livez and /readyz', () => {
     db = await openPostgres({ url: TEST_DATABASE_URL, schema, max: 1 });
   });
   afterAll(async () => {
-    await proxy.open().catch(() => undefined);
     await gateway?.close();
-    await proxy.cut();
+    await proxy.close();
     await db?.close();
     await dropTestSchema(schema);
     await redis.cleanup();
@@ -76,7 +71,7 @@ describe('gateway /livez and /readyz', () => {
   });
 
   it('PostgreSQL unreachable: not ready (503 naming the records), still live, and ready again once it returns', async () => {
-    await proxy.cut();
+    proxy.cut();
     const notReady = await probe(`${gateway.url}/readyz`);
     expect(notReady.status).toBe(503);
     expect(notReady.body).toMatchObject({ status: 'not ready', role: 'gateway', checks: { redis: 'ok' } });
@@ -87,7 +82,7 @@ describe('gateway /livez and /readyz', () => {
     expect((await probe(`${gateway.url}/livez`)).status).toBe(200);
     expect(await scrape(`${gateway.url}/metrics`)).toContain('readiness_check_ok{check="records"} 0');
 
-    await proxy.open();
+    proxy.restore();
     await until(
       'the gateway ready again',
       async () => (await probe(`${gateway.url}/readyz`)).status === 200,
@@ -130,14 +125,12 @@ describe('worker /livez, /readyz and /metrics (src/worker.ts as a process)', () 
   let redis: TestRedis;
   let schema: string;
   beforeAll(async () => {
-    proxy = new TcpProxy(pg.hostname, Number(pg.port || 5432));
-    await proxy.open();
+    proxy = TcpProxy.forUrl(TEST_DATABASE_URL);
+    await proxy.start();
     redis = testRedis('probes-worker');
     schema = testSchema('probes_worker');
-    const viaProxy = new URL(TEST_DATABASE_URL);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
     worker = new NodeProcess('src/worker.ts', {
-      DATABASE_URL: viaProxy.toString(),
+      DATABASE_URL: proxy.urlFor(TEST_DATABASE_URL),
       DATABASE_SCHEMA: schema,
       REDIS_URL: redis.url,
       REDIS_PREFIX: redis.prefix,
@@ -154,9 +147,8 @@ describe('worker /livez, /readyz and /metrics (src/worker.ts as a process)', () 
     await worker.start();
   }, 90_000);
   afterAll(async () => {
-    await proxy.open().catch(() => undefined);
     await worker?.stop();
-    await proxy.cut();
+    await proxy.close();
     await dropTestSchema(schema);
     await redis.cleanup();
   });
@@ -171,7 +163,7 @@ describe('worker /livez, /readyz and /metrics (src/worker.ts as a process)', () 
     expect(metrics).toMatch(/queue_jobs\{queue="sms-inbound",state="waiting"\} 0/);
     expect(metrics).toContain('# TYPE sms_undelivered gauge');
 
-    await proxy.cut();
+    proxy.cut();
     const notReady = await probe(`${worker.url}/readyz`);
     expect(notReady.status).toBe(503);
     expect((notReady.body.checks as Record<string, string>).records).not.toBe('ok');
@@ -179,7 +171,7 @@ describe('worker /livez, /readyz and /metrics (src/worker.ts as a process)', () 
       status: 200,
       body: { status: 'live', role: 'worker' },
     });
-    await proxy.open();
+    proxy.restore();
     await until('the worker ready again', async () => (await probe(`${worker.url}/readyz`)).status === 200, {
       timeoutMs: 15_000,
       everyMs: 100,

@@ -1,50 +1,76 @@
-import net from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 
 /**
- * A TCP relay to a real server (PostgreSQL, Redis) that a test can cut and restore: cut, it
- * drops every connection and refuses new ones, as a database that failed over or a network
- * partition does; restored, it accepts again on the same port.
+ * A TCP proxy a test controls, in front of a real server (PostgreSQL): `cut()` is what a
+ * failover or a restart does to the clients — every open connection reset, every new one
+ * refused — until `restore()`. The server itself keeps running and keeps what it committed.
  */
 export class TcpProxy {
-  private server: net.Server | undefined;
-  private readonly sockets = new Set<net.Socket>();
-  private chosenPort = 0;
+  port = 0;
+  private down = false;
+  private readonly open = new Set<Socket>();
+  private readonly server = net.createServer((client) => this.accept(client));
 
-  constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
-  ) {}
+  constructor(private readonly target: { host: string; port: number }) {}
 
-  get port(): number {
-    return this.chosenPort;
+  /** `postgres://127.0.0.1:5432/test` → a proxy in front of that host and port. */
+  static forUrl(url: string): TcpProxy {
+    const parsed = new URL(url);
+    return new TcpProxy({ host: parsed.hostname || '127.0.0.1', port: Number(parsed.port || 5432) });
   }
 
-  /** Accept (again) on its port (any free one the first time). */
-  async open(): Promise<void> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.targetPort, this.targetHost);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.chosenPort, '127.0.0.1', () => resolve());
-    });
-    this.chosenPort = (server.address() as net.AddressInfo).port;
-    this.server = server;
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
   }
 
-  /** Drop every connection and refuse new ones. */
-  async cut(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  /** The same URL with its host and port replaced by the proxy's. */
+  urlFor(url: string): string {
+    const parsed = new URL(url);
+    parsed.hostname = '127.0.0.1';
+    parsed.port = String(this.port);
+    return parsed.toString();
+  }
+
+  /** Whether connections go through now. */
+  get up(): boolean {
+    return !this.down;
+  }
+
+  /** Reset every connection through the proxy and refuse new ones. */
+  cut(): void {
+    this.down = true;
+    for (const socket of this.open) socket.resetAndDestroy();
+    this.open.clear();
+  }
+
+  restore(): void {
+    this.down = false;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: Socket): void {
+    if (this.down) {
+      client.resetAndDestroy();
+      return;
+    }
+    const upstream = net.connect(this.target.port, this.target.host);
+    for (const [socket, other] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      this.open.add(socket);
+      socket.on('error', () => other.destroy());
+      socket.on('close', () => {
+        this.open.delete(socket);
+        other.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
   }
 }
