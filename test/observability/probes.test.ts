@@ -1,9 +1,11 @@
+import net from 'node:net';
 import type { Gateway } from '../../src/gateway/app';
 import { migrationFiles } from '../../src/records/migrate';
 import { openPostgres, type Database } from '../../src/records/database';
 import { startTestGateway } from '../e2e/harness';
 import { dropTestSchema, TEST_DATABASE_URL, testSchema } from '../support/database';
 import { NodeProcess } from '../support/node-process';
+import { freePort } from '../support/redis-server';
 import { testRedis, type TestRedis } from '../support/redis';
 import { TcpProxy } from '../support/tcp-proxy';
 import { until } from '../support/wait';
@@ -176,5 +178,44 @@ describe('worker /livez, /readyz and /metrics (src/worker.ts as a process)', () 
       timeoutMs: 15_000,
       everyMs: 100,
     });
+  });
+});
+
+describe('gateway /livez while it starts', () => {
+  it('is live (starting) and not ready while its records are still being opened', async () => {
+    // A PostgreSQL that accepts and never answers: the start waits on it (up to the pool's 5 s).
+    const sockets = new Set<net.Socket>();
+    const hung = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const starting = startTestGateway({
+      PORT: String(port),
+      DATABASE_URL: `postgres://127.0.0.1:${(hung.address() as net.AddressInfo).port}/test`,
+      DATABASE_SCHEMA: testSchema('probes_start'),
+    }).then(
+      (gateway) => gateway,
+      (error: unknown) => error as Error,
+    );
+    try {
+      const live = await until('the starting gateway answering /livez', async () =>
+        fetch(`${url}/livez`).then(
+          async (res) => ({ status: res.status, body: (await res.json()) as unknown }),
+          () => null,
+        ),
+      );
+      expect(live).toEqual({ status: 200, body: { status: 'live', role: 'gateway', starting: true } });
+      expect(await probe(`${url}/readyz`)).toEqual({ status: 503, body: { status: 'starting' } });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => hung.close(resolve));
+    }
+    // The start fails once its database gives up: nothing keeps listening.
+    const outcome = await starting;
+    expect(outcome).toBeInstanceOf(Error);
+    await expect(fetch(`${url}/livez`)).rejects.toThrow();
   });
 });
