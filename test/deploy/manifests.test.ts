@@ -102,7 +102,8 @@ describe.each(Object.entries(rendered))('deploy/kubernetes %s', (_name, objects)
       const metrics = (scalers[0].spec as { metrics: { type: string }[] }).metrics.map((m) => m.type);
       expect(metrics).toEqual(expect.arrayContaining(['Resource']));
       expect(metrics.some((type) => type === 'Pods' || type === 'External')).toBe(true);
-      expect(selects(deployment.spec!['selector' as never]['matchLabels'], labels)).toBe(true);
+      const { selector } = deployment.spec as { selector: { matchLabels: Record<string, string> } };
+      expect(selects(selector.matchLabels, labels)).toBe(true);
     }
     const service = of(objects, 'Service').find((s) => s.metadata.name === 'ussd-gateway')!;
     const gateway = of(objects, 'Deployment').find((d) => d.metadata.name === 'ussd-gateway')!;
