@@ -20,6 +20,11 @@ import { gracefulStop } from './observability/shutdown';
 import { sandboxUrl } from './sandbox/settings';
 import type { PaymentProvider } from './payments/port';
 import { paymentProviderFor } from './gateway/payments';
+import express from 'express';
+import { Metrics, metricsRouter } from './observability/metrics';
+import { probesRouter, type Probes } from './observability/probes';
+import { probesFor, watchQueues } from './gateway/readiness';
+import { bearerMatches } from './http/secrets';
 
 const log = componentLogger('worker');
 
@@ -27,16 +32,21 @@ const log = componentLogger('worker');
 const HEALTH_PING_MS = 1000;
 
 /**
- * `GET /healthz` of the worker (for Docker's HEALTHCHECK and orchestrators): 200 while Redis
- * answers within a second, 503 otherwise. Port 0: any free port (tests), as for PORT.
+ * The worker's HTTP port (`WORKER_HEALTH_PORT`; 0: any free port, for tests): `GET /healthz` (for
+ * Docker's HEALTHCHECK: 200 while Redis answers within a second, 503 otherwise), `GET /livez`
+ * (200 while the process answers; asks no dependency), `GET /readyz` (200 when the records,
+ * the schema and Redis are ready, else 503 naming what is not) and `GET /metrics` (bearer
+ * `METRICS_TOKEN` if set): with `GATEWAY_WORKERS=false` the purchases, payments and SMS are
+ * counted here, not in the gateway.
  */
 async function serveWorkerHealth(
   moneyPath: MoneyPath,
   port: number,
+  metricsRoutes: express.Express,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url !== '/healthz') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+      metricsRoutes(req, res);
       return;
     }
     const ping = moneyPath.redis
@@ -66,6 +76,22 @@ async function serveWorkerHealth(
     port: (server.address() as AddressInfo).port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** `/livez`, `/readyz`, `/metrics` and a 404 for the rest, beside the worker's `/healthz`. */
+function probeRoutes(probes: Probes, metrics: Metrics, metricsToken: string | undefined): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(probesRouter(probes));
+  app.use(
+    metricsRouter(metrics, {
+      authorize: metricsToken === undefined ? undefined : (header) => bearerMatches(header, metricsToken),
+    }),
+  );
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not found' });
+  });
+  return app;
 }
 
 /**
@@ -127,15 +153,32 @@ async function main(): Promise<void> {
   const purchaseServiceUrl = purchaseServiceOf(config);
   await checkRedisReachable(config.redisUrl);
   if (config.embeddedSandbox) await warnIfSandboxSilent(purchaseServiceUrl);
+  const metrics = new Metrics();
   const moneyPath = await startMoneyPath(config, {
     purchaseServiceUrl,
     runWorkers: true,
+    metrics,
     paymentProvider: paymentProviderOf(config),
   });
   // Inbound SMS commands are queued by the gateway and answered here too (GATEWAY_WORKERS=false).
   const sessions = new RedisSessionStore(moneyPath.redis!, config.redisPrefix);
-  const sms = await startSmsChannel(config, moneyPath, new Catalogue(moneyPath.service), sessions, true);
-  const health = await serveWorkerHealth(moneyPath, config.workerHealthPort);
+  const sms = await startSmsChannel(
+    config,
+    moneyPath,
+    new Catalogue(moneyPath.service),
+    sessions,
+    true,
+    metrics,
+  );
+  const probes = probesFor('worker', moneyPath);
+  metrics.watchReadiness(() => probes.report());
+  const queueWatch = watchQueues(moneyPath.bull!, { payments: moneyPath.payments !== null });
+  metrics.watchQueues(() => queueWatch.read());
+  const health = await serveWorkerHealth(
+    moneyPath,
+    config.workerHealthPort,
+    probeRoutes(probes, metrics, config.metricsToken),
+  );
   log.info('purchase worker started', {
     prefix: config.redisPrefix,
     purchaseService: config.embeddedSandbox ? `sandbox at ${purchaseServiceUrl}` : 'configured',
@@ -145,7 +188,9 @@ async function main(): Promise<void> {
   const stop = gracefulStop({
     name: 'purchase worker',
     close: async () => {
+      probes.drain();
       await health.close();
+      await queueWatch.close();
       await sms.close();
       await sessions.close();
       await moneyPath.close();

@@ -21,6 +21,7 @@ import { ussdCallbacks } from '../channels/ussd/router';
 import { checkCallbacksGuarded, ConfigError, type Config } from '../config';
 import { loadLocales } from '../i18n';
 import { Metrics, metricsRouter } from '../observability/metrics';
+import { probesRouter } from '../observability/probes';
 import { requestIdMiddleware } from '../observability/request-id';
 import { createAdminRouter } from '../purchases/admin/router';
 import type { RunningPurchaseDesk } from '../purchases/desk';
@@ -56,6 +57,7 @@ import type { LifecycleSettings } from '../../machines/purchase.machine';
 import { paymentCallbackRouter, paymentProviderFor, type PaymentPath } from './payments';
 import { matchableForMs, UnmatchedPayments } from '../payments/unmatched';
 import { paymentAdminRoutes } from '../payments/admin-routes';
+import { probesFor, watchQueues } from './readiness';
 
 const log = componentLogger('gateway');
 
@@ -162,6 +164,8 @@ function buildUssdAdapters(config: Config): UssdAdapter[] {
 
 /** How long `close()` lets hops in flight finish before cutting their connections. */
 const DRAIN_MS = 5000;
+/** `/livez` before the routes are wired: the process serves, it is not ready yet. */
+const STARTING_LIVE = JSON.stringify({ status: 'live', role: 'gateway', starting: true });
 /** Longest wait for Redis to answer `/healthz`'s ping. */
 const HEALTH_PING_MS = 1000;
 
@@ -195,6 +199,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const serving: { handler?: (req: IncomingMessage, res: ServerResponse) => void } = {};
   const server = createServer((req, res) => {
     if (serving.handler) serving.handler(req, res);
+    // Alive while it starts (migrations may take a while): only readiness waits for the start.
+    else if (req.url === '/livez')
+      res.writeHead(200, { 'content-type': 'application/json' }).end(STARTING_LIVE);
     else res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":"starting"}');
   });
   await listen(server, config.port, options.host ?? config.host);
@@ -221,6 +228,13 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     throw error;
   });
   const { desk, redis } = moneyPath;
+  // Liveness asks nothing; readiness asks the records, the schema and Redis (src/gateway/readiness.ts).
+  const probes = probesFor('gateway', moneyPath);
+  metrics.watchReadiness(() => probes.report());
+  const queueWatch = moneyPath.bull
+    ? watchQueues(moneyPath.bull, { payments: moneyPath.payments !== null })
+    : undefined;
+  if (queueWatch) metrics.watchQueues(() => queueWatch.read());
   // The operator's notice, read now and every few seconds: a hop never waits for it.
   await moneyPath.subscribers.notices.start();
   const catalogue = new Catalogue(moneyPath.service);
@@ -306,6 +320,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       sms: config.sms.driver,
     });
   });
+  app.use(probesRouter(probes));
   metrics.watchPurchaseStates(() => desk.store.countByState());
   if (moneyPath.payments) app.use(paymentCallbackRouter(moneyPath.payments, config.payments.callback));
   // Money the provider says it took that no payment of ours holds (src/payments/unmatched.ts).
@@ -425,6 +440,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     metrics,
     balanceWatch,
     async close() {
+      probes.drain();
       // Stop accepting, let hops in flight answer (bounded), then cut what is left.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
@@ -437,6 +453,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         await closed;
       }
       balanceWatch.stop();
+      await queueWatch?.close();
       await smsChannel.close();
       await sessions.close();
       await moneyPath.close();

@@ -6,6 +6,7 @@
  */
 import { Router } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ReadinessReport } from './probes';
 
 /** A USSD hop must answer within the aggregator's timeout (seconds at most). */
 const HOP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -13,6 +14,9 @@ const HOP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const VAS_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** From the PIN prompt to the payment's result: the payer's seconds, up to the provider's expiry (minutes). */
 const PAYMENT_BUCKETS = [1, 2.5, 5, 10, 20, 30, 60, 90, 120, 300, 600];
+
+/** Longest a scrape waits for the queues' backlog. */
+const QUEUE_READ_MS = 1500;
 
 /** Error codes come from the server: only well-formed ones, and only so many, become labels. */
 const CODE_PATTERN = /^[a-z][a-z0-9_]{0,47}$/;
@@ -27,6 +31,13 @@ export interface HopSeries {
   continued: { inc(): void };
   failed: { inc(): void };
   duration: { observe(seconds: number): void };
+}
+
+/** One job queue's backlog, for `queue_jobs` and `queue_oldest_waiting_seconds`. */
+export interface QueueState {
+  queue: string;
+  counts: Record<string, number>;
+  oldestWaitingSeconds: number;
 }
 
 export interface MetricsOptions {
@@ -186,6 +197,58 @@ export class Metrics {
         // A database that does not answer leaves the last count; the scrape still answers.
         const n = await count().catch(() => null);
         if (n !== null) this.set(n);
+      },
+    });
+  }
+
+  /**
+   * `readiness_check_ok{check}`: 1 when the readiness check passed at this scrape, 0 when not
+   * (the records, Redis, the schema's migrations). Alert on 0: a dependency this process cannot reach.
+   */
+  watchReadiness(report: () => Promise<ReadinessReport>): void {
+    new Gauge({
+      name: 'readiness_check_ok',
+      help: 'Readiness checks at this scrape: 1 passed, 0 failed (records: PostgreSQL answers; redis: Redis answers; migrations: schema at this build)',
+      labelNames: ['check'],
+      registers: [this.registry],
+      async collect() {
+        const { checks } = await report();
+        for (const [check, state] of Object.entries(checks)) this.set({ check }, state === 'ok' ? 1 : 0);
+      },
+    });
+  }
+
+  /**
+   * `queue_jobs{queue,state}` and `queue_oldest_waiting_seconds{queue}`, read from `read` at each
+   * scrape: the backlog of each job queue and how long its oldest job has waited for a worker.
+   */
+  watchQueues(read: () => Promise<QueueState[]>): void {
+    let last: Promise<QueueState[] | null> | undefined;
+    // One read serves both gauges of a scrape. A queue store that does not answer in time (BullMQ's
+    // connections wait for Redis to come back) keeps the last values: the scrape still answers.
+    const once = (): Promise<QueueState[] | null> =>
+      (last ??= new Promise<QueueState[] | null>((resolve) => {
+        const timer = setTimeout(() => resolve(null), QUEUE_READ_MS);
+        timer.unref();
+        read().then(resolve, () => resolve(null));
+      }).finally(() => setImmediate(() => (last = undefined))));
+    new Gauge({
+      name: 'queue_jobs',
+      help: 'Jobs in each queue by state (waiting: for a worker; active; delayed: a retry or a timer; failed: given up)',
+      labelNames: ['queue', 'state'],
+      registers: [this.registry],
+      async collect() {
+        for (const q of (await once()) ?? [])
+          for (const [state, n] of Object.entries(q.counts)) this.set({ queue: q.queue, state }, n);
+      },
+    });
+    new Gauge({
+      name: 'queue_oldest_waiting_seconds',
+      help: 'Age of the oldest job waiting for a worker, by queue (0 when none waits)',
+      labelNames: ['queue'],
+      registers: [this.registry],
+      async collect() {
+        for (const q of (await once()) ?? []) this.set({ queue: q.queue }, q.oldestWaitingSeconds);
       },
     });
   }

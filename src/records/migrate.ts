@@ -76,6 +76,25 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
   });
 }
 
+/**
+ * The migrations this build ships that the database has not applied (oldest first), read
+ * without the lock: readiness asks it, so a database restored from an older backup, or a
+ * schema another build has not migrated yet, shows as not ready. Migrations the database has
+ * beyond this build's (a newer build migrated first) are not counted: they only add.
+ */
+export async function pendingMigrations(
+  db: Queryable,
+  files: readonly string[] = migrationFiles().map((f) => f.name),
+): Promise<string[]> {
+  const table = await db.query<{ present: boolean }>(
+    "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
+  );
+  if (!table.rows[0]?.present) return [...files];
+  const applied = await db.query<{ name: string }>('SELECT name FROM schema_migrations');
+  const done = new Set(applied.rows.map((row) => row.name));
+  return files.filter((name) => !done.has(name));
+}
+
 /** One file and its bookkeeping row in one transaction (the names are ours: MIGRATION_FILE). */
 async function applyFile(session: Queryable, file: MigrationFile): Promise<void> {
   try {

@@ -118,6 +118,18 @@ it('BullMQ keeps every key of its queues in one slot, under the hash-tagged pref
   expect(new Set(bull.map(hashSlot)).size).toBe(1);
 });
 
+it("ready on the Cluster, and the queues' backlog read from it (before the CROSSSLOT check)", async () => {
+  const ready = await fetch(`${gateway.url}/readyz`);
+  expect([ready.status, await ready.json()]).toEqual([
+    200,
+    { status: 'ready', role: 'gateway', checks: { records: 'ok', migrations: 'ok', redis: 'ok' } },
+  ]);
+  const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+  expect(metrics).toContain('readiness_check_ok{check="redis"} 1');
+  expect(metrics).toMatch(/^queue_jobs\{queue="purchases",state="waiting"\} \d+$/m);
+  expect(metrics).toMatch(/^queue_oldest_waiting_seconds\{queue="sms-notify"\} [\d.]+$/m);
+});
+
 it('every store script runs on the Cluster', async () => {
   await runEveryScript(client as unknown as Redis, `${prefix}-scripts`);
 });

@@ -45,7 +45,7 @@ export const server = {
   ),
   WORKER_HEALTH_PORT: doc(
     int(3001, 0, 65535),
-    "port of the worker's `GET /healthz` (`npm run worker`; `0`: any free port)",
+    "port of the worker's `GET /healthz`, `/livez`, `/readyz` and `/metrics` (`npm run worker`; `0`: any free port)",
   ),
 };
 

@@ -24,6 +24,9 @@ export interface BullJobQueueOptions {
  * Lifecycle jobs on BullMQ. The job id (`confirm-<id>-<n>`) de-duplicates; finished jobs are
  * removed so a later step with the same id could be added, though steps never reuse ids.
  */
+/** BullMQ name of the purchase lifecycle's queue (the default of {@link BullJobQueue}). */
+export const PURCHASE_QUEUE_NAME = 'purchases';
+
 export class BullJobQueue<J extends QueuedJob = PurchaseJob> implements JobQueue<J> {
   private readonly queue: Queue;
   private worker: Worker | null = null;
@@ -36,7 +39,7 @@ export class BullJobQueue<J extends QueuedJob = PurchaseJob> implements JobQueue
 
   constructor(private readonly options: BullJobQueueOptions) {
     this.reconnects = new ReconnectWatch(options.connection);
-    this.queue = new Queue(options.name ?? 'purchases', {
+    this.queue = new Queue(options.name ?? PURCHASE_QUEUE_NAME, {
       connection: this.reconnects.connection,
       prefix: options.prefix ?? 'gw-bull',
       defaultJobOptions: {

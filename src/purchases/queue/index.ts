@@ -1,3 +1,3 @@
 export * from './queue';
 export { InProcessJobQueue, type InProcessQueueOptions } from './in-process';
-export { BullJobQueue, type BullJobQueueOptions } from './bullmq';
+export { BullJobQueue, PURCHASE_QUEUE_NAME, type BullJobQueueOptions } from './bullmq';

@@ -87,7 +87,8 @@ export interface BullmqInboundQueueOptions {
   concurrency?: number;
 }
 
-const QUEUE_NAME = 'sms-inbound';
+/** BullMQ name of the inbound SMS queue (the queue watch reads its backlog). */
+export const INBOUND_SMS_QUEUE_NAME = 'sms-inbound';
 
 /**
  * BullMQ refuses `:` in custom job ids, and an id that is not well-formed UTF-16 is stored under
@@ -103,7 +104,7 @@ export class BullmqInboundQueue implements InboundSmsQueue {
 
   constructor(private readonly options: BullmqInboundQueueOptions) {
     this.reconnects = new ReconnectWatch(options.connection);
-    this.queue = new Queue(QUEUE_NAME, {
+    this.queue = new Queue(INBOUND_SMS_QUEUE_NAME, {
       connection: this.reconnects.connection,
       prefix: options.prefix,
       defaultJobOptions: {
@@ -122,7 +123,7 @@ export class BullmqInboundQueue implements InboundSmsQueue {
 
   async start(handler: InboundHandler): Promise<void> {
     if (this.worker) return;
-    this.worker = new Worker(QUEUE_NAME, async (job) => handler(job.data as InboundJob), {
+    this.worker = new Worker(INBOUND_SMS_QUEUE_NAME, async (job) => handler(job.data as InboundJob), {
       connection: this.reconnects.connection,
       prefix: this.options.prefix,
       concurrency: this.options.concurrency ?? 8,
