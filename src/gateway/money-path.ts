@@ -281,6 +281,8 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
   };
   const agentTopUps =
     provider && paying ? new AgentTopUps({ agents, store: paying.store, locales, send: tellAgent }) : null;
+  const spool = noticeSpool(config, backing);
+  if (provider && paying) metrics?.watchSpooledNotices(() => spool.count());
   const payments =
     provider && paying
       ? startPaymentLifecycle({
@@ -292,7 +294,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
           locales,
           care: config.care.contact,
           settings: options.paymentLifecycle,
-          spool: noticeSpool(config, backing),
+          spool,
           ...(agentTopUps && { onTopUp: agentTopUps.settled }),
         })
       : null;

@@ -253,6 +253,23 @@ export class Metrics {
     });
   }
 
+  /**
+   * `payment_notices_spooled`, read from `count` at each scrape: provider callbacks and push
+   * answers kept while PostgreSQL was away, not applied yet (src/payments/spool.ts). Above 0 for
+   * long: the records are still away, or refuse what was kept.
+   */
+  watchSpooledNotices(count: () => Promise<number>): void {
+    new Gauge({
+      name: 'payment_notices_spooled',
+      help: 'Provider callbacks and push answers kept while PostgreSQL was away, waiting to be applied',
+      registers: [this.registry],
+      async collect() {
+        const n = await count().catch(() => null);
+        if (n !== null) this.set(n);
+      },
+    });
+  }
+
   private counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
   }

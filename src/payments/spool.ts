@@ -47,6 +47,8 @@ export interface NoticeSpool {
   list(limit: number): Promise<{ id: string; entry: SpooledEntry }[]>;
   /** Forget an entry once it was applied. */
   drop(id: string): Promise<void>;
+  /** How many entries wait. */
+  count(): Promise<number>;
 }
 
 /** The same entry keeps one id: a provider's retry of a callback spooled once is spooled once. */
@@ -85,6 +87,10 @@ export class RedisNoticeSpool implements NoticeSpool {
 
   async drop(id: string): Promise<void> {
     await this.redis.hdel(this.key, id);
+  }
+
+  count(): Promise<number> {
+    return this.redis.hlen(this.key);
   }
 }
 
@@ -129,6 +135,10 @@ export class FileNoticeSpool implements NoticeSpool {
   async drop(id: string): Promise<void> {
     rmSync(join(this.where, `${id}.json`), { force: true });
   }
+
+  async count(): Promise<number> {
+    return (await this.list(Number.MAX_SAFE_INTEGER)).length;
+  }
 }
 
 /** Kept in this process only: for records in memory (`memory://`), which go with it anyway. */
@@ -149,5 +159,9 @@ export class MemoryNoticeSpool implements NoticeSpool {
 
   async drop(id: string): Promise<void> {
     this.entries.delete(id);
+  }
+
+  async count(): Promise<number> {
+    return this.entries.size;
   }
 }

@@ -20,6 +20,7 @@ import { PaymentWorld, type Provider } from './payment-world';
  *   E  paid, its confirm job runs in the outage and spends its attempts
  *   F  sold, its token SMS held at the SMS provider, let go in the outage
  *   G  paid, the vend failed for good, the refund in flight: its answer comes in the outage
+ *   H  asks for a quote by SMS in the outage: answered once the records are back, then buys
  *
  * Then every buyer ends with a token SMS or the money returned, no confirm twice, no refund of
  * a vended purchase, collected − refunded = what the purchase service was paid.
@@ -52,6 +53,16 @@ afterAll(async () => {
 });
 afterEach(() => proxy.restore());
 
+/** An inbound SMS from `phone` (Africa's Talking's form), acknowledged by the gateway. */
+async function sms(gateway: NodeProcess, phone: string, text: string, id: string): Promise<void> {
+  const answer = await fetch(`${gateway.url}/sms/africastalking`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ id, from: `+${phone}`, to: '12345', text, date: 'now' }),
+  });
+  expect({ inbound: answer.status }).toEqual({ inbound: 200 });
+}
+
 /** The purchase jobs' queue, as the gateway names it on this world's Redis. */
 function purchaseQueue(): Queue {
   const { hostname, port } = new URL(world.redisServer.url);
@@ -79,7 +90,7 @@ async function outageAtEveryStep(provider: Provider): Promise<void> {
   await worker.start();
   const route = () => gateway;
   const label = `pg-${provider}`;
-  const [A, B, C, D, E, F, G] = Array.from({ length: 7 }, () => phoneFor());
+  const [A, B, C, D, E, F, G, H] = Array.from({ length: 8 }, () => phoneFor());
   const jobs = purchaseQueue();
   try {
     // F: sold, its token SMS held at the SMS provider (everything sent from now on hangs there).
@@ -117,6 +128,7 @@ async function outageAtEveryStep(provider: Provider): Promise<void> {
     await paying.post(`/sandbox/prompts/${promptC.id}/approve`);
     await paying.post(`/sandbox/prompts/${promptB.id}/approve`);
     world.sink.recover();
+    await sms(gateway, H, `ELEC ${world.meter()} 100`, `${label}-${H}-quote`);
     // A dials and buys while the records are away: a polite answer, and nothing is taken.
     const session = `${label}-away-${A}`;
     const typed: string[] = [];
@@ -143,9 +155,13 @@ async function outageAtEveryStep(provider: Provider): Promise<void> {
     proxy.restore();
     const backAt = Date.now();
 
-    // A buys now that the records are back.
+    // A buys now that the records are back; H's quote comes, and H buys with its code.
     await buy(world, route, A, { label });
-    const phones = [A, B, C, D, E, F, G];
+    const quote = await until('H: the quote SMS', () =>
+      world.sink.acceptedTo(H).find((hit) => /YES \d{4}/.test(hit.message)),
+    );
+    await sms(gateway, H, `YES ${/YES (\d{4})/.exec(quote.message)![1]}`, `${label}-${H}-yes`);
+    const phones = [A, B, C, D, E, F, G, H];
     const row = await judge(
       world,
       `PostgreSQL away ${OUTAGE_MS / 1000} s (${provider}, gateway + worker)`,
@@ -154,7 +170,7 @@ async function outageAtEveryStep(provider: Provider): Promise<void> {
       {
         ...SETTLED,
         allowDuplicateSms: true,
-        note: 'A bought in the outage (refused politely) and after; B push answer and callback, C callback, D confirm answer, E confirm job, F token SMS, G refund answer in the outage',
+        note: 'A bought in the outage (refused politely) and after; B push answer and callback, C callback, D confirm answer, E confirm job, F token SMS, G refund answer, H SMS quote in the outage',
       },
     );
     await until(
@@ -165,7 +181,7 @@ async function outageAtEveryStep(provider: Provider): Promise<void> {
       { timeoutMs: 60_000 },
     );
     table.add(row);
-    await paying.checkTheMoney(phones, { refunded: [G], delivered: [A, B, C, D, E, F] });
+    await paying.checkTheMoney(phones, { refunded: [G], delivered: [A, B, C, D, E, F, H] });
   } finally {
     await jobs.resume().catch(() => undefined);
     await jobs.close();
