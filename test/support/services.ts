@@ -1,9 +1,19 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, appendFileSync, chownSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  appendFileSync,
+  chownSync,
+  constants,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Client } from 'pg';
+import { withDefaultUser } from '../../src/records/database';
 import { freePort, OwnRedisServer } from './redis-server';
 
 /**
@@ -47,7 +57,7 @@ export function redisAnswers(url: string): Promise<boolean> {
 
 /** `null` if PostgreSQL at `url` runs a query; else why not, and whether anything listened at all. */
 export async function postgresRefusal(url: string): Promise<{ listening: boolean; reason: string } | null> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_MS });
+  const client = new Client({ connectionString: withDefaultUser(url), connectionTimeoutMillis: CONNECT_MS });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -112,7 +122,10 @@ export async function provideServices(env: NodeJS.ProcessEnv = process.env): Pro
 async function redisProbe(env: NodeJS.ProcessEnv): Promise<(() => Promise<RunServices>) | null> {
   const explicit = env.TEST_REDIS_URL;
   if (await redisAnswers(explicit || DEFAULT_TEST_REDIS_URL)) return null;
-  if (explicit) throw new ServicesError(`TEST_REDIS_URL=${safeUrl(explicit)} does not answer (unset it to use a private redis-server)`);
+  if (explicit)
+    throw new ServicesError(
+      `TEST_REDIS_URL=${safeUrl(explicit)} does not answer (unset it to use a private redis-server)`,
+    );
   if (!findExecutable('redis-server'))
     throw new ServicesError(
       `no Redis answers at ${DEFAULT_TEST_REDIS_URL} and redis-server is not on the PATH: install Debian's redis-server (apt-get install redis-server), or set TEST_REDIS_URL to a Redis that answers`,
@@ -125,7 +138,9 @@ async function redisProbe(env: NodeJS.ProcessEnv): Promise<(() => Promise<RunSer
     await server.start();
     env.TEST_REDIS_URL = `${server.url}/15`;
     return {
-      notes: [`no Redis at ${DEFAULT_TEST_REDIS_URL}: a private redis-server for this run at ${env.TEST_REDIS_URL}`],
+      notes: [
+        `no Redis at ${DEFAULT_TEST_REDIS_URL}: a private redis-server for this run at ${env.TEST_REDIS_URL}`,
+      ],
       stop: async () => {
         process.removeListener('exit', killNow);
         await server.destroy();
@@ -140,7 +155,9 @@ async function postgresProbe(env: NodeJS.ProcessEnv): Promise<(() => Promise<Run
   const refusal = await postgresRefusal(explicit || DEFAULT_TEST_DATABASE_URL);
   if (!refusal) return null;
   if (explicit)
-    throw new ServicesError(`TEST_DATABASE_URL=${safeUrl(explicit)} does not answer: ${oneLine(refusal.reason)}`);
+    throw new ServicesError(
+      `TEST_DATABASE_URL=${safeUrl(explicit)} does not answer: ${oneLine(refusal.reason)}`,
+    );
   const bins = debianPostgresBins();
   const initdb = findExecutable('initdb', bins);
   const pgCtl = findExecutable('pg_ctl', bins);
@@ -148,7 +165,9 @@ async function postgresProbe(env: NodeJS.ProcessEnv): Promise<(() => Promise<Run
     throw new ServicesError(
       `no PostgreSQL answers at ${DEFAULT_TEST_DATABASE_URL} and initdb/pg_ctl are not installed: install Debian's postgresql (apt-get install postgresql), or set TEST_DATABASE_URL to a PostgreSQL that answers`,
     );
-  const why = refusal.listening ? `PostgreSQL at ${DEFAULT_TEST_DATABASE_URL} refused (${oneLine(refusal.reason)})` : `no PostgreSQL at ${DEFAULT_TEST_DATABASE_URL}`;
+  const why = refusal.listening
+    ? `PostgreSQL at ${DEFAULT_TEST_DATABASE_URL} refused (${oneLine(refusal.reason)})`
+    : `no PostgreSQL at ${DEFAULT_TEST_DATABASE_URL}`;
   return async () => {
     const cluster = await startPrivatePostgres(initdb, pgCtl);
     env.TEST_DATABASE_URL = cluster.url;
@@ -161,10 +180,13 @@ async function postgresProbe(env: NodeJS.ProcessEnv): Promise<(() => Promise<Run
  * database `test`, durability off (nothing in it outlives the run). PostgreSQL refuses to run as
  * root: as root it runs as the `postgres` user (Debian's package makes one), else `nobody`.
  */
-async function startPrivatePostgres(initdb: string, pgCtl: string): Promise<{ url: string; stop(): Promise<void> }> {
+async function startPrivatePostgres(
+  initdb: string,
+  pgCtl: string,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-postgres-'));
   const data = join(dir, 'data');
-  const owner = process.getuid?.() === 0 ? systemUser('postgres') ?? systemUser('nobody') : undefined;
+  const owner = process.getuid?.() === 0 ? (systemUser('postgres') ?? systemUser('nobody')) : undefined;
   if (owner) chownSync(dir, owner.uid, owner.gid);
   const run = (file: string, args: string[]) => {
     const r = spawnSync(file, args, { encoding: 'utf8', uid: owner?.uid, gid: owner?.gid, cwd: dir });
@@ -175,7 +197,19 @@ async function startPrivatePostgres(initdb: string, pgCtl: string): Promise<{ ur
   };
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   try {
-    run(initdb, ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions']);
+    run(initdb, [
+      '-D',
+      data,
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+      '--no-instructions',
+    ]);
     const port = await freePort();
     appendFileSync(
       join(data, 'postgresql.conf'),
@@ -192,7 +226,11 @@ async function startPrivatePostgres(initdb: string, pgCtl: string): Promise<{ ur
     );
     run(pgCtl, ['start', '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-s']);
     const stopNow = () => {
-      spawnSync(pgCtl, ['stop', '-D', data, '-m', 'immediate', '-s'], { uid: owner?.uid, gid: owner?.gid, stdio: 'ignore' });
+      spawnSync(pgCtl, ['stop', '-D', data, '-m', 'immediate', '-s'], {
+        uid: owner?.uid,
+        gid: owner?.gid,
+        stdio: 'ignore',
+      });
       removeDir();
     };
     // A run cut short (Ctrl-C, a crash) leaves no server behind.
