@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { freePort } from '../support/redis-server';
@@ -25,7 +25,11 @@ interface Run {
  * `npm test -- <args>` with the test URLs unset unless given; `isolated`: inside a network
  * namespace of its own (`unshare -n`, loopback up), as a machine where nothing runs yet.
  */
-function npmTest(args: string[], env: Record<string, string | undefined>, isolated = false): Promise<Run> {
+function npmTest(
+  args: string[],
+  env: Record<string, string | undefined>,
+  isolated: false | 'network' | 'network, no PostgreSQL' = false,
+): Promise<Run> {
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     TEST_REDIS_URL: undefined,
@@ -34,8 +38,13 @@ function npmTest(args: string[], env: Record<string, string | undefined>, isolat
   };
   for (const key of Object.keys(childEnv)) if (childEnv[key] === undefined) delete childEnv[key];
   const npm = ['npm', 'test', '--', '--maxWorkers=1', ...args];
+  // No PostgreSQL installed: Debian's folder of its programs emptied, in a mount namespace of its own.
+  const hidePostgres =
+    isolated === 'network, no PostgreSQL' && existsSync('/usr/lib/postgresql')
+      ? 'mount -t tmpfs none /usr/lib/postgresql && '
+      : '';
   const [file, ...rest] = isolated
-    ? ['unshare', '-n', 'sh', '-c', `ip link set lo up && exec ${npm.join(' ')}`]
+    ? ['unshare', '-n', '-m', 'sh', '-c', `ip link set lo up && ${hidePostgres}exec ${npm.join(' ')}`]
     : npm;
   const started = Date.now();
   return new Promise((done) => {
@@ -48,8 +57,8 @@ function npmTest(args: string[], env: Record<string, string | undefined>, isolat
   });
 }
 
-/** A PATH of one folder that links every program of this PATH but `hidden`. */
-function pathWithout(hidden: string): { path: string; remove(): void } {
+/** A PATH of one folder that links every program of this PATH but the `hidden` ones. */
+function pathWithout(...hidden: string[]): { path: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'gw-path-'));
   const seen = new Set<string>();
   for (const folder of (process.env.PATH ?? '').split(delimiter)) {
@@ -62,7 +71,7 @@ function pathWithout(hidden: string): { path: string; remove(): void } {
     if (seen.has(real)) continue;
     seen.add(real);
     for (const name of readdirSync(real)) {
-      if (name === hidden) continue;
+      if (hidden.includes(name)) continue;
       try {
         symlinkSync(join(real, name), join(dir, name));
       } catch {
@@ -110,7 +119,7 @@ if (!isolated)
 
 inNamespace('in a network namespace of its own (nothing listening on 127.0.0.1)', () => {
   it('starts a private redis-server and PostgreSQL cluster, runs the files, and stops both', async () => {
-    const run = await npmTest(FILES, {}, true);
+    const run = await npmTest(FILES, {}, 'network');
     expect(run.stderr).toMatch(
       /npm test: no Redis at redis:\/\/127\.0\.0\.1:6379\/15: a private redis-server for this run at redis:\/\/127\.0\.0\.1:\d+\/15\n/,
     );
@@ -124,10 +133,25 @@ inNamespace('in a network namespace of its own (nothing listening on 127.0.0.1)'
   it('without redis-server on the PATH: one line naming the package and TEST_REDIS_URL, exit 1, within seconds', async () => {
     const path = pathWithout('redis-server');
     try {
-      const run = await npmTest(FILES, { PATH: path.path }, true);
+      const run = await npmTest(FILES, { PATH: path.path }, 'network');
       expect(run.code).toBe(1);
       expect(lines(run.stderr)).toEqual([
         "npm test: no Redis answers at redis://127.0.0.1:6379/15 and redis-server is not on the PATH: install Debian's redis-server (apt-get install redis-server), or set TEST_REDIS_URL to a Redis that answers",
+      ]);
+      expect(run.stdout).not.toMatch(/PASS|FAIL/);
+      expect(run.ms).toBeLessThan(10_000);
+    } finally {
+      path.remove();
+    }
+  });
+
+  it('without PostgreSQL installed: one line naming the package and TEST_DATABASE_URL, exit 1, within seconds', async () => {
+    const path = pathWithout('initdb', 'pg_ctl');
+    try {
+      const run = await npmTest(FILES, { PATH: path.path }, 'network, no PostgreSQL');
+      expect(run.code).toBe(1);
+      expect(lines(run.stderr)).toEqual([
+        "npm test: no PostgreSQL answers at postgres://127.0.0.1:5432/test and initdb/pg_ctl are not installed: install Debian's postgresql (apt-get install postgresql), or set TEST_DATABASE_URL to a PostgreSQL that answers",
       ]);
       expect(run.stdout).not.toMatch(/PASS|FAIL/);
       expect(run.ms).toBeLessThan(10_000);

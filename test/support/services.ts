@@ -103,7 +103,10 @@ function debianPostgresBins(): string[] {
 export async function provideServices(env: NodeJS.ProcessEnv = process.env): Promise<RunServices> {
   const started: RunServices[] = [];
   try {
-    const [redis, postgres] = await Promise.all([redisProbe(env), postgresProbe(env)]);
+    // Both looked for at once; what is missing is told in this order, whichever answered first.
+    const probes = await Promise.allSettled([redisProbe(env), postgresProbe(env)]);
+    for (const probe of probes) if (probe.status === 'rejected') throw probe.reason;
+    const [redis, postgres] = probes.map((p) => (p as PromiseFulfilledResult<Starter | null>).value);
     if (redis) started.push(await redis());
     if (postgres) started.push(await postgres());
   } catch (error) {
@@ -118,8 +121,11 @@ export async function provideServices(env: NodeJS.ProcessEnv = process.env): Pro
   };
 }
 
+/** How to start a service for the run. */
+type Starter = () => Promise<RunServices>;
+
 /** Null when the configured or default Redis answers; else how to start a private one. */
-async function redisProbe(env: NodeJS.ProcessEnv): Promise<(() => Promise<RunServices>) | null> {
+async function redisProbe(env: NodeJS.ProcessEnv): Promise<Starter | null> {
   const explicit = env.TEST_REDIS_URL;
   if (await redisAnswers(explicit || DEFAULT_TEST_REDIS_URL)) return null;
   if (explicit)
@@ -150,7 +156,7 @@ async function redisProbe(env: NodeJS.ProcessEnv): Promise<(() => Promise<RunSer
 }
 
 /** Null when the configured or default PostgreSQL answers; else how to start a private one. */
-async function postgresProbe(env: NodeJS.ProcessEnv): Promise<(() => Promise<RunServices>) | null> {
+async function postgresProbe(env: NodeJS.ProcessEnv): Promise<Starter | null> {
   const explicit = env.TEST_DATABASE_URL;
   const refusal = await postgresRefusal(explicit || DEFAULT_TEST_DATABASE_URL);
   if (!refusal) return null;
