@@ -44,7 +44,9 @@ export class OwnRedisServer {
     child.once('error', (error: NodeJS.ErrnoException) => {
       failed =
         error.code === 'ENOENT'
-          ? new Error('redis-server is not on the PATH (Debian package redis-server): this test starts one of its own')
+          ? new Error(
+              'redis-server is not on the PATH (Debian package redis-server): this test starts one of its own',
+            )
           : error;
     });
     for (let i = 0; i < 100; i += 1) {
