@@ -3,14 +3,15 @@ import {
   accessSync,
   appendFileSync,
   chownSync,
-  constants,
+  constants as fs,
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
 } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Client } from 'pg';
 import { withDefaultUser } from '../../src/records/database';
@@ -78,7 +79,7 @@ export function findExecutable(name: string, extra: string[] = []): string | und
   for (const dir of [...(process.env.PATH ?? '').split(delimiter), ...extra]) {
     if (!dir) continue;
     try {
-      accessSync(join(dir, name), constants.X_OK);
+      accessSync(join(dir, name), fs.X_OK);
       return join(dir, name);
     } catch {
       // not here
@@ -101,6 +102,14 @@ function debianPostgresBins(): string[] {
 
 /** Provides Redis and PostgreSQL for the run, writing the URLs into `env` (the workers inherit it). */
 export async function provideServices(env: NodeJS.ProcessEnv = process.env): Promise<RunServices> {
+  // A run stopped by a signal (Ctrl-C, a CI timeout) would die without its `exit` handlers, which
+  // stop the servers: exit instead (PostgreSQL runs in a session of its own, out of reach of Ctrl-C).
+  const onSignal = (signal: NodeJS.Signals) => process.exit(128 + (constants.signals[signal] ?? 0));
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const forgetSignals = () => {
+    for (const signal of signals) process.removeListener(signal, onSignal);
+  };
+  for (const signal of signals) process.once(signal, onSignal);
   const started: RunServices[] = [];
   try {
     // Both looked for at once; what is missing is told in this order, whichever answered first.
@@ -110,12 +119,15 @@ export async function provideServices(env: NodeJS.ProcessEnv = process.env): Pro
     if (redis) started.push(await redis());
     if (postgres) started.push(await postgres());
   } catch (error) {
+    forgetSignals();
     await Promise.all(started.map((s) => s.stop()));
     throw error;
   }
+  if (started.length === 0) forgetSignals();
   return {
     notes: started.flatMap((s) => s.notes),
     stop: async () => {
+      forgetSignals();
       await Promise.all(started.map((s) => s.stop()));
     },
   };
@@ -207,7 +219,17 @@ async function startPrivatePostgres(
         `could not start a private PostgreSQL (${file} ${args[0]}): ${oneLine(r.error?.message ?? `${r.stderr}`.trim().split('\n').at(-1) ?? '')}`,
       );
   };
-  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  const stopNow = () => {
+    if (existsSync(join(data, 'postmaster.pid')))
+      spawnSync(pgCtl, ['stop', '-D', data, '-m', 'immediate', '-s'], {
+        uid: owner?.uid,
+        gid: owner?.gid,
+        stdio: 'ignore',
+      });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  // A run cut short (Ctrl-C, a crash), even while this starts, leaves no server or folder behind.
+  process.once('exit', stopNow);
   try {
     run(initdb, [
       '-D',
@@ -237,16 +259,6 @@ async function startPrivatePostgres(
       ].join('\n'),
     );
     run(pgCtl, ['start', '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-s']);
-    const stopNow = () => {
-      spawnSync(pgCtl, ['stop', '-D', data, '-m', 'immediate', '-s'], {
-        uid: owner?.uid,
-        gid: owner?.gid,
-        stdio: 'ignore',
-      });
-      removeDir();
-    };
-    // A run cut short (Ctrl-C, a crash) leaves no server behind.
-    process.once('exit', stopNow);
     const base = `postgres://postgres@127.0.0.1:${port}`;
     const admin = new Client({ connectionString: `${base}/postgres` });
     await admin.connect();
@@ -263,7 +275,8 @@ async function startPrivatePostgres(
       },
     };
   } catch (error) {
-    removeDir();
+    process.removeListener('exit', stopNow);
+    stopNow();
     throw error;
   }
 }
