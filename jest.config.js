@@ -9,6 +9,9 @@ module.exports = {
   roots: ['<rootDir>/src', '<rootDir>/machines', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   setupFiles: ['<rootDir>/test/quiet-logs.ts'],
+  // The Redis and PostgreSQL the tests use: the ones answering, else private ones for the run.
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 30000,
   // Most of a file's time is waiting on Redis, PostgreSQL, sandboxes and child processes: three
   // workers keep the 2 cores busy. A worker's heap grows with every file that loads the gateway,

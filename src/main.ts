@@ -5,7 +5,7 @@
 import { describeRecords, RecordsError } from './records/open';
 import { startGateway } from './gateway/app';
 import { ConfigError, loadConfig } from './config';
-import { componentLogger, setLogLevel } from './observability/logger';
+import { componentLogger, setLogFormat, setLogLevel } from './observability/logger';
 import { checkRedisReachable, PreflightError } from './redis/preflight';
 import { gracefulStop } from './observability/shutdown';
 
@@ -14,6 +14,7 @@ const log = componentLogger('main');
 async function main(): Promise<void> {
   const config = loadConfig();
   setLogLevel(config.logLevel ?? 'info');
+  setLogFormat(config.logFormat);
   if (config.redisUrl) await checkRedisReachable(config.redisUrl);
   const gateway = await startGateway(config);
 

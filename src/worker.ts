@@ -14,7 +14,7 @@ import { startMoneyPath, type MoneyPath } from './gateway/money-path';
 import { startSmsChannel } from './gateway/sms-channel';
 import { RedisSessionStore } from './session/store';
 import { Catalogue } from './vas';
-import { componentLogger, setLogLevel } from './observability/logger';
+import { componentLogger, setLogFormat, setLogLevel } from './observability/logger';
 import { checkRedisReachable, PreflightError } from './redis/preflight';
 import { gracefulStop } from './observability/shutdown';
 import { sandboxUrl } from './sandbox/settings';
@@ -144,6 +144,7 @@ async function warnIfSandboxSilent(url: string): Promise<void> {
 async function main(): Promise<void> {
   const config = loadConfig();
   setLogLevel(config.logLevel ?? 'info');
+  setLogFormat(config.logFormat);
   if (!config.redisUrl) throw new ConfigError('REDIS_URL must be set for npm run worker');
   // The embedded database belongs to one process (the gateway): a worker shares a server's.
   if (!config.records.url)

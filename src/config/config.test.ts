@@ -463,3 +463,19 @@ describe('payments (#30)', () => {
     );
   });
 });
+
+describe('LOG_FORMAT', () => {
+  it('is pretty on a terminal in the embedded mode, JSON in production, under test and with a real service', () => {
+    expect(loadConfig({}).logFormat).toBe('pretty-on-a-terminal');
+    const staging = { NODE_ENV: 'production', EMBEDDED_SANDBOX: 'true', PAYMENT_PROVIDER: 'none' };
+    expect(loadConfig({ ...staging, AGENT_PIN_SECRET: 'x'.repeat(32) }).logFormat).toBe('json');
+    expect(loadConfig({ NODE_ENV: 'test' }).logFormat).toBe('json');
+    expect(loadConfig({ ...REAL_SERVICE }).logFormat).toBe('json');
+  });
+
+  it('LOG_FORMAT chooses either anywhere; anything else is refused', () => {
+    expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(loadConfig({ NODE_ENV: 'test', LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(() => loadConfig({ LOG_FORMAT: 'text' })).toThrow(/^invalid configuration: LOG_FORMAT/);
+  });
+});

@@ -58,6 +58,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: env.PORT,
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'error' : undefined),
+    // A person runs the embedded mode (npm start) in a terminal; a deployment's logs are collected.
+    logFormat:
+      env.LOG_FORMAT ??
+      (embeddedSandbox && !isProduction(env) && env.NODE_ENV !== 'test' ? 'pretty-on-a-terminal' : 'json'),
     embeddedSandbox,
     sandbox: embeddedSandbox ? embeddedSandboxSettings(source) : null,
     purchaseApi: purchaseApiSettings(env, embeddedSandbox),

@@ -2,7 +2,7 @@ import type { AgentSettings } from '../agents/settings';
 import type { SmsMoSettings } from '../channels/sms/mo/settings';
 import type { SmsSettings } from '../channels/sms/outbound/settings';
 import type { UssdSettings } from '../channels/ussd/settings';
-import type { LogLevel } from '../observability/logger';
+import type { LogFormat, LogLevel } from '../observability/logger';
 import type { PaymentSetup } from '../payments/setup';
 import type { CareSettings } from '../purchases/care/settings';
 import type { RecordsSettings } from '../records/settings';
@@ -18,6 +18,8 @@ export interface Config {
   port: number;
   /** `LOG_LEVEL`; unset: the process's own default (`info`, the CLI `error`), `error` under NODE_ENV=test. */
   logLevel: LogLevel | undefined;
+  /** `LOG_FORMAT`, or pretty while stdout is a terminal in the embedded mode, else JSON. */
+  logFormat: LogFormat | 'pretty-on-a-terminal';
   embeddedSandbox: boolean;
   /** The embedded sandbox's `SANDBOX_*` settings, parsed as `npm run sandbox` does; null with a real service. */
   sandbox: SandboxSettings | null;

@@ -34,6 +34,7 @@ import { dialogueServices } from './dialogue-services';
 import { instrumentHopEngine } from './instrument';
 import { startMoneyPath } from './money-path';
 import type { Database } from '../records/database';
+import { IN_MEMORY } from '../records/settings';
 import { startSmsChannel } from './sms-channel';
 import { blocklistRouter } from '../spend/admin';
 import { AgentDesk, accountCheckFor, createAgentAdminRouter } from '../agents';
@@ -300,6 +301,23 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   });
   app.use(smsChannel.router);
   app.use(requestIdMiddleware());
+  // What each part of the gateway runs on, named for what it is (fixed at start).
+  const parts = {
+    sessions: redis ? 'Redis' : 'in memory',
+    jobs: redis ? 'Redis (BullMQ)' : 'in process',
+    records:
+      moneyPath.records.kind === 'postgres'
+        ? 'PostgreSQL'
+        : `embedded PostgreSQL (PGlite)${config.records.dataDir === IN_MEMORY ? ' in memory' : ''}`,
+    purchaseService: sandbox ? 'embedded sandbox' : 'configured',
+    interface: config.purchaseApi.interface,
+    payments: !moneyPath.payments
+      ? 'none'
+      : config.payments.embedded
+        ? `embedded sandbox (${config.payments.provider})`
+        : config.payments.provider,
+    sms: config.sms.driver,
+  };
   app.get('/healthz', async (_req, res) => {
     // A Redis that does not answer must not hang the health check.
     const redisOk = redis
@@ -313,11 +331,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       : true;
     res.status(redisOk ? 200 : 503).json({
       status: redisOk ? 'ok' : 'degraded',
-      purchaseService: sandbox ? 'embedded sandbox' : 'configured',
-      interface: config.purchaseApi.interface,
-      store: redis ? 'redis' : 'memory',
+      ...parts,
       redis: redis ? (redisOk ? 'ok' : 'unreachable') : 'not used',
-      sms: config.sms.driver,
     });
   });
   app.use(probesRouter(probes));

@@ -7,6 +7,7 @@ import {
   maskNumbersInText,
   maskToken,
   redact,
+  setLogFormat,
   withLogContext,
 } from './logger';
 
@@ -140,5 +141,85 @@ describe('request ids in log lines', () => {
     expect(text).not.toMatch(/71234567|1234 5678 9012/);
     expect(text).toContain('"requestId":"africastalking-ATUid_+267****4567-1"');
     expect(text).toContain('"requestId":"tok-****7890"');
+  });
+});
+
+describe('LOG_FORMAT: json for collectors, pretty for a person, masked alike', () => {
+  /** What the logger writes for the same calls, in each format. */
+  function linesIn(format: 'json' | 'pretty' | 'pretty-on-a-terminal'): string {
+    const lines: string[] = [];
+    const capture = new winston.transports.Stream({
+      stream: new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    });
+    logger.add(capture);
+    setLogFormat(format);
+    try {
+      const log = componentLogger('sales');
+      withLogContext({ requestId: 'hop-26771234567-2' }, () =>
+        log.error('quote refused', { msisdn: '26771234567', token: '1234 5678 9012 3456 7890', amount: 100 }),
+      );
+      log.error('login failed', { password: 'hunter2', error: new Error('no meter for 26771234567') });
+      log.error('gateway started', {
+        url: 'http://127.0.0.1:3000',
+        records: 'embedded PostgreSQL (PGlite) in /home/someone/gateway/data/postgres',
+      });
+    } finally {
+      setLogFormat('json');
+      logger.remove(capture);
+    }
+    return lines.join('');
+  }
+
+  it('pretty: time, level, component, message and the fields; long ones one a line', () => {
+    const time = String.raw`\d\d:\d\d:\d\d\.\d{3}`;
+    const lines = linesIn('pretty').trimEnd().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          String.raw`^${time} error \[sales\] quote refused \(hop-267\*{4}4567-2\) msisdn=267\*{4}4567 token=\*{4}7890 amount=100$`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          String.raw`^${time} error \[sales\] login failed password=\[redacted\] error="Error: no meter for 267\*{4}4567"$`,
+        ),
+      ),
+      expect.stringMatching(new RegExp(String.raw`^${time} error \[sales\] gateway started$`)),
+      '    url: http://127.0.0.1:3000',
+      '    records: embedded PostgreSQL (PGlite) in /home/someone/gateway/data/postgres',
+    ]);
+  });
+
+  it('the same masking in both: no number, token or secret in either', () => {
+    const json = linesIn('json');
+    const pretty = linesIn('pretty');
+    for (const text of [json, pretty]) expect(text).not.toMatch(/71234567|1234 5678|hunter2/);
+    expect(JSON.parse(json.split('\n')[0]!)).toMatchObject({ msisdn: '267****4567', token: '****7890' });
+    expect(JSON.parse(json.split('\n')[1]!)).toMatchObject({ password: '[redacted]' });
+    for (const value of ['267****4567', '****7890', '[redacted]']) expect(pretty).toContain(value);
+    expect(JSON.parse(json.split('\n')[1]!)).toMatchObject({
+      error: { message: 'no meter for 267****4567' },
+    });
+  });
+
+  it('pretty-on-a-terminal: pretty while stdout is a terminal, JSON when it is not', () => {
+    const wasTty = process.stdout.isTTY;
+    try {
+      process.stdout.isTTY = false;
+      expect(() => JSON.parse(linesIn('pretty-on-a-terminal').split('\n')[0]!)).not.toThrow();
+      process.stdout.isTTY = true;
+      // On a terminal the level is coloured.
+      const line = linesIn('pretty-on-a-terminal').split('\n')[0]!;
+      expect(line.slice(13)).toBe(
+        '\u001b[31merror\u001b[0m [sales] quote refused (hop-267****4567-2) msisdn=267****4567 token=****7890 amount=100',
+      );
+    } finally {
+      process.stdout.isTTY = wasTty;
+    }
   });
 });

@@ -150,6 +150,63 @@ const jsonLine = winston.format((info) => {
   return info;
 });
 
+/** Fields a person reading `pretty` lines never needs on every line (the time and level lead it). */
+const PRETTY_SKIPPED = new Set(['level', 'message', 'timestamp', 'component', 'requestId']);
+/** A line longer than this, or a field longer than the second, puts each field on a line of its own. */
+const PRETTY_INLINE_WIDTH = 160;
+const PRETTY_INLINE_FIELD = 48;
+const LEVEL_COLOURS: Record<string, string> = { error: '31', warn: '33', info: '32', debug: '90' };
+
+function prettyValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Error) return `${value.name}: ${value.message}`;
+  if (value && typeof value === 'object' && 'message' in value && 'name' in value)
+    return `${String((value as { name: unknown }).name)}: ${String((value as { message: unknown }).message)}`;
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** `HH:MM:SS.mmm`, local time, from the line's ISO timestamp. */
+function timeOfDay(iso: unknown): string {
+  const at = typeof iso === 'string' ? new Date(iso) : new Date();
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}.${String(at.getMilliseconds()).padStart(3, '0')}`;
+}
+
+/**
+ * The line for a person (`LOG_FORMAT=pretty`): time, level, component, message, then the fields,
+ * `key=value` on the line or, for a long one such as "gateway started", one a line. The fields
+ * are the masked ones JSON would carry; only the layout differs. The level is coloured on a terminal.
+ */
+export function prettyText(info: Record<string, unknown>, colour = false): string {
+  const level = String(info.level);
+  const shownLevel = level.padEnd(5);
+  const head = [
+    timeOfDay(info.timestamp),
+    colour && LEVEL_COLOURS[level] ? `\u001b[${LEVEL_COLOURS[level]}m${shownLevel}\u001b[0m` : shownLevel,
+    info.component ? `[${String(info.component)}]` : undefined,
+    String(info.message),
+    info.requestId ? `(${String(info.requestId)})` : undefined,
+  ]
+    .filter((part) => part !== undefined)
+    .join(' ');
+  const fields = Object.keys(info)
+    .filter((key) => !PRETTY_SKIPPED.has(key) && info[key] !== undefined)
+    .map((key) => [key, prettyValue(info[key])] as const)
+    // An echo of the request id (a provider's) says nothing the head does not.
+    .filter(([, value]) => value !== info.requestId);
+  const inline = fields
+    .map(([key, value]) => ` ${key}=${/\s/.test(value) ? JSON.stringify(value) : value}`)
+    .join('');
+  const short = fields.every(([, value]) => value.length <= PRETTY_INLINE_FIELD);
+  if (short && head.length + inline.length <= PRETTY_INLINE_WIDTH) return head + inline;
+  return [head, ...fields.map(([key, value]) => `    ${key}: ${value}`)].join('\n');
+}
+
+const prettyLine = winston.format((info) => {
+  (info as Record<symbol, unknown>)[MESSAGE] = prettyText(info, process.stdout.isTTY === true);
+  return info;
+});
+
 /**
  * The lines of one turn of the event loop go to stdout in one write. A write to a file or a
  * pipe is a system call, synchronous on POSIX, and one per line cost a loaded gateway about 4%
@@ -188,15 +245,39 @@ class StdoutTransport extends TransportStream {
 export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** `json`: one object a line, for log collectors; `pretty`: readable lines for a person. */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** The same masking for either format: only the last step, the line's layout, differs. */
+function lineFormat(format: LogFormat): winston.Logform.Format {
+  return winston.format.combine(
+    levelGate(),
+    maskFormat(),
+    winston.format.timestamp(),
+    format === 'pretty' ? prettyLine() : jsonLine(),
+  );
+}
+
 /**
- * The one JSON logger. Child loggers add a `component` field. `info` until the process sets the
- * configured level with `setLogLevel` (the logger is created at import, before config is read).
+ * The one logger. Child loggers add a `component` field. `info` and JSON until the process sets
+ * the configured level and format with `setLogLevel` and `setLogFormat` (the logger is created at
+ * import, before config is read).
  */
 export const logger = winston.createLogger({
   level: 'info',
-  format: winston.format.combine(levelGate(), maskFormat(), winston.format.timestamp(), jsonLine()),
+  format: lineFormat('json'),
   transports: [new StdoutTransport()],
 });
+
+/**
+ * Sets the layout of every log line: `pretty-on-a-terminal` is pretty while stdout is a terminal
+ * (a person watching), JSON when it is piped or redirected (a collector, a file).
+ */
+export function setLogFormat(format: LogFormat | 'pretty-on-a-terminal'): void {
+  const chosen = format === 'pretty-on-a-terminal' ? (process.stdout.isTTY ? 'pretty' : 'json') : format;
+  logger.format = lineFormat(chosen);
+}
 
 export function componentLogger(component: string): winston.Logger {
   return logger.child({ component });

@@ -64,7 +64,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
 }
 
 /** libpq's default when the URL names no user: PGUSER, else the operating system's user name. */
-function withDefaultUser(url: string): string {
+export function withDefaultUser(url: string): string {
   const parsed = new URL(url);
   if (!parsed.username) parsed.username = process.env.PGUSER || userInfo().username;
   return parsed.toString();

@@ -70,6 +70,24 @@ it('the README has walkthrough blocks: a USSD purchase, the outbox, an SMS purch
   expect(BLOCKS.join('\n')).toMatch(/\/dev\/sms/);
 });
 
+it('/healthz of npm start names each part for what it runs on', async () => {
+  const health = await fetch(`${gateway.url}/healthz`);
+  expect([health.status, await health.json()]).toEqual([
+    200,
+    {
+      status: 'ok',
+      sessions: 'in memory',
+      jobs: 'in process',
+      records: 'embedded PostgreSQL (PGlite)',
+      purchaseService: 'embedded sandbox',
+      interface: 'v1',
+      payments: 'embedded sandbox (mpesa)',
+      sms: 'outbox',
+      redis: 'not used',
+    },
+  ]);
+});
+
 it('every walkthrough block runs as written against npm start, twice, and each purchase gets its token SMS', async () => {
   const host = gateway.url.replace(/^http:\/\//, '');
   const purchases = (text: string) => (text.match(/\/(ussd|sms)\/africastalking/g) ?? []).length > 0;

@@ -47,7 +47,13 @@ it('answers a polite END when Redis is gone, and /healthz reports it', async () 
 
   const health = await fetch(`${gateway.url}/healthz`);
   expect(health.status).toBe(503);
-  expect(await health.json()).toMatchObject({ status: 'degraded', redis: 'unreachable' });
+  expect(await health.json()).toMatchObject({
+    status: 'degraded',
+    redis: 'unreachable',
+    sessions: 'Redis',
+    jobs: 'Redis (BullMQ)',
+    records: 'PostgreSQL',
+  });
 
   // Redis back (empty: it keeps nothing): the gateway serves new dialogues again.
   await redis.start();

@@ -38,8 +38,19 @@ export class OwnRedisServer {
     args.push('--dir', this.dir, '--dbfilename', 'dump.rdb');
     if (this.persistence === 'aof-always') args.push('--appendonly', 'yes', '--appendfsync', 'always');
     else args.push('--appendonly', 'no');
-    this.process = spawn('redis-server', args, { stdio: 'ignore' });
+    const child = spawn('redis-server', args, { stdio: 'ignore' });
+    this.process = child;
+    let failed: Error | undefined;
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      failed =
+        error.code === 'ENOENT'
+          ? new Error(
+              'redis-server is not on the PATH (Debian package redis-server): this test starts one of its own',
+            )
+          : error;
+    });
     for (let i = 0; i < 100; i += 1) {
+      if (failed) throw failed;
       if (await accepts(this.chosenPort)) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LOG_LEVELS } from '../../observability/logger';
+import { LOG_FORMATS, LOG_LEVELS } from '../../observability/logger';
 import { SOURCE_CHANNELS } from '../../vas/settings';
 import { bool, digits, doc, int, optionalString, text } from '../variables';
 
@@ -25,6 +25,11 @@ export const server = {
     z.enum(LOG_LEVELS).optional(),
     `winston level (${LOG_LEVELS.join(', ')}); logs are JSON lines with a request id, MSISDNs and tokens masked`,
     '`info` (the CLI: `error`; under `NODE_ENV=test`: `error`)',
+  ),
+  LOG_FORMAT: doc(
+    z.enum(LOG_FORMATS).optional(),
+    '`json`: an object a line, for a collector; `pretty`: time, level, component, message, fields, for a person (masked alike)',
+    '`pretty` for `npm start` on a terminal, else `json`',
   ),
   TZ: doc(
     text('Africa/Gaborone'),
