@@ -1,4 +1,5 @@
 import type {
+  CallbackProof,
   CollectAccepted,
   CollectRequest,
   PaymentNotice,
@@ -60,8 +61,11 @@ class ScriptedProvider implements PaymentProvider {
     providerReference: 'AG_1',
   });
   refundStatus?: PaymentProvider['refundStatus'];
+  /** As the real adapters: Daraja's own key vouches; MoMo's callbacks need its status; http signs. */
+  readonly callbackProof: CallbackProof;
 
   constructor(readonly name: string) {
+    this.callbackProof = name === 'momo' ? 'none' : name === 'http' ? 'signature' : 'provider_key';
     const scripted = this.collect;
     this.collect = async (r) => {
       this.collects.push(r);
@@ -241,7 +245,7 @@ describe('payment lifecycle: one request per purchase intent', () => {
     expect(h.paid).toEqual([p.id]);
   });
 
-  it('a push whose answer was lost is never pushed again (Daraja): resolved by its callback', async () => {
+  it('a push whose answer was lost is never pushed again (Daraja): resolved by its callback, once the STK query says paid', async () => {
     const h = await harness('mpesa');
     h.provider.onCollect(async () => {
       throw new PaymentTransportError('unknown', 'socket hang up');
@@ -250,11 +254,14 @@ describe('payment lifecycle: one request per purchase intent', () => {
     const payment = await h.lifecycle.requestPayment(p);
     expect(payment.state).toBe('pending');
     expect(payment.providerReference).toBeNull();
-    // Matched on our reference (as the generic provider echoes it).
-    expect((await h.lifecycle.onCallback(paidNotice(payment, { reference: payment.id }))).outcome).toBe(
-      'applied',
-    );
-    expect((await paymentOf(p.id)).state).toBe('successful');
+    // Matched on our reference (as the generic provider echoes it), naming a key we never stored:
+    // no proof it is Daraja's, so its CheckoutRequestID is queried first.
+    h.provider.answerStatus = async () => ({ state: 'successful' });
+    const told = paidNotice(payment, { reference: payment.id, providerReference: 'ws_CO_lost' });
+    expect((await h.lifecycle.onCallback(told)).outcome).toBe('unverified');
+    await until('paid once the query said so', async () => (await paymentOf(p.id)).state === 'successful');
+    expect(h.provider.statuses).toContainEqual({ reference: payment.id, providerReference: 'ws_CO_lost' });
+    expect((await paymentOf(p.id)).providerReference).toBe('ws_CO_lost');
     expect(h.provider.collects).toHaveLength(1);
   });
 

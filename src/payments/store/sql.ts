@@ -14,6 +14,7 @@ import {
   lostPaymentNotice,
   noticesOf,
   unmatchedNotices,
+  unverifiedNotices,
   resolveUnmatched,
   unmatchedSuccesses,
   type KeptNotice,
@@ -459,6 +460,11 @@ export class SqlPaymentStore {
         WHERE id = $1 AND outcome IS DISTINCT FROM 'applied'`,
       [id, paymentId, outcome],
     );
+  }
+
+  /** A payment's success notices waiting for its provider's status query, oldest first. */
+  async unverifiedNotices(paymentId: string): Promise<UnmatchedNotice[]> {
+    return unverifiedNotices(this.db, paymentId);
   }
 
   /** Payment notices that named this provider key before any payment of ours had it, oldest first. */
