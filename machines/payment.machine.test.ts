@@ -136,11 +136,17 @@ describe('payment machine: callbacks and status answers', () => {
     for (const state of ['requested', 'pending', 'unknown', 'failed'] as const)
       expect(to(payment({ state, version: 3, providerReference: 'ws_CO_1' }), unvouched)).toBeNull();
     // A failure needs no proof: it takes no money.
-    expect(to(pending, { ...unvouched, notice: notice({ state: 'failed', reason: 'declined' }) })).toBe('failed');
+    expect(to(pending, { ...unvouched, notice: notice({ state: 'failed', reason: 'declined' }) })).toBe(
+      'failed',
+    );
   });
 
   it('a success records the receipt and the amount paid', () => {
-    const d = decidePayment(pending, { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(20) }, settings)!;
+    const d = decidePayment(
+      pending,
+      { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(20) },
+      settings,
+    )!;
     expect(d.next).toMatchObject({
       receipt: 'RKT1',
       paidAmount: BWP(10150),
@@ -152,7 +158,12 @@ describe('payment machine: callbacks and status answers', () => {
   it('a failure records why', () => {
     const d = decidePayment(
       pending,
-      { type: 'CALLBACK', notice: notice({ state: 'failed', reason: 'insufficient_funds' }), vouched: true, at: at(20) },
+      {
+        type: 'CALLBACK',
+        notice: notice({ state: 'failed', reason: 'insufficient_funds' }),
+        vouched: true,
+        at: at(20),
+      },
       settings,
     )!;
     expect(d.next).toMatchObject({ state: 'failed', reason: 'insufficient_funds' });
@@ -169,7 +180,12 @@ describe('payment machine: callbacks and status answers', () => {
     const paid = payment({ state: 'successful', version: 3, providerReference: 'ws_CO_1' });
     for (const event of [
       { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(30) },
-      { type: 'CALLBACK', notice: notice({ state: 'failed', reason: 'declined' }), vouched: true, at: at(30) },
+      {
+        type: 'CALLBACK',
+        notice: notice({ state: 'failed', reason: 'declined' }),
+        vouched: true,
+        at: at(30),
+      },
       { type: 'STATUS', status: { state: 'failed', reason: 'expired' }, at: at(30), random: 0 },
       { type: 'DEADLINE', at: at(999) },
       failedCall('REQUEST_ERR', 'rejected', 30),
@@ -185,13 +201,19 @@ describe('payment machine: callbacks and status answers', () => {
       providerReference: 'ws_CO_1',
       reason: 'unknown',
     });
-    expect(to(failed, { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(500) })).toBe('successful');
-    expect(to(unknown, { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(500) })).toBe('successful');
+    expect(to(failed, { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(500) })).toBe(
+      'successful',
+    );
+    expect(to(unknown, { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(500) })).toBe(
+      'successful',
+    );
     expect(to(unknown, { type: 'STATUS', status: { state: 'successful' }, at: at(500), random: 0 })).toBe(
       'successful',
     );
     // but not money of another amount
-    expect(to(unknown, { type: 'CALLBACK', notice: notice({ amount: BWP(5) }), vouched: true, at: at(500) })).toBeNull();
+    expect(
+      to(unknown, { type: 'CALLBACK', notice: notice({ amount: BWP(5) }), vouched: true, at: at(500) }),
+    ).toBeNull();
   });
 });
 

@@ -67,14 +67,17 @@ async function applyPaymentNotice(
   if (mismatch !== null && OPEN_TO_SUCCESS.includes(payment.state)) {
     // Pending: asked about below. Unknown or failed: the provider says money moved that this
     // payment cannot take; the notice is listed for care (unmatched.ts) while the payment stays so.
-    log.error('PAYMENT CALLBACK DOES NOT MATCH ITS PAYMENT: not marked paid; kept for care, the provider asked', {
-      paymentId: payment.id,
-      purchaseId: payment.purchaseId,
-      mismatch,
-      expected: payment.amount,
-      told: notice.amount ?? null,
-      providerReference: notice.providerReference,
-    });
+    log.error(
+      'PAYMENT CALLBACK DOES NOT MATCH ITS PAYMENT: not marked paid; kept for care, the provider asked',
+      {
+        paymentId: payment.id,
+        purchaseId: payment.purchaseId,
+        mismatch,
+        expected: payment.amount,
+        told: notice.amount ?? null,
+        providerReference: notice.providerReference,
+      },
+    );
     await ctx.payments.settleNotice(noticeId, payment.id, 'mismatch');
     // Only our own question, keyed by what we stored, may still mark it paid.
     if (payment.state === 'pending' && canQuery(ctx, payment))
@@ -218,11 +221,14 @@ export async function runVerify(ctx: LifecycleContext, payment: PaymentRecord, r
       pollDelayMs(ctx.settings, round, ctx.random()),
     );
   else
-    log.error('SUCCESS CALLBACK NEITHER CONFIRMED NOR REFUTED BY THE PROVIDER STATUS: not marked paid; left for care', {
-      paymentId: payment.id,
-      purchaseId: payment.purchaseId,
-      notices: undecided,
-    });
+    log.error(
+      'SUCCESS CALLBACK NEITHER CONFIRMED NOR REFUTED BY THE PROVIDER STATUS: not marked paid; left for care',
+      {
+        paymentId: payment.id,
+        purchaseId: payment.purchaseId,
+        notices: undecided,
+      },
+    );
 }
 
 async function applyRefundNotice(

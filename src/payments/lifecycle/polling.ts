@@ -4,6 +4,7 @@
  * with nobody to ask becomes (`payment-wait`): lost, unknown at expiry, or a refund needing a person.
  */
 import { decidePayment, nextRecheckMs, type PaymentEvent } from '../../../machines/payment.machine';
+import type { PaymentNotice } from '../port';
 import type { PaymentRecord } from '../store/types';
 import { adoptLostNotice } from './callbacks';
 import { canQuery, errorInfo, later, log, REVIVE, type LifecycleContext } from './context';
@@ -23,7 +24,11 @@ export async function runPoll(ctx: LifecycleContext, payment: PaymentRecord, att
  * callback decided it first is a success signal against a failure: it moves nothing (which one is
  * right is a person's call), and is kept as an `overruled` notice that care lists (unmatched.ts).
  */
-async function applyStatus(ctx: LifecycleContext, payment: PaymentRecord, event: PaymentEvent): Promise<void> {
+async function applyStatus(
+  ctx: LifecycleContext,
+  payment: PaymentRecord,
+  event: PaymentEvent,
+): Promise<void> {
   const { record, written } = await ctx.write(payment, event);
   if (written || event.type !== 'STATUS' || event.status.state !== 'successful' || record.state !== 'failed')
     return;
@@ -33,7 +38,7 @@ async function applyStatus(ctx: LifecycleContext, payment: PaymentRecord, event:
     reason: record.reason,
     amount: event.status.amount ?? null,
   });
-  const kept = await ctx.payments.keepNotice(ctx.provider.name, {
+  const notice: PaymentNotice = {
     type: 'payment',
     ...event.status,
     reference: record.id,
@@ -41,8 +46,8 @@ async function applyStatus(ctx: LifecycleContext, payment: PaymentRecord, event:
     // A query's answer may leave the amount out (Daraja's): the amount asked for is what it paid.
     amount: event.status.amount ?? record.amount,
     payerMsisdn: record.payerMsisdn,
-  });
-  await ctx.payments.settleNotice(kept.id, record.id, 'overruled');
+  };
+  await ctx.payments.keepSettledNotice(ctx.provider.name, notice, record.id, 'overruled');
 }
 
 async function statusEvent(ctx: LifecycleContext, payment: PaymentRecord): Promise<PaymentEvent> {

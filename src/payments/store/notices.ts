@@ -1,6 +1,6 @@
 import type { Queryable } from '../../records/database';
 import type { Money } from '../../vas/money';
-import type { ProviderNotice } from '../port';
+import type { PaymentNotice, ProviderNotice } from '../port';
 import { isUuid } from './rows';
 import type { PaymentRecord } from './types';
 
@@ -67,6 +67,34 @@ export async function keepNotice(
   );
   const row = result.rows[0];
   return { id: row.id, payment: row.ours ?? row.theirs ?? null };
+}
+
+/**
+ * Keep a payment notice already settled for `paymentId` with `outcome`, in one statement (never
+ * seen unmatched): a success the provider's status gave that the payment no longer took.
+ */
+export async function keepSettledNotice(
+  db: Queryable,
+  at: string,
+  provider: string,
+  notice: PaymentNotice,
+  paymentId: string,
+  outcome: NoticeOutcome,
+): Promise<string> {
+  const result = await db.query<{ id: string }>(
+    `INSERT INTO payment_notices (received_at, provider, kind, reference, provider_reference, payment_id, outcome, notice)
+     VALUES ($1, $2, 'payment', $3, $4, $5, $6, $7) RETURNING id::text`,
+    [
+      at,
+      provider,
+      notice.reference ?? null,
+      notice.providerReference ?? null,
+      paymentId,
+      outcome,
+      JSON.stringify(notice),
+    ],
+  );
+  return result.rows[0].id;
 }
 
 /** Payment notices that named this provider key before any payment of ours had it, oldest first. */
