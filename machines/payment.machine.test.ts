@@ -92,7 +92,7 @@ describe('payment machine: the collect', () => {
     ['its sender died', { type: 'REQUEST_LOST', at: at(40) }, 'pending'],
     [
       'a success callback before the answer',
-      { type: 'CALLBACK', notice: notice({}), at: at(1) },
+      { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(1) },
       'successful',
     ],
   ])('requested + %s', (_label, event, expected) => {
@@ -128,11 +128,25 @@ describe('payment machine: callbacks and status answers', () => {
     ['another provider reference', { providerReference: 'ws_CO_2' }, null],
     ['another reference of ours', { reference: '11111111-2222-4333-8444-555555555555' }, null],
   ])('pending + callback: %s', (_label, over, expected) => {
-    expect(to(pending, { type: 'CALLBACK', notice: notice(over), at: at(20) })).toBe(expected);
+    expect(to(pending, { type: 'CALLBACK', notice: notice(over), vouched: true, at: at(20) })).toBe(expected);
+  });
+
+  it('a success callback the provider does not vouch for (our URL key alone) never marks it paid, in any state', () => {
+    const unvouched = { type: 'CALLBACK', notice: notice({}), vouched: false, at: at(500) } as const;
+    for (const state of ['requested', 'pending', 'unknown', 'failed'] as const)
+      expect(to(payment({ state, version: 3, providerReference: 'ws_CO_1' }), unvouched)).toBeNull();
+    // A failure needs no proof: it takes no money.
+    expect(to(pending, { ...unvouched, notice: notice({ state: 'failed', reason: 'declined' }) })).toBe(
+      'failed',
+    );
   });
 
   it('a success records the receipt and the amount paid', () => {
-    const d = decidePayment(pending, { type: 'CALLBACK', notice: notice({}), at: at(20) }, settings)!;
+    const d = decidePayment(
+      pending,
+      { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(20) },
+      settings,
+    )!;
     expect(d.next).toMatchObject({
       receipt: 'RKT1',
       paidAmount: BWP(10150),
@@ -144,7 +158,12 @@ describe('payment machine: callbacks and status answers', () => {
   it('a failure records why', () => {
     const d = decidePayment(
       pending,
-      { type: 'CALLBACK', notice: notice({ state: 'failed', reason: 'insufficient_funds' }), at: at(20) },
+      {
+        type: 'CALLBACK',
+        notice: notice({ state: 'failed', reason: 'insufficient_funds' }),
+        vouched: true,
+        at: at(20),
+      },
       settings,
     )!;
     expect(d.next).toMatchObject({ state: 'failed', reason: 'insufficient_funds' });
@@ -160,8 +179,13 @@ describe('payment machine: callbacks and status answers', () => {
   it('never lets a later signal overwrite a success; duplicates change nothing', () => {
     const paid = payment({ state: 'successful', version: 3, providerReference: 'ws_CO_1' });
     for (const event of [
-      { type: 'CALLBACK', notice: notice({}), at: at(30) },
-      { type: 'CALLBACK', notice: notice({ state: 'failed', reason: 'declined' }), at: at(30) },
+      { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(30) },
+      {
+        type: 'CALLBACK',
+        notice: notice({ state: 'failed', reason: 'declined' }),
+        vouched: true,
+        at: at(30),
+      },
       { type: 'STATUS', status: { state: 'failed', reason: 'expired' }, at: at(30), random: 0 },
       { type: 'DEADLINE', at: at(999) },
       failedCall('REQUEST_ERR', 'rejected', 30),
@@ -177,13 +201,19 @@ describe('payment machine: callbacks and status answers', () => {
       providerReference: 'ws_CO_1',
       reason: 'unknown',
     });
-    expect(to(failed, { type: 'CALLBACK', notice: notice({}), at: at(500) })).toBe('successful');
-    expect(to(unknown, { type: 'CALLBACK', notice: notice({}), at: at(500) })).toBe('successful');
+    expect(to(failed, { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(500) })).toBe(
+      'successful',
+    );
+    expect(to(unknown, { type: 'CALLBACK', notice: notice({}), vouched: true, at: at(500) })).toBe(
+      'successful',
+    );
     expect(to(unknown, { type: 'STATUS', status: { state: 'successful' }, at: at(500), random: 0 })).toBe(
       'successful',
     );
     // but not money of another amount
-    expect(to(unknown, { type: 'CALLBACK', notice: notice({ amount: BWP(5) }), at: at(500) })).toBeNull();
+    expect(
+      to(unknown, { type: 'CALLBACK', notice: notice({ amount: BWP(5) }), vouched: true, at: at(500) }),
+    ).toBeNull();
   });
 });
 

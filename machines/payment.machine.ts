@@ -29,7 +29,8 @@ import {
  *   needs_attention → refunded | refund_failed       the provider answered late
  *
  * Only a `successful` answer whose amount, currency and references match the payment marks it
- * paid; a later, weaker signal never overwrites a success.
+ * paid, and a callback only when the provider vouches for it (its signature, its own key, or its
+ * status query since); a later, weaker signal never overwrites a success.
  */
 
 export type {
@@ -53,10 +54,14 @@ export const paymentMachine = setup({
     input: {} as PaymentContext,
   },
   guards: {
-    /** A success that is this payment's: references and money match (see mismatchOf). */
+    /**
+     * A success that is this payment's: references and money match (see mismatchOf), and, for a
+     * callback, the provider stands behind it (our URL's key alone is no proof).
+     */
     paid: ({ context, event }) =>
       (event.type === 'CALLBACK' &&
         event.notice.state === 'successful' &&
+        event.vouched &&
         mismatchOf(context.payment, event.notice, true) === null) ||
       (event.type === 'STATUS' &&
         event.status.state === 'successful' &&

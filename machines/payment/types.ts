@@ -59,8 +59,12 @@ export type PaymentEvent =
   | { type: 'REQUEST_ERR'; error: PaymentErrorInfo; at: string; random: number }
   /** Found `requested` with nobody answering for it (its sender died mid-call): it may have been sent. */
   | { type: 'REQUEST_LOST'; at: string }
-  /** The provider's callback, already authenticated and parsed by its adapter. */
-  | { type: 'CALLBACK'; notice: PaymentNotice; at: string }
+  /**
+   * The provider's callback, already authenticated and parsed by its adapter. `vouched`: the
+   * provider itself stands behind it (its signature, its own key we stored, or its status query
+   * asked since said paid) — a success that is not vouched for never marks the payment paid.
+   */
+  | { type: 'CALLBACK'; notice: PaymentNotice; vouched: boolean; at: string }
   /** The answer of a status query (for our stored reference). */
   | { type: 'STATUS'; status: PaymentStatus; at: string; random: number }
   | { type: 'STATUS_ERR'; error: PaymentErrorInfo; at: string; random: number }

@@ -93,6 +93,7 @@ function lineOf(n: UnmatchedSuccess): string {
   return [
     n.receivedAt,
     `notice ${n.id}`,
+    n.why === 'no_payment' ? 'no payment' : `${n.why}: payment ${n.paymentId} ${n.paymentState}`,
     n.provider,
     n.providerReference ?? '-',
     n.amount ? formatMoney(n.amount) : '-',

@@ -1,3 +1,4 @@
+import { createAgents } from '../agents';
 import { CareInputError, CustomerCare } from '../purchases/care/care';
 import type { AuditEntry } from '../purchases/care/audit';
 import { SqlAuditTrail } from '../purchases/care/audit-sql';
@@ -7,6 +8,7 @@ import { BullJobQueue, type JobQueue } from '../purchases/queue';
 import { SqlPurchaseStore } from '../purchases/store/sql';
 import type { PurchaseRecord } from '../purchases/types';
 import { bullConnectionOptions } from '../redis/connection';
+import { AgentSide } from '../sales/agent-side';
 import { formatMoney } from '../vas/money';
 import type { PurchaseService } from '../vas/port';
 import { EXIT, misused, parseFlags, runCommand, switches, UsageError, valueFlags, type CliIo } from './kit';
@@ -15,7 +17,9 @@ const USAGE = `usage: npm run cli -- purchases <command> [flags]
   (needs DATABASE_URL and DATABASE_SCHEMA as the gateway has them; reconcile also REDIS_URL and REDIS_PREFIX)
   find --msisdn NUMBER | --identifier METER | --reference REF   newest first (--limit N, default 50)
   show ID                        one purchase, as stored
-  resolve ID --note TEXT         close a needs_attention purchase (what was found and done)
+  resolve ID --note TEXT [--outcome sold|not_sold]
+                                 close a needs_attention purchase (what was found and done);
+                                 an agent's sale needs --outcome: its float hold is spent or given back
   reconcile ID [--note TEXT]     ask the purchase service again (retry only, never a second confirm);
                                  a running worker does it, and sends the token if it succeeded
   audit [ID]                     the audit trail, newest first (--limit N)
@@ -39,7 +43,7 @@ const noQueue: JobQueue = {
 /** `npm run cli -- purchases …`: customer care from a shell, on the gateway's records. */
 export async function purchasesCli(argv: string[], io: CliIo): Promise<number> {
   const parsed = parseFlags(io, USAGE, argv, {
-    ...valueFlags('msisdn', 'identifier', 'reference', 'limit', 'note'),
+    ...valueFlags('msisdn', 'identifier', 'reference', 'limit', 'note', 'outcome'),
     ...switches('reveal', 'json'),
   });
   if (typeof parsed === 'number') return parsed;
@@ -82,6 +86,14 @@ export async function purchasesCli(argv: string[], io: CliIo): Promise<number> {
         store,
         queue,
         service: noService,
+        // A resolved agent's sale spends or gives back its float hold, as the gateway's would (the
+        // agents' side is built only for one: no other command needs the agents' settings).
+        settlement: {
+          settled: async (record) => {
+            if (record.intent.agent)
+              await new AgentSide(createAgents(records, config), config.timeZone).settled(record);
+          },
+        },
         settings: settingsFromConfig(config),
       }),
       audit,
@@ -114,8 +126,9 @@ export async function purchasesCli(argv: string[], io: CliIo): Promise<number> {
       case 'resolve': {
         if (values.note === undefined)
           throw new UsageError('resolve needs --note TEXT (what was found and done)');
-        const purchase = await care.resolve(id, values.note, actor);
-        io.stdout(`${purchase.id} resolved by ${actor}`);
+        const purchase = await care.resolve(id, values.note, actor, values.outcome);
+        const outcome = purchase.resolution?.outcome;
+        io.stdout(`${purchase.id} resolved by ${actor}${outcome ? ` (${outcome})` : ''}`);
         return EXIT.ok;
       }
       case 'reconcile': {

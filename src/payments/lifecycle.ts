@@ -16,7 +16,13 @@ import type { ProviderNotice } from './port';
 import type { PaymentJob } from './queue';
 import type { PurchaseGlance } from './store/sql';
 import { REFUND_CARE_STATES, topUpIdOf, type PaymentRecord } from './store/types';
-import { adoptLostNotice, applyEarlyNotices, onCallback, type CallbackResult } from './lifecycle/callbacks';
+import {
+  adoptLostNotice,
+  applyEarlyNotices,
+  onCallback,
+  runVerify,
+  type CallbackResult,
+} from './lifecycle/callbacks';
 import { errorInfo, later, log, REVIVE, type LifecycleContext } from './lifecycle/context';
 import {
   dropPoll,
@@ -98,6 +104,7 @@ export class PaymentLifecycle {
     if (job.kind === 'payment-poll') await runPoll(this.ctx, payment, job.attempt);
     else if (job.kind === 'payment-recheck') await runRecheck(this.ctx, payment, job.attempt);
     else if (job.kind === 'refund-poll') await runRefundPoll(this.ctx, payment, job.attempt);
+    else if (job.kind === 'payment-verify') await runVerify(this.ctx, payment, job.attempt);
     else await runWait(this.ctx, payment);
   };
 

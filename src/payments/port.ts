@@ -167,9 +167,25 @@ export interface RefundNotice extends RefundStatus {
 
 export type ProviderNotice = PaymentNotice | RefundNotice;
 
+/**
+ * What proves a success callback came from the provider, beyond our callback URL's key (which
+ * travels in a URL and so may be logged by a proxy on the way):
+ * - `signature`: the adapter checked the provider's signature over the body (the generic
+ *   provider with HMAC);
+ * - `provider_key`: the provider's own key for the payment, which it gave only to us in the
+ *   collect's answer (Daraja's CheckoutRequestID): a callback naming the key we stored is the
+ *   provider's; one naming a key we never stored (a push whose answer was lost) is not;
+ * - `none`: nothing in the callback is the provider's secret (MoMo: the reference is ours).
+ * A success not proven so is applied only once the provider's own status query says so.
+ */
+export type CallbackProof = 'signature' | 'provider_key' | 'none';
+
 export interface PaymentProvider {
   /** The `PAYMENT_PROVIDER` name (`mpesa`, `momo`, `http`). */
   readonly name: string;
+
+  /** What proves its success callbacks are its own (see {@link CallbackProof}). */
+  readonly callbackProof: CallbackProof;
 
   /**
    * The longest a `collect` may stay in flight, token fetch and retries included (from

@@ -13,9 +13,11 @@ export interface PaymentJob extends QueuedJob {
    * that cannot be queried reaching its expiry, a refund's deadline; attempt = version);
    * `payment-recheck`: ask about an `unknown` payment now and then (attempt = round);
    * `refund-poll`: ask the refund's status (attempt = the refund's pollAttempts);
-   * `refund-due`: see again whether a refund may be asked (a verdict still being re-checked).
+   * `refund-due`: see again whether a refund may be asked (a verdict still being re-checked);
+   * `payment-verify`: ask the provider's status about success callbacks it does not vouch for
+   * (attempt = round).
    */
-  kind: 'payment-poll' | 'payment-wait' | 'payment-recheck' | 'refund-poll' | 'refund-due';
+  kind: 'payment-poll' | 'payment-wait' | 'payment-recheck' | 'refund-poll' | 'refund-due' | 'payment-verify';
   purchaseId: string;
   attempt: number;
 }

@@ -1,8 +1,11 @@
 /**
  * Money nobody holds: success notices no payment of ours took (`payment_notices`, `unmatched`),
- * past the time any could still be matched. The provider says a buyer paid; nothing here will
- * confirm or refund it, so a person must, and then resolves the notice with a note (audited), so
- * it leaves the list. Shared by `/admin/payments/unmatched`, `npm run cli -- payments unmatched`
+ * past the time any could still be matched — and success signals a payment of ours left `unknown`
+ * or `failed` did not take: a callback of another amount or currency (`mismatch`), the
+ * provider's status saying paid after a failure callback decided the payment (`overruled`), a
+ * callback its status never confirmed nor refuted (`unverified`). The provider says a buyer paid;
+ * nothing here will confirm or refund it, so a person must, and then resolves the notice with a
+ * note (audited), so it leaves the list; one whose payment ends paid after all leaves it too. Shared by `/admin/payments/unmatched`, `npm run cli -- payments unmatched`
  * and `resolve-unmatched`, and the `payment_notices_unmatched` gauge.
  */
 import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
@@ -201,7 +204,7 @@ export class UnmatchedPayments {
 /** What the trail says of the notice: enough to find the money at the provider, the payer masked. */
 function auditDetail(n: UnmatchedSuccess): string {
   return [
-    `payment notice ${n.id}: ${n.provider} ${n.providerReference ?? '-'}`,
+    `payment notice ${n.id} (${n.why === 'no_payment' ? 'no payment' : `${n.why}, payment ${n.paymentId}`}): ${n.provider} ${n.providerReference ?? '-'}`,
     n.amount ? formatMoney(n.amount) : '-',
     `receipt ${n.receipt ?? '-'}`,
     `payer ${n.payerMsisdn ? maskMsisdn(n.payerMsisdn) : '-'}`,

@@ -75,6 +75,14 @@ export interface OutcomeHandOverOptions {
 export class OutcomeHandOver {
   constructor(private readonly options: OutcomeHandOverOptions) {}
 
+  /**
+   * Only the settlement of `record` (idempotent), nobody told: a purchase an operator resolved,
+   * whose buyer was told when it needed attention.
+   */
+  async settle(record: PurchaseRecord): Promise<void> {
+    await this.options.settlement?.settled(record);
+  }
+
   /** Settle and hand a settled, not yet handed-over outcome to the notifier, then note it on the record. */
   async handOver(record: PurchaseRecord): Promise<void> {
     if (!awaitsNotification(record)) return;

@@ -403,7 +403,8 @@ export class PurchaseLifecycle {
   /**
    * An operator's decision (`RESOLVE`, `REOPEN` of src/purchases/care), written like every other
    * one, with `patch` (the resolution) beside it, and followed up: a reopened purchase is
-   * reconciled at once, never confirmed. Null when its state does not take the event or another
+   * reconciled at once, never confirmed; a resolved one is given to the settlement (an agent's
+   * float hold spent or given back, as the resolution's outcome says). Null when its state does not take the event or another
    * writer won: the caller re-reads and says why.
    */
   async operatorDecision(
@@ -478,6 +479,9 @@ export class PurchaseLifecycle {
     } else if (SETTLED_STATES.includes(state)) {
       await this.handOver(record);
       if (record.recheckUntil) await this.scheduleRecheck(record, 0);
+    } else if (state === 'resolved') {
+      // Told already (as needs_attention); what the operator found settles the money beside it.
+      await this.outcomes.settle(record);
     }
   }
 }

@@ -135,11 +135,19 @@ export interface PurchaseRecord {
   settledAt: string | null;
   /** When the settled outcome was handed to the notifier (ISO); null = hand it over (again). */
   notifiedAt: string | null;
-  /** How an operator closed a `needs_attention` purchase (absent: never resolved). */
-  resolution?: { by: string; at: string; note: string } | null;
+  /**
+   * How an operator closed a `needs_attention` purchase (absent: never resolved). `outcome`: what
+   * the operator found — `sold` (the token reached the buyer: an agent's float hold is spent) or
+   * `not_sold` (nothing was bought: the hold goes back); required for an agent's sale.
+   */
+  resolution?: { by: string; at: string; note: string; outcome?: ResolutionOutcome } | null;
   /** When the token and numbers were masked in place (`PII_RETENTION_DAYS`); the money fields stay. */
   personalDataMaskedAt?: string;
 }
+
+/** What an operator found when closing a `needs_attention` purchase (see `resolution`). */
+export type ResolutionOutcome = 'sold' | 'not_sold';
+export const RESOLUTION_OUTCOMES: readonly ResolutionOutcome[] = ['sold', 'not_sold'];
 
 /**
  * States whose records are kept only for the retention period (`PURCHASE_RETENTION_DAYS`):

@@ -62,20 +62,26 @@ export class AgentSide implements PurchaseSettlement {
   /**
    * The lifecycle's hook for a settled purchase: `succeeded` spends the hold, `failed`
    * (definitive) gives it back, `needs_attention` keeps it until an operator or a re-check
-   * decides. Keyed by the purchase's idempotency key, as the hold was: run again (a crash, the
-   * sweep), nothing moves twice.
+   * decides; `resolved` (an operator closed it) follows the resolution's outcome: `sold` spends
+   * it (with its commission), `not_sold` gives it back — never left held for the orphan-hold
+   * sweep to release once retention deletes the record. Keyed by the purchase's idempotency key,
+   * as the hold was: run again (a crash, the sweep), nothing moves twice.
    */
   async settled(record: PurchaseRecord): Promise<void> {
     const seller = record.intent.agent?.msisdn;
     if (!seller) return;
     const msisdn = await this.floatOwnerOf(seller);
-    if (record.state === 'succeeded') await this.settleSucceeded(msisdn, record);
-    else if (record.state === 'failed') await this.float.release(msisdn, record.idempotencyKey);
+    const outcome = record.state === 'resolved' ? record.resolution?.outcome : undefined;
+    if (record.state === 'succeeded' || outcome === 'sold') await this.settleSucceeded(msisdn, record);
+    else if (record.state === 'failed' || outcome === 'not_sold')
+      await this.float.release(msisdn, record.idempotencyKey);
     else
-      log.warn('agent sale needs attention: its float hold is kept', {
-        agent: maskMsisdn(msisdn),
-        purchaseId: record.id,
-      });
+      log.warn(
+        record.state === 'resolved'
+          ? 'AGENT SALE RESOLVED WITHOUT AN OUTCOME: its float hold is kept'
+          : 'agent sale needs attention: its float hold is kept',
+        { agent: maskMsisdn(msisdn), purchaseId: record.id },
+      );
   }
 
   /**

@@ -7,11 +7,14 @@ import {
 } from '../../src/channels/sms/outbound';
 import { loadConfig } from '../../src/config';
 import { loadLocales } from '../../src/i18n';
+import { CareInputError, CustomerCare } from '../../src/purchases/care/care';
+import { SqlAuditTrail } from '../../src/purchases/care/audit-sql';
 import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
 import { createNotifier } from '../../src/purchases/notify';
 import { InProcessJobQueue } from '../../src/purchases/queue';
 import { SETTLED_STATES, SqlPurchaseStore } from '../../src/purchases/store';
 import { AgentSide } from '../../src/sales/agent-side';
+import { releaseOrphanHolds } from '../../src/sales/orphan-holds';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import { TEST_METERS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import type { Database } from '../../src/records/database';
@@ -238,6 +241,105 @@ describe('no notifier wired', () => {
     expect(await outbox.list({ to: agent.msisdn })).not.toContainEqual(
       expect.objectContaining({ purchaseId: ok.record.id }),
     );
+    await expectBalanced();
+  });
+});
+
+describe('an agent sale care resolved', () => {
+  let careDesk: RunningPurchaseDesk;
+  let careJobs: InProcessJobQueue;
+  let care: CustomerCare;
+  let audit: SqlAuditTrail;
+  beforeAll(async () => {
+    careDesk = createPurchaseDesk({
+      store,
+      queue: (careJobs = new InProcessJobQueue({ retryDelayMs: 50 })),
+      service: makeService(sandbox.url),
+      settlement: new AgentSide(agents, 'Africa/Gaborone'),
+      // Reconciled for a moment only: the sale needs attention soon.
+      config: { ...lifecycleConfig, reconcile: { baseDelayMs: 20, deadlineMs: 300 } },
+      settings: { inFlightMarginMs: 100, maxDelayMs: 200 },
+    });
+    await careDesk.startWorker();
+    audit = new SqlAuditTrail(db);
+    care = new CustomerCare({ store, lifecycle: careDesk.lifecycle, audit, region: 'BW' });
+  });
+  afterAll(() => careJobs.close());
+
+  /** A sale whose confirm never reached the provider and that retry cannot answer: needs attention. */
+  async function stuckSale(totalMinor: number): Promise<{ key: string; record: PurchaseRecord }> {
+    await fault({ endpoint: 'confirm', fault: 'provider_unavailable', completes: false });
+    await fault({ endpoint: 'retry', fault: 'provider_unavailable', count: 10_000 });
+    const { key, record } = await sell(TEST_METERS.active, totalMinor, careDesk);
+    const stuck = await until('the sale needs attention', async () => {
+      const r = await store.get(record.id);
+      return r?.state === 'needs_attention' ? r : null;
+    });
+    await clearFaults();
+    expect(await agents.float.reservation(agent.msisdn, key)).toMatchObject({ state: 'held' });
+    return { key, record: stuck };
+  }
+
+  /** Retention deletes every retained record (a clock years ahead), then the orphan-hold sweep runs. */
+  async function yearsLater(): Promise<number> {
+    const later = new Date(Date.now() + 10 * 365 * 24 * 3600_000);
+    await new SqlPurchaseStore({ db, retentionMs: 1, clock: () => later }).purgeExpired();
+    return releaseOrphanHolds(db, agents.float, later);
+  }
+
+  it('resolved as sold: the hold is spent at once, and retention later gives nothing back', async () => {
+    const before = await agents.float.balance(agent.msisdn);
+    const { key, record } = await stuckSale(2_150);
+    const resolved = await care.resolve(record.id, 'token read out to the agent', 'care:ann', 'sold');
+    expect(resolved).toMatchObject({ state: 'resolved', resolution: { by: 'care:ann', outcome: 'sold' } });
+    // At once, not by a later sweep.
+    expect(await agents.float.reservation(agent.msisdn, key)).toMatchObject({ state: 'settled' });
+    expect(await agents.float.balance(agent.msisdn)).toMatchObject({
+      availableMinor: before.availableMinor - 2_150,
+      heldMinor: 0,
+    });
+    expect(await care.trail({ purchaseId: record.id })).toContainEqual(
+      expect.objectContaining({
+        action: 'resolve',
+        actor: 'care:ann',
+        detail: expect.stringContaining('outcome sold: the agent float hold is spent'),
+      }),
+    );
+
+    expect(await yearsLater()).toBe(0);
+    expect(await store.get(record.id)).toBeNull();
+    expect(await agents.float.reservation(agent.msisdn, key)).toMatchObject({ state: 'settled' });
+    expect((await agents.float.balance(agent.msisdn)).availableMinor).toBe(before.availableMinor - 2_150);
+    await expectBalanced();
+  });
+
+  it('resolved as not sold: the hold is given back once', async () => {
+    const before = await agents.float.balance(agent.msisdn);
+    const { key, record } = await stuckSale(1_150);
+    // An agent's sale is never resolved without saying which: nothing changes.
+    await expect(care.resolve(record.id, 'looked at it', 'care:ann')).rejects.toThrow(CareInputError);
+    expect((await store.get(record.id))?.state).toBe('needs_attention');
+    expect(await agents.float.reservation(agent.msisdn, key)).toMatchObject({ state: 'held' });
+
+    await care.resolve(record.id, 'no token was issued', 'care:ann', 'not_sold');
+    expect(await agents.float.reservation(agent.msisdn, key)).toMatchObject({ state: 'released' });
+    expect(await agents.float.balance(agent.msisdn)).toMatchObject({
+      availableMinor: before.availableMinor,
+      heldMinor: 0,
+    });
+    expect(await care.trail({ purchaseId: record.id })).toContainEqual(
+      expect.objectContaining({
+        detail: expect.stringContaining('outcome not_sold: the agent float hold is given back'),
+      }),
+    );
+
+    expect(await yearsLater()).toBe(0);
+    expect(await agents.float.balance(agent.msisdn)).toMatchObject({
+      availableMinor: before.availableMinor,
+      heldMinor: 0,
+    });
+    const statement = await agents.float.statement(agent.msisdn);
+    expect(statement.entries.filter((e) => e.purchaseKey === key && e.kind === 'release')).toHaveLength(1);
     await expectBalanced();
   });
 });

@@ -56,10 +56,10 @@ it('lists those past their matching time, newest first, the payer masked', async
   expect(out).toHaveLength(3);
   expect(out[0]).toMatch(
     new RegExp(
-      `^\\S+Z  notice ${old}  mpesa  ws_CO_old1  BWP 101\\.50  receipt RCOLD1  payer 267\\*{4}0011#[0-9a-f]{4}$`,
+      `^\\S+Z  notice ${old}  no payment  mpesa  ws_CO_old1  BWP 101\\.50  receipt RCOLD1  payer 267\\*{4}0011#[0-9a-f]{4}$`,
     ),
   );
-  expect(out[1]).toContain(`notice ${older}  mpesa  ws_CO_older  BWP 50.00`);
+  expect(out[1]).toContain(`notice ${older}  no payment  mpesa  ws_CO_older  BWP 50.00`);
   // The embedded M-Pesa's default: its window + margin + a day of re-checks.
   expect(out[2]).toBe('2 unmatched paid notice(s) older than 24h 2m 30s');
   expect(out.join('\n')).not.toContain(PAYER);
@@ -147,7 +147,7 @@ describe('resolve-unmatched', () => {
       actor: 'cli:neo',
       action: 'resolve_unmatched',
       note: 'Reversed RCOLDER',
-      detail: `payment notice ${older}: mpesa ws_CO_older, BWP 50.00, receipt RCLDER, payer 267****0012`,
+      detail: `payment notice ${older} (no payment): mpesa ws_CO_older, BWP 50.00, receipt RCLDER, payer 267****0012`,
     });
   });
 

@@ -1,4 +1,6 @@
+import { createAgents } from '../../src/agents';
 import { EXIT, main } from '../../src/cli/main';
+import { loadConfig } from '../../src/config';
 import { SqlAuditTrail } from '../../src/purchases/care';
 import { SqlPurchaseStore } from '../../src/purchases/store/sql';
 import type { PurchaseRecord } from '../../src/purchases/types';
@@ -135,4 +137,37 @@ it('without DATABASE_URL says in one line where the purchases are', async () => 
     out: '',
     err: expect.stringMatching(/^error: without DATABASE_URL .*\/admin\/purchases[^\n]*$/),
   });
+});
+
+it("resolve of an agent's sale needs --outcome; not_sold gives the float hold back at once", async () => {
+  const config = loadConfig({ NODE_ENV: 'test' });
+  const agents = createAgents(t.db, config);
+  const { agent } = await agents.registry.add({
+    msisdn: '26771118888',
+    name: 'Kiosk',
+    funding: { kind: 'float' },
+  });
+  await agents.float.credit(agent, { amount: { currency: 'BWP', minor: 10_000 }, reference: 'cli-top-1' });
+  const stuck = record({
+    state: 'needs_attention',
+    intent: { ...intent(), agent: { msisdn: agent.msisdn } },
+  });
+  expect((await agents.float.reserve(agent, stuck.idempotencyKey, 2_150)).status).toBe('reserved');
+  await new SqlPurchaseStore({ db: t.db }).create(stuck);
+
+  const without = await run(['resolve', stuck.id, '--note', 'looked at it']);
+  expect(without.code).not.toBe(EXIT.ok);
+  expect(without.err).toContain('sold or not_sold');
+  expect(await agents.float.reservation(agent.msisdn, stuck.idempotencyKey)).toMatchObject({ state: 'held' });
+
+  expect(await run(['resolve', stuck.id, '--note', 'no token issued', '--outcome', 'not_sold'])).toEqual({
+    code: EXIT.ok,
+    out: `${stuck.id} resolved by cli:neo (not_sold)`,
+    err: '',
+  });
+  expect(await agents.float.reservation(agent.msisdn, stuck.idempotencyKey)).toMatchObject({
+    state: 'released',
+  });
+  expect(await agents.float.balance(agent.msisdn)).toMatchObject({ availableMinor: 10_000, heldMinor: 0 });
+  expect((await run(['audit', stuck.id])).out).toContain('cli:neo  resolve');
 });

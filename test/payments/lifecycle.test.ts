@@ -1,4 +1,5 @@
 import type {
+  CallbackProof,
   CollectAccepted,
   CollectRequest,
   PaymentNotice,
@@ -60,8 +61,11 @@ class ScriptedProvider implements PaymentProvider {
     providerReference: 'AG_1',
   });
   refundStatus?: PaymentProvider['refundStatus'];
+  /** As the real adapters: Daraja's own key vouches; MoMo's callbacks need its status; http signs. */
+  readonly callbackProof: CallbackProof;
 
   constructor(readonly name: string) {
+    this.callbackProof = name === 'momo' ? 'none' : name === 'http' ? 'signature' : 'provider_key';
     const scripted = this.collect;
     this.collect = async (r) => {
       this.collects.push(r);
@@ -241,7 +245,7 @@ describe('payment lifecycle: one request per purchase intent', () => {
     expect(h.paid).toEqual([p.id]);
   });
 
-  it('a push whose answer was lost is never pushed again (Daraja): resolved by its callback', async () => {
+  it('a push whose answer was lost is never pushed again (Daraja): resolved by its callback, once the STK query says paid', async () => {
     const h = await harness('mpesa');
     h.provider.onCollect(async () => {
       throw new PaymentTransportError('unknown', 'socket hang up');
@@ -250,11 +254,14 @@ describe('payment lifecycle: one request per purchase intent', () => {
     const payment = await h.lifecycle.requestPayment(p);
     expect(payment.state).toBe('pending');
     expect(payment.providerReference).toBeNull();
-    // Matched on our reference (as the generic provider echoes it).
-    expect((await h.lifecycle.onCallback(paidNotice(payment, { reference: payment.id }))).outcome).toBe(
-      'applied',
-    );
-    expect((await paymentOf(p.id)).state).toBe('successful');
+    // Matched on our reference (as the generic provider echoes it), naming a key we never stored:
+    // no proof it is Daraja's, so its CheckoutRequestID is queried first.
+    h.provider.answerStatus = async () => ({ state: 'successful' });
+    const told = paidNotice(payment, { reference: payment.id, providerReference: 'ws_CO_lost' });
+    expect((await h.lifecycle.onCallback(told)).outcome).toBe('unverified');
+    await until('paid once the query said so', async () => (await paymentOf(p.id)).state === 'successful');
+    expect(h.provider.statuses).toContainEqual({ reference: payment.id, providerReference: 'ws_CO_lost' });
+    expect((await paymentOf(p.id)).providerReference).toBe('ws_CO_lost');
     expect(h.provider.collects).toHaveLength(1);
   });
 
@@ -450,6 +457,152 @@ describe('payment lifecycle: never confirm without a payment known successful', 
     expect(h.unpaid).toEqual([{ purchaseId: p.id, reason: 'declined' }]);
     expect((await purchases.get(p.id))!.state).toBe('failed');
     expect(await paymentDiscrepancies(t.db)).toEqual([]);
+  });
+});
+
+describe('payment lifecycle: a success only the provider itself vouches for', () => {
+  const noticeOutcomes = async (paymentId: string) =>
+    (await payments.noticesOf(paymentId)).map((n) => n.outcome);
+
+  it('MoMo: a success callback with our URL key but no money behind it (forged) never marks it paid; its status refutes it', async () => {
+    const h = await harness('momo');
+    // Nobody paid: MoMo says pending until the payer declines.
+    let declined = false;
+    h.provider.answerStatus = async () =>
+      declined ? { state: 'failed', reason: 'declined' } : { state: 'pending' };
+    const p = await purchase();
+    const payment = await h.lifecycle.requestPayment(p);
+    const forged = await h.lifecycle.onCallback(paidNotice(payment, { reference: payment.id }));
+    expect(forged).toEqual({ outcome: 'unverified', paymentId: payment.id });
+    // Asked about (MoMo says pending: nobody paid), and still not paid.
+    await until('its status asked', () => h.provider.statuses.length >= 2);
+    expect((await paymentOf(p.id)).state).toBe('pending');
+    expect(h.paid).toEqual([]);
+    await expect(tryConfirm(p.id)).rejects.toThrow(/its payment is pending/);
+    // The payer declines: the payment fails, the forged notice is refuted, nothing was ever paid.
+    declined = true;
+    await until('failed', async () => (await paymentOf(p.id)).state === 'failed');
+    await until('the forged notice refuted', async () =>
+      (await noticeOutcomes(payment.id)).includes('refuted'),
+    );
+    expect(h.paid).toEqual([]);
+    expect(h.unpaid).toEqual([{ purchaseId: p.id, reason: 'declined' }]);
+    expect(h.provider.refunds).toEqual([]);
+  });
+
+  it('MoMo: a real success callback is applied once its status says paid: told once, with its receipt', async () => {
+    const h = await harness('momo');
+    const p = await purchase();
+    const payment = await h.lifecycle.requestPayment(p);
+    h.provider.answerStatus = async () => ({
+      state: 'successful',
+      amount: payment.amount,
+      receipt: 'MOMO-1',
+    });
+    expect((await h.lifecycle.onCallback(paidNotice(payment, { reference: payment.id }))).outcome).toBe(
+      'unverified',
+    );
+    await until('paid', async () => (await paymentOf(p.id)).state === 'successful');
+    await until('the paid hook', () => h.paid.length > 0);
+    expect(h.paid).toEqual([p.id]);
+    // Applied once its status said so, or moot when the payment's own poll asked first.
+    await until('the notice settled', async () =>
+      ['applied', 'duplicate'].includes((await noticeOutcomes(payment.id))[0]),
+    );
+    expect(['RKT0001', 'MOMO-1']).toContain((await paymentOf(p.id)).receipt);
+  });
+
+  it('MoMo: a forged success for a payment already failed is refuted: no refund of money never taken', async () => {
+    const h = await harness('momo');
+    const p = await purchase();
+    const payment = await h.lifecycle.requestPayment(p);
+    h.provider.answerStatus = async () => ({ state: 'failed', reason: 'declined' });
+    await h.lifecycle.onCallback({
+      ...paidNotice(payment, { reference: payment.id }),
+      state: 'failed',
+      reason: 'declined',
+    });
+    expect((await paymentOf(p.id)).state).toBe('failed');
+    expect((await h.lifecycle.onCallback(paidNotice(payment, { reference: payment.id }))).outcome).toBe(
+      'unverified',
+    );
+    await until('refuted', async () => (await noticeOutcomes(payment.id)).includes('refuted'));
+    expect((await paymentOf(p.id)).state).toBe('failed');
+    expect(h.provider.refunds).toEqual([]);
+  });
+});
+
+describe('payment lifecycle: success signals a payment did not take are care items', () => {
+  const listed = async () => (await payments.unmatchedSuccesses(0, 50)).notices;
+
+  it.each(['failed', 'unknown'] as const)(
+    'a success callback of another amount for a %s payment is listed for care, with its payment',
+    async (state) => {
+      const h = await harness();
+      const p = await purchase();
+      const payment = await h.lifecycle.requestPayment(p);
+      if (state === 'failed')
+        await h.lifecycle.onCallback({ ...paidNotice(payment), state: 'failed', reason: 'expired' });
+      else
+        await until('unknown', async () => (await paymentOf(p.id)).state === 'unknown', { timeoutMs: 5_000 });
+      const wrong = { currency: p.intent.amount.currency, minor: p.intent.amount.minor + 1 };
+      expect((await h.lifecycle.onCallback(paidNotice(payment, { amount: wrong }))).outcome).toBe('mismatch');
+      await until('listed', async () => (await listed()).length === 1);
+      expect(await listed()).toEqual([
+        expect.objectContaining({
+          why: 'mismatch',
+          paymentId: payment.id,
+          paymentState: state,
+          amount: wrong,
+          receipt: 'RKT0001',
+        }),
+      ]);
+      expect((await paymentOf(p.id)).state).toBe(state);
+      expect(h.paid).toEqual([]);
+    },
+  );
+
+  it('a success status answer dropped because a failure callback landed first is listed for care', async () => {
+    const h = await harness();
+    let asked!: () => void;
+    const isAsked = new Promise<void>((resolve) => (asked = resolve));
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    h.provider.answerStatus = async () => {
+      asked();
+      await answered;
+      return { state: 'successful' };
+    };
+    const p = await purchase();
+    const payment = await h.lifecycle.requestPayment(p);
+    await isAsked;
+    // While the status query is out, the provider's failure callback lands and decides it.
+    await h.lifecycle.onCallback({ ...paidNotice(payment), state: 'failed', reason: 'declined' });
+    expect((await paymentOf(p.id)).state).toBe('failed');
+    answer();
+    await until('listed', async () => (await listed()).length === 1);
+    expect(await listed()).toEqual([
+      expect.objectContaining({
+        why: 'overruled',
+        paymentId: payment.id,
+        paymentState: 'failed',
+        amount: p.intent.amount,
+        providerReference: payment.providerReference,
+      }),
+    ]);
+    // Nothing moved: the failure stands until a person decides.
+    expect((await paymentOf(p.id)).state).toBe('failed');
+    expect(h.provider.refunds).toEqual([]);
+    // Resolved by care, it leaves the list.
+    const [item] = await listed();
+    const resolved = await payments.resolveUnmatched(
+      item.id,
+      'ops-anna',
+      'checked with Safaricom: not paid',
+      0,
+    );
+    expect(resolved.resolved).toBe(true);
+    expect(await listed()).toEqual([]);
   });
 });
 

@@ -131,6 +131,40 @@ it('the answer never written: found lost, its callback is matched by payer and a
   expect((await sandboxPayments()).length).toBe(pushedBefore + 1);
 });
 
+it('the answer never written, and a forged success fits it by payer and amount: the STK query says not paid, never applied', async () => {
+  await failAnswerWrites(100);
+  const p = await purchase('26775900002');
+  await expect(lifecycle.requestPayment(p)).rejects.toThrow(/administrator command/);
+  // The payer cancels: Daraja's real callback is a failure, kept unmatched (its key never written).
+  const declined = await until('the decline kept unmatched', async () => {
+    const r = await t.db.query<{ provider_reference: string }>(
+      "SELECT provider_reference FROM payment_notices WHERE outcome = 'unmatched' AND notice ->> 'state' = 'failed'",
+    );
+    return r.rows[0] ?? null;
+  });
+  // A forger holding our callback URL's key (and even the real CheckoutRequestID) sends a success
+  // with the payer's number and the amount: all a keyless push's notice is matched by.
+  const forged = await lifecycle.onCallback({
+    type: 'payment',
+    state: 'successful',
+    providerReference: declined.provider_reference,
+    amount: { currency: 'KES', minor: 10_000 },
+    receipt: 'FORGED0001',
+    payerMsisdn: '26775900002',
+  });
+  expect(forged.outcome).toBe('unmatched');
+  await lifecycle.resumeStuck();
+  // Found lost, the forged notice fits it; Daraja's STK query for that key says cancelled.
+  await until('the forged notice refuted', async () => {
+    const r = await t.db.query("SELECT 1 FROM payment_notices WHERE outcome = 'refuted'");
+    return r.rows.length === 1;
+  });
+  await until('ended unpaid', async () => (await purchases.get(p.id))?.state === 'failed');
+  expect((await payments.getByPurchase(p.id))?.state).not.toBe('successful');
+  expect(paid).not.toContain(p.id);
+  expect(refunded).not.toContain(p.id);
+});
+
 it('the money came after the purchase was ended: matched while unknown, and given back once', async () => {
   await failAnswerWrites(100);
   const p = await purchase('26775900007');

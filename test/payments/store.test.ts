@@ -460,6 +460,7 @@ describe('payments in the records: history, notices, checks', () => {
     await drive(declined.record!, {
       type: 'CALLBACK',
       notice: { type: 'payment', state: 'failed', reason: 'declined' },
+      vouched: true,
       at: now(),
     });
     await move(unpaid, 'failed', { failure: { code: 'payment_failed', message: 'x', charged: false } });

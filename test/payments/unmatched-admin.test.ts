@@ -100,6 +100,9 @@ it('a callback naming no payment is kept unmatched and, while it may still be ma
   expect(listed.data.notices[0]).toEqual({
     id: old,
     provider: 'mpesa',
+    why: 'no_payment',
+    paymentId: null,
+    paymentState: null,
     receivedAt: expect.any(String),
     providerReference: 'ws_CO_old1',
     reference: null,
@@ -180,6 +183,9 @@ describe('POST /admin/payments/unmatched/:id/resolve', () => {
     expect(done.data.notice).toEqual({
       id: old,
       provider: 'mpesa',
+      why: 'no_payment',
+      paymentId: null,
+      paymentState: null,
       receivedAt: expect.any(String),
       providerReference: 'ws_CO_old1',
       reference: null,
@@ -205,7 +211,7 @@ describe('POST /admin/payments/unmatched/:id/resolve', () => {
       action: 'resolve_unmatched',
       purchase_id: null,
       note: `Reversed RCOLD1 for ${PAYER} on the M-Pesa portal`,
-      detail: `payment notice ${old}: mpesa ws_CO_old1, BWP 101.50, receipt RCOLD1, payer 267****0001`,
+      detail: `payment notice ${old} (no payment): mpesa ws_CO_old1, BWP 101.50, receipt RCOLD1, payer 267****0001`,
     });
     // The care trail over HTTP has it, masked as every admin answer.
     const audit = await axios.get(`${gateway.url}/admin/purchases/audit?limit=1`, auth);

@@ -120,6 +120,9 @@ describe.each([
         {
           id: ids.old,
           provider: 'mpesa',
+          why: 'no_payment',
+          paymentId: null,
+          paymentState: null,
           receivedAt: ago(25 * HOUR).toISOString(),
           providerReference: 'ws_CO_old',
           reference: null,
@@ -182,6 +185,9 @@ describe.each([
     expect(resolved).toEqual({
       id: ids.returned,
       provider: 'mpesa',
+      why: 'no_payment',
+      paymentId: null,
+      paymentState: null,
       receivedAt: ago(28 * HOUR).toISOString(),
       providerReference: 'ws_CO_returned',
       reference: null,
@@ -219,7 +225,7 @@ describe.each([
       detail:
         'payment notice ' +
         ids.returned +
-        ': mpesa ws_CO_returned, KES 75.00, receipt RTURNED, payer 254*****0005',
+        ' (no payment): mpesa ws_CO_returned, KES 75.00, receipt RTURNED, payer 254*****0005',
     });
     expect(JSON.stringify(entry)).not.toContain('254700000005');
   });

@@ -6,6 +6,7 @@ import { CallbackAuthenticationError, MalformedAnswerError, errorFromAnswer } fr
 import type {
   CollectAccepted,
   CollectRequest,
+  CallbackProof,
   InboundCallback,
   PaymentCallContext,
   PaymentFailureReason,
@@ -67,6 +68,11 @@ export class HttpProviderAdapter implements PaymentProvider {
   /** See PaymentProvider.requestBudgetMs: every call of a collect goes through the caller. */
   get requestBudgetMs(): number {
     return this.caller.callBudgetMs;
+  }
+
+  /** Signed callbacks (hmac) are the service's own; with `bearer`, only its status query is believed. */
+  get callbackProof(): CallbackProof {
+    return this.settings.auth === 'hmac' ? 'signature' : 'none';
   }
   private readonly caller: ProviderCaller;
 

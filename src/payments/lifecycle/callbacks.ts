@@ -3,11 +3,20 @@
  * to the machine; a mismatched one never marks anything paid, and one that came before the
  * collect's answer waits unmatched until that answer names it.
  */
-import type { PaymentNotice, ProviderNotice, RefundNotice } from '../port';
+import type { PaymentNotice, PaymentStatus, ProviderNotice, RefundNotice } from '../port';
 import type { NoticeOutcome } from '../store/sql';
-import type { PaymentRecord } from '../store/types';
-import { mismatchOf } from '../../../machines/payment/verdicts';
-import { canQuery, log, type LifecycleContext } from './context';
+import type { PaymentRecord, PaymentRecordState } from '../store/types';
+import { mismatchOf, pollDelayMs } from '../../../machines/payment/verdicts';
+import { canQuery, errorInfo, log, type LifecycleContext } from './context';
+
+/** The states a success can still decide (a failed one: money that came after all, given back). */
+const OPEN_TO_SUCCESS: readonly PaymentRecordState[] = ['requested', 'pending', 'unknown', 'failed'];
+
+/**
+ * Status queries asked about success callbacks the provider does not vouch for, at most (the
+ * first included), backing off as the polls do: past them, the notice is left for care.
+ */
+export const VERIFY_ROUNDS = 6;
 
 /** What became of a provider's callback. */
 export interface CallbackResult {
@@ -19,8 +28,10 @@ export interface CallbackResult {
  * A provider's callback, already authenticated and parsed by its adapter. Kept first, then
  * applied: a duplicate or a late, weaker one changes nothing; one whose amount, currency or
  * reference does not match never marks anything paid (it is logged and the status asked with
- * our own key); one that names no payment yet (a Daraja callback faster than the push's answer)
- * waits unmatched until the answer tells its CheckoutRequestID.
+ * our own key); a success the provider does not vouch for (MoMo's, which only our URL's key
+ * admits) is `unverified` until the provider's own status says paid (`runVerify`); one that names
+ * no payment yet (a Daraja callback faster than the push's answer) waits unmatched until the
+ * answer tells its CheckoutRequestID.
  */
 export async function onCallback(ctx: LifecycleContext, notice: ProviderNotice): Promise<CallbackResult> {
   if (notice.type === 'refund')
@@ -53,15 +64,20 @@ async function applyPaymentNotice(
   notice: PaymentNotice,
 ): Promise<CallbackResult> {
   const mismatch = notice.state === 'successful' ? mismatchOf(payment, notice, true) : null;
-  if (mismatch !== null && ['requested', 'pending', 'unknown', 'failed'].includes(payment.state)) {
-    log.error('PAYMENT CALLBACK DOES NOT MATCH ITS PAYMENT: not marked paid; asking the provider', {
-      paymentId: payment.id,
-      purchaseId: payment.purchaseId,
-      mismatch,
-      expected: payment.amount,
-      told: notice.amount ?? null,
-      providerReference: notice.providerReference,
-    });
+  if (mismatch !== null && OPEN_TO_SUCCESS.includes(payment.state)) {
+    // Pending: asked about below. Unknown or failed: the provider says money moved that this
+    // payment cannot take; the notice is listed for care (unmatched.ts) while the payment stays so.
+    log.error(
+      'PAYMENT CALLBACK DOES NOT MATCH ITS PAYMENT: not marked paid; kept for care, the provider asked',
+      {
+        paymentId: payment.id,
+        purchaseId: payment.purchaseId,
+        mismatch,
+        expected: payment.amount,
+        told: notice.amount ?? null,
+        providerReference: notice.providerReference,
+      },
+    );
     await ctx.payments.settleNotice(noticeId, payment.id, 'mismatch');
     // Only our own question, keyed by what we stored, may still mark it paid.
     if (payment.state === 'pending' && canQuery(ctx, payment))
@@ -72,9 +88,26 @@ async function applyPaymentNotice(
       });
     return { outcome: 'mismatch', paymentId: payment.id };
   }
+  const vouched = vouchedFor(ctx, payment, notice);
+  if (notice.state === 'successful' && !vouched && OPEN_TO_SUCCESS.includes(payment.state)) {
+    // Our URL's key is all it has (a URL a proxy may have logged): the provider's own status decides.
+    log.warn('success callback the provider does not vouch for: its status is asked before it is applied', {
+      paymentId: payment.id,
+      purchaseId: payment.purchaseId,
+      state: payment.state,
+      noticeId,
+    });
+    await ctx.payments.settleNotice(noticeId, payment.id, 'unverified');
+    await ctx.queue.enqueue({ kind: 'payment-verify', purchaseId: payment.purchaseId, attempt: 0 });
+    return { outcome: 'unverified', paymentId: payment.id };
+  }
   // Noted `applied` in the statement that writes what it changes, before what that sets off (the
   // purchase's confirm); a notice that changes nothing is noted a duplicate instead.
-  const { record, written } = await ctx.write(payment, { type: 'CALLBACK', notice, at: ctx.now() }, noticeId);
+  const { record, written } = await ctx.write(
+    payment,
+    { type: 'CALLBACK', notice, vouched, at: ctx.now() },
+    noticeId,
+  );
   if (written) return { outcome: 'applied', paymentId: payment.id };
   await ctx.payments.settleNotice(noticeId, payment.id, 'duplicate');
   log.info('payment callback changed nothing', {
@@ -83,6 +116,119 @@ async function applyPaymentNotice(
     told: notice.state,
   });
   return { outcome: 'duplicate', paymentId: payment.id };
+}
+
+/**
+ * Whether the provider itself stands behind a notice as it came (see `CallbackProof`): signed,
+ * or naming the provider's own key for the payment, which we stored from the collect's answer.
+ */
+function vouchedFor(ctx: LifecycleContext, payment: PaymentRecord, notice: PaymentNotice): boolean {
+  switch (ctx.provider.callbackProof) {
+    case 'signature':
+      return true;
+    case 'provider_key':
+      return payment.providerReference !== null && notice.providerReference === payment.providerReference;
+    default:
+      return false;
+  }
+}
+
+/** What the provider's status said of a success notice it does not vouch for. */
+type Verification = 'applied' | 'refuted' | 'undecided' | 'moot';
+
+/**
+ * Ask the provider's own status about a success notice it does not vouch for, keyed by what we
+ * stored (else the key the notice names: a Daraja push whose answer was lost), and apply the
+ * notice only when the answer says paid, this payment's amount: `applied`. A definite "not paid"
+ * (a not-found only when asked again, `round` ≥ 1: MoMo's store may lag) refutes it — forged, or
+ * sent in error — and it is never applied: `refuted`. Pending, or no answer: `undecided`. `moot`:
+ * the payment was decided meanwhile.
+ */
+async function verifyNotice(
+  ctx: LifecycleContext,
+  payment: PaymentRecord,
+  noticeId: string,
+  notice: PaymentNotice,
+  round: number,
+): Promise<Verification> {
+  if (!OPEN_TO_SUCCESS.includes(payment.state)) {
+    await ctx.payments.settleNotice(noticeId, payment.id, 'duplicate');
+    return 'moot';
+  }
+  const key = payment.providerReference ?? notice.providerReference ?? null;
+  if (key === null && !ctx.settings.resendSafe) return 'undecided';
+  let status: PaymentStatus;
+  try {
+    status = await ctx.provider.status(
+      { reference: payment.id, providerReference: key },
+      { requestId: `verify-${payment.id}-${noticeId}-${round}` },
+    );
+  } catch (error) {
+    log.warn('status of a success callback not answered: asked again later', {
+      paymentId: payment.id,
+      noticeId,
+      error: errorInfo(error).message,
+    });
+    return 'undecided';
+  }
+  const fields = { paymentId: payment.id, purchaseId: payment.purchaseId, noticeId, told: status.state };
+  if (status.state === 'successful') {
+    const mismatch = mismatchOf({ ...payment, providerReference: key }, status, false);
+    if (mismatch === null) {
+      const event = { type: 'CALLBACK', notice, vouched: true, at: ctx.now() } as const;
+      const { written } = await ctx.write(payment, event, noticeId);
+      if (written) {
+        log.info('success callback confirmed by the provider status: applied', fields);
+        return 'applied';
+      }
+      await ctx.payments.settleNotice(noticeId, payment.id, 'duplicate');
+      return 'moot';
+    }
+    log.error('PROVIDER STATUS SAYS PAID, BUT NOT THIS PAYMENT: the callback is not applied; kept for care', {
+      ...fields,
+      mismatch,
+    });
+    await ctx.payments.settleNotice(noticeId, payment.id, 'mismatch');
+    return 'refuted';
+  }
+  if (status.state === 'failed' && (status.reason !== 'not_found' || round >= 1)) {
+    log.error('SUCCESS CALLBACK REFUTED BY THE PROVIDER STATUS: not marked paid (forged, or sent in error)', {
+      ...fields,
+      reason: status.reason,
+    });
+    await ctx.payments.settleNotice(noticeId, payment.id, 'refuted');
+    return 'refuted';
+  }
+  return 'undecided';
+}
+
+/**
+ * The success notices of a payment waiting for its provider's status (job `payment-verify`,
+ * attempt = round): each asked about once a round; while any is undecided, asked again later (as
+ * the polls back off), at most VERIFY_ROUNDS times, then left for care (unmatched.ts lists it).
+ */
+export async function runVerify(ctx: LifecycleContext, payment: PaymentRecord, round: number): Promise<void> {
+  let undecided = 0;
+  for (const { id, notice } of await ctx.payments.unverifiedNotices(payment.id)) {
+    const current = (await ctx.payments.get(payment.id)) ?? payment;
+    if (notice.type === 'payment' && (await verifyNotice(ctx, current, id, notice, round)) === 'undecided')
+      undecided += 1;
+  }
+  if (undecided === 0) return;
+  if (round + 1 < VERIFY_ROUNDS)
+    await ctx.queue.enqueue(
+      { kind: 'payment-verify', purchaseId: payment.purchaseId, attempt: round + 1 },
+      pollDelayMs(ctx.settings, round, ctx.random()),
+    );
+  else
+    log.error(
+      'SUCCESS CALLBACK NEITHER CONFIRMED NOR REFUTED BY THE PROVIDER STATUS: not marked paid; left for care',
+      {
+        paymentId: payment.id,
+        purchaseId: payment.purchaseId,
+        notices: undecided,
+      },
+    );
 }
 
 async function applyRefundNotice(
@@ -173,11 +319,14 @@ export async function adoptLostNotice(
   }
   const { id, notice } = match.notice;
   if (notice.type !== 'payment') return false;
-  log.warn('callback of a lost push matched by payer and amount', {
+  log.warn('callback of a lost push matched by payer and amount: its CheckoutRequestID is queried', {
     paymentId: payment.id,
     purchaseId: payment.purchaseId,
     providerReference: notice.providerReference,
     noticeId: id,
   });
-  return (await applyPaymentNotice(ctx, id, payment, notice)).outcome === 'applied';
+  // Payer and amount are no proof (anyone holding our URL's key could send them): only the
+  // provider's status for the key the notice names may make it this payment's money. Undecided,
+  // the notice stays unmatched and is looked at again at the next re-check.
+  return (await verifyNotice(ctx, payment, id, notice, decisive ? 1 : 0)) === 'applied';
 }

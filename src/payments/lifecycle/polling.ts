@@ -4,6 +4,7 @@
  * with nobody to ask becomes (`payment-wait`): lost, unknown at expiry, or a refund needing a person.
  */
 import { decidePayment, nextRecheckMs, type PaymentEvent } from '../../../machines/payment.machine';
+import type { PaymentNotice } from '../port';
 import type { PaymentRecord } from '../store/types';
 import { adoptLostNotice } from './callbacks';
 import { canQuery, errorInfo, later, log, REVIVE, type LifecycleContext } from './context';
@@ -15,7 +16,38 @@ export async function runPoll(ctx: LifecycleContext, payment: PaymentRecord, att
     return;
   }
   if (payment.state !== 'pending' || attempt !== payment.pollAttempts) return;
-  await ctx.apply(payment, await statusEvent(ctx, payment));
+  await applyStatus(ctx, payment, await statusEvent(ctx, payment));
+}
+
+/**
+ * Write a status answer. One saying paid that the payment no longer takes because a failure
+ * callback decided it first is a success signal against a failure: it moves nothing (which one is
+ * right is a person's call), and is kept as an `overruled` notice that care lists (unmatched.ts).
+ */
+async function applyStatus(
+  ctx: LifecycleContext,
+  payment: PaymentRecord,
+  event: PaymentEvent,
+): Promise<void> {
+  const { record, written } = await ctx.write(payment, event);
+  if (written || event.type !== 'STATUS' || event.status.state !== 'successful' || record.state !== 'failed')
+    return;
+  log.error('PROVIDER STATUS SAYS PAID AFTER A FAILURE DECIDED THE PAYMENT: nothing moved; kept for care', {
+    paymentId: record.id,
+    purchaseId: record.purchaseId,
+    reason: record.reason,
+    amount: event.status.amount ?? null,
+  });
+  const notice: PaymentNotice = {
+    type: 'payment',
+    ...event.status,
+    reference: record.id,
+    ...(record.providerReference !== null && { providerReference: record.providerReference }),
+    // A query's answer may leave the amount out (Daraja's): the amount asked for is what it paid.
+    amount: event.status.amount ?? record.amount,
+    payerMsisdn: record.payerMsisdn,
+  };
+  await ctx.payments.keepSettledNotice(ctx.provider.name, notice, record.id, 'overruled');
 }
 
 async function statusEvent(ctx: LifecycleContext, payment: PaymentRecord): Promise<PaymentEvent> {
@@ -89,7 +121,7 @@ export async function runRecheck(
     const event = await statusEvent(ctx, payment);
     const decided = decidePayment(payment, event, ctx.settings);
     if (decided) {
-      await ctx.apply(payment, event);
+      await applyStatus(ctx, payment, event);
       return;
     }
   } else if (await adoptLostNotice(ctx, payment)) return;

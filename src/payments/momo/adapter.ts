@@ -50,6 +50,8 @@ export interface MomoSettings {
 
 export class MomoAdapter implements PaymentProvider {
   readonly name = NAME;
+  /** MoMo signs nothing and the reference is ours: a success is believed once its status says so. */
+  readonly callbackProof = 'none' as const;
 
   /** See PaymentProvider.requestBudgetMs: every call of a collect goes through the caller. */
   get requestBudgetMs(): number {

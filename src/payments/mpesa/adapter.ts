@@ -68,6 +68,8 @@ export function darajaPassword(shortcode: string, passkey: string, timestamp: st
 
 export class MpesaAdapter implements PaymentProvider {
   readonly name = NAME;
+  /** The CheckoutRequestID comes only in the push's answer: a callback naming the stored one is Daraja's. */
+  readonly callbackProof = 'provider_key' as const;
 
   /** See PaymentProvider.requestBudgetMs: every call of a collect goes through the caller. */
   get requestBudgetMs(): number {

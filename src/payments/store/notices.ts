@@ -1,6 +1,6 @@
 import type { Queryable } from '../../records/database';
 import type { Money } from '../../vas/money';
-import type { ProviderNotice } from '../port';
+import type { PaymentNotice, ProviderNotice } from '../port';
 import { isUuid } from './rows';
 import type { PaymentRecord } from './types';
 
@@ -9,7 +9,18 @@ import type { PaymentRecord } from './types';
  * with what became of them. SqlPaymentStore's door to them; a notice applied by a transition is
  * noted by the transition's own statement (`SqlPaymentStore.transition`'s `noticeId`).
  */
-export type NoticeOutcome = 'unmatched' | 'applied' | 'duplicate' | 'mismatch' | 'ignored';
+export type NoticeOutcome =
+  | 'unmatched'
+  | 'applied'
+  | 'duplicate'
+  | 'mismatch'
+  | 'ignored'
+  /** A success the provider does not stand behind: its status query decides (migration 0029). */
+  | 'unverified'
+  /** A success its provider's status query said was not paid: never applied. */
+  | 'refuted'
+  /** A success the provider's status gave after a failure had decided the payment: kept for care. */
+  | 'overruled';
 
 /** A notice kept, with the payment it names (null: none of ours yet, or a refund's notice). */
 export interface KeptNotice {
@@ -58,6 +69,34 @@ export async function keepNotice(
   return { id: row.id, payment: row.ours ?? row.theirs ?? null };
 }
 
+/**
+ * Keep a payment notice already settled for `paymentId` with `outcome`, in one statement (never
+ * seen unmatched): a success the provider's status gave that the payment no longer took.
+ */
+export async function keepSettledNotice(
+  db: Queryable,
+  at: string,
+  provider: string,
+  notice: PaymentNotice,
+  paymentId: string,
+  outcome: NoticeOutcome,
+): Promise<string> {
+  const result = await db.query<{ id: string }>(
+    `INSERT INTO payment_notices (received_at, provider, kind, reference, provider_reference, payment_id, outcome, notice)
+     VALUES ($1, $2, 'payment', $3, $4, $5, $6, $7) RETURNING id::text`,
+    [
+      at,
+      provider,
+      notice.reference ?? null,
+      notice.providerReference ?? null,
+      paymentId,
+      outcome,
+      JSON.stringify(notice),
+    ],
+  );
+  return result.rows[0].id;
+}
+
 /** Payment notices that named this provider key before any payment of ours had it, oldest first. */
 export async function unmatchedNotices(
   db: Queryable,
@@ -69,6 +108,16 @@ export async function unmatchedNotices(
       WHERE payment_id IS NULL AND provider = $1 AND provider_reference = $2 AND kind = 'payment'
       ORDER BY id`,
     [provider, providerReference],
+  );
+  return result.rows;
+}
+
+/** A payment's success notices waiting for its provider's status query, oldest first. */
+export async function unverifiedNotices(db: Queryable, paymentId: string): Promise<UnmatchedNotice[]> {
+  const result = await db.query<UnmatchedNotice>(
+    `SELECT id::text, notice FROM payment_notices
+      WHERE payment_id = $1 AND outcome = 'unverified' ORDER BY id`,
+    [paymentId],
   );
   return result.rows;
 }
@@ -150,6 +199,16 @@ export interface UnmatchedSuccess {
   id: string;
   provider: string;
   receivedAt: string;
+  /**
+   * Why no payment took it: `no_payment` (it names none of ours); or a payment of ours that is
+   * `unknown` or `failed` did not take it: `mismatch` (another amount, currency or reference),
+   * `overruled` (the provider's status said paid after a failure had decided the payment),
+   * `unverified` (the provider's status never confirmed nor refuted the callback).
+   */
+  why: UntakenWhy;
+  /** The payment it was for, and that payment's state now (null for `no_payment`). */
+  paymentId: string | null;
+  paymentState: string | null;
   /** The provider's key (Daraja's CheckoutRequestID, MoMo's X-Reference-Id), when it gave one. */
   providerReference: string | null;
   /** Our reference, when the provider echoed one (MoMo externalId, the generic provider). */
@@ -160,10 +219,29 @@ export interface UnmatchedSuccess {
   payerMsisdn: string | null;
 }
 
+export type UntakenWhy = 'no_payment' | 'mismatch' | 'overruled' | 'unverified';
+
+/**
+ * The success notices care sees, on `payment_notices n` (the 0017 and 0029 partial indexes hold
+ * exactly them): none of ours took it, or a payment of ours that the money did not decide
+ * (`unknown`, `failed`) did not take it. `$AGE` is replaced by the cut-off parameter.
+ */
+const UNTAKEN = `n.kind = 'payment' AND n.notice ->> 'state' = 'successful' AND n.resolved_at IS NULL
+  AND n.received_at < $AGE::timestamptz
+  AND ((n.payment_id IS NULL AND n.outcome = 'unmatched')
+    OR (n.payment_id IS NOT NULL AND n.outcome IN ('mismatch', 'overruled', 'unverified')
+        AND EXISTS (SELECT 1 FROM payments p WHERE p.id = n.payment_id AND p.state IN ('unknown', 'failed'))))`;
+
+const WHY = `CASE WHEN n.payment_id IS NULL THEN 'no_payment' ELSE n.outcome END`;
+const PAYMENT_STATE = `(SELECT p.state FROM payments p WHERE p.id = n.payment_id)`;
+
 /** A notice as care reads it from `payment_notices` (the listing's and the resolution's rows). */
 interface NoticeRow {
   id: string;
   provider: string;
+  why: UntakenWhy;
+  payment_id: string | null;
+  payment_state: string | null;
   received_at: Date | string;
   provider_reference: string | null;
   reference: string | null;
@@ -185,14 +263,16 @@ export async function unmatchedSuccesses(
 ): Promise<{ total: number; notices: UnmatchedSuccess[] }> {
   const result = await db.query<Omit<NoticeRow, 'id'> & { total: number; id: string | null }>(
     `WITH unmatched AS (
-       SELECT id, received_at, provider, reference, provider_reference, notice FROM payment_notices
-        WHERE payment_id IS NULL AND outcome = 'unmatched' AND kind = 'payment'
-          AND notice ->> 'state' = 'successful' AND resolved_at IS NULL AND received_at < $1::timestamptz
+       SELECT n.id, n.received_at, n.provider, n.reference, n.provider_reference, n.notice,
+              ${WHY} AS why, n.payment_id::text AS payment_id, ${PAYMENT_STATE} AS payment_state
+         FROM payment_notices n
+        WHERE ${UNTAKEN.replace('$AGE', '$1')}
      ), shown AS (
        SELECT * FROM unmatched ORDER BY received_at DESC, id DESC LIMIT $2
      )
      -- One row even when none is shown, to carry the count.
      SELECT (SELECT count(*) FROM unmatched)::int AS total, shown.id::text, shown.provider,
+            shown.why, shown.payment_id, shown.payment_state,
             shown.received_at, shown.provider_reference, shown.reference, shown.notice -> 'amount' AS amount,
             shown.notice ->> 'receipt' AS receipt, shown.notice ->> 'payerMsisdn' AS payer_msisdn
        FROM (SELECT 1) AS one LEFT JOIN shown ON true
@@ -205,6 +285,9 @@ export async function unmatchedSuccesses(
     .map((row) => ({
       id: row.id as string,
       provider: row.provider,
+      why: row.why,
+      paymentId: row.payment_id,
+      paymentState: row.payment_state,
       receivedAt: new Date(row.received_at).toISOString(),
       providerReference: row.provider_reference,
       reference: row.reference,
@@ -264,12 +347,12 @@ export async function resolveUnmatched(
   // resolvable after all (it changed in between), the write is tried once more.
   for (let pass = 0; pass < 2; pass++) {
     const written = await db.query<ResolvedRow>(
-      `UPDATE payment_notices SET resolved_at = $2, resolved_by = $3, resolution = $4
-        WHERE id = $1 AND payment_id IS NULL AND outcome = 'unmatched' AND kind = 'payment'
-          AND notice ->> 'state' = 'successful' AND resolved_at IS NULL AND received_at < $5::timestamptz
-       RETURNING id::text, provider, received_at, provider_reference, reference,
-                 notice -> 'amount' AS amount, notice ->> 'receipt' AS receipt,
-                 notice ->> 'payerMsisdn' AS payer_msisdn, resolved_at, resolved_by, resolution`,
+      `UPDATE payment_notices n SET resolved_at = $2, resolved_by = $3, resolution = $4
+        WHERE n.id = $1 AND ${UNTAKEN.replace('$AGE', '$5')}
+       RETURNING n.id::text, n.provider, ${WHY} AS why, n.payment_id::text AS payment_id,
+                 ${PAYMENT_STATE} AS payment_state, n.received_at, n.provider_reference, n.reference,
+                 n.notice -> 'amount' AS amount, n.notice ->> 'receipt' AS receipt,
+                 n.notice ->> 'payerMsisdn' AS payer_msisdn, n.resolved_at, n.resolved_by, n.resolution`,
       [input.id, input.at, input.by, input.note, input.receivedBefore],
     );
     const row = written.rows[0];
@@ -279,6 +362,9 @@ export async function resolveUnmatched(
         notice: {
           id: row.id,
           provider: row.provider,
+          why: row.why,
+          paymentId: row.payment_id,
+          paymentState: row.payment_state,
           receivedAt: new Date(row.received_at).toISOString(),
           providerReference: row.provider_reference,
           reference: row.reference,
@@ -313,10 +399,12 @@ async function refusalOf(
     resolved_at: Date | string | null;
     resolved_by: string | null;
     early: boolean;
+    untaken: boolean;
   }>(
-    `SELECT payment_id::text, outcome, kind, notice ->> 'state' AS state, received_at, resolved_at,
-            resolved_by, received_at >= $2::timestamptz AS early
-       FROM payment_notices WHERE id = $1`,
+    `SELECT n.payment_id::text, n.outcome, n.kind, n.notice ->> 'state' AS state, n.received_at,
+            n.resolved_at, n.resolved_by, n.received_at >= $2::timestamptz AS early,
+            (${UNTAKEN.replace('$AGE', "'infinity'")}) AS untaken
+       FROM payment_notices n WHERE n.id = $1`,
     [id, receivedBefore],
   );
   const n = found.rows[0];
@@ -326,7 +414,7 @@ async function refusalOf(
       refusal: 'already_resolved',
       resolution: { by: n.resolved_by ?? '', at: new Date(n.resolved_at).toISOString() },
     };
-  if (n.payment_id !== null || n.outcome !== 'unmatched' || n.kind !== 'payment' || n.state !== 'successful')
+  if (!n.untaken)
     return {
       refusal: 'not_unmatched_success',
       outcome: n.outcome,

@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../../records/database';
 import type { PurchaseState } from '../../purchases/types';
-import type { ProviderNotice } from '../port';
+import type { PaymentNotice, ProviderNotice } from '../port';
 import {
   PAYMENT_STATES,
   topUpIdOf,
@@ -11,9 +11,11 @@ import {
 } from './types';
 import {
   keepNotice,
+  keepSettledNotice,
   lostPaymentNotice,
   noticesOf,
   unmatchedNotices,
+  unverifiedNotices,
   resolveUnmatched,
   unmatchedSuccesses,
   type KeptNotice,
@@ -471,6 +473,21 @@ export class SqlPaymentStore {
         WHERE id = $1 AND outcome IS DISTINCT FROM 'applied'`,
       [id, paymentId, outcome],
     );
+  }
+
+  /** Keep a payment notice already settled for its payment (notices.ts `keepSettledNotice`); its id. */
+  async keepSettledNotice(
+    provider: string,
+    notice: PaymentNotice,
+    paymentId: string,
+    outcome: NoticeOutcome,
+  ): Promise<string> {
+    return keepSettledNotice(this.db, this.clock().toISOString(), provider, notice, paymentId, outcome);
+  }
+
+  /** A payment's success notices waiting for its provider's status query, oldest first. */
+  async unverifiedNotices(paymentId: string): Promise<UnmatchedNotice[]> {
+    return unverifiedNotices(this.db, paymentId);
   }
 
   /** Payment notices that named this provider key before any payment of ours had it, oldest first. */

@@ -2,7 +2,7 @@ import { componentLogger, maskMsisdn, maskNumbersInText } from '../../observabil
 import { normaliseMsisdn, type CountryCode } from '../../phone';
 import type { PurchaseLifecycle } from '../lifecycle';
 import type { PurchaseStore } from '../store';
-import type { PurchaseRecord } from '../types';
+import { RESOLUTION_OUTCOMES, type PurchaseRecord, type ResolutionOutcome } from '../types';
 import type { AuditEntry, AuditTrail } from './audit';
 
 /**
@@ -97,20 +97,32 @@ export class CustomerCare {
     return record;
   }
 
-  /** Close a `needs_attention` purchase: the note says what was found and done (a refund, a token given by hand). */
-  async resolve(id: string, note: unknown, actor: string): Promise<PurchaseRecord> {
+  /**
+   * Close a `needs_attention` purchase: the note says what was found and done (a refund, a token
+   * given by hand); `outcome` what was found: `sold` or `not_sold`. An agent's sale needs it (its
+   * float hold is spent or given back by it, at once); for any other purchase it is kept when given.
+   * The audit entry says the outcome and what it did to the float.
+   */
+  async resolve(id: string, note: unknown, actor: string, outcome?: unknown): Promise<PurchaseRecord> {
     const text = noteOf(note, true)!;
     const record = await this.get(id);
     if (record.state !== 'needs_attention') throw new CareStateError(id, record.state, 'resolved');
+    const found = outcomeOf(outcome, record.intent.agent !== undefined);
     const at = this.clock().toISOString();
     const written = await this.options.lifecycle.operatorDecision(
       record,
       { type: 'RESOLVE', at },
-      { resolution: { by: actor, at, note: text } },
+      { resolution: { by: actor, at, note: text, ...(found && { outcome: found }) } },
     );
     if (!written) throw await this.conflict(id, 'resolved');
-    await this.audited({ actor, action: 'resolve', purchaseId: id, note: text });
-    log.warn('purchase resolved by an operator', { purchaseId: id, actor });
+    await this.audited({
+      actor,
+      action: 'resolve',
+      purchaseId: id,
+      note: text,
+      ...(found && { detail: resolutionDetail(found, record.intent.agent !== undefined) }),
+    });
+    log.warn('purchase resolved by an operator', { purchaseId: id, actor, outcome: found });
     return written;
   }
 
@@ -191,6 +203,30 @@ export function limitOf(raw: unknown, fallback: number, max: number): number {
   if (!Number.isInteger(n) || n < 1 || n > max)
     throw new CareInputError('limit', `limit must be a whole number from 1 to ${max}`);
   return n;
+}
+
+/**
+ * The outcome an operator found, checked: `sold`, `not_sold`, or null when not given and not
+ * `required` (an agent's sale requires it: its float hold follows it).
+ */
+export function outcomeOf(raw: unknown, required: boolean): ResolutionOutcome | null {
+  if (raw === undefined && !required) return null;
+  if (typeof raw !== 'string' || !RESOLUTION_OUTCOMES.includes(raw as ResolutionOutcome))
+    throw new CareInputError(
+      'outcome',
+      required
+        ? "an agent's sale is resolved with outcome sold or not_sold: its float hold is spent or given back by it"
+        : 'outcome must be sold or not_sold',
+    );
+  return raw as ResolutionOutcome;
+}
+
+/** What the trail says a resolution found, and what it did to an agent's float. */
+function resolutionDetail(outcome: ResolutionOutcome, agentSale: boolean): string {
+  if (!agentSale) return `outcome ${outcome}`;
+  return outcome === 'sold'
+    ? 'outcome sold: the agent float hold is spent (commission credited)'
+    : 'outcome not_sold: the agent float hold is given back';
 }
 
 /** An operator's note, trimmed: a non-empty text of at most MAX_NOTE characters; null when not given and not required. */

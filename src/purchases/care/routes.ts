@@ -20,7 +20,8 @@ const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
  * Customer care under `/admin/purchases` (mounted by the purchases admin router, behind its guard):
  *
  * - `GET /?msisdn=|identifier=|reference=[&limit=]`: find purchases, newest first;
- * - `POST /:id/resolve {note}`: close a `needs_attention` purchase;
+ * - `POST /:id/resolve {note, outcome}`: close a `needs_attention` purchase (`outcome` `sold` or
+ *   `not_sold`: required for an agent's sale, whose float hold follows it);
  * - `POST /:id/reconcile {note?}`: reconcile it again (retry only);
  * - `GET /audit`, `GET /:id/audit`: the audit trail, newest first.
  */
@@ -50,7 +51,8 @@ export function careRoutes(care: CustomerCare): Router {
   });
 
   router.post('/:id/resolve', async (req, res) => {
-    const purchase = await care.resolve(req.params.id, body(req).note, operatorOf(res));
+    const given = body(req);
+    const purchase = await care.resolve(req.params.id, given.note, operatorOf(res), given.outcome);
     res.json({ purchase });
   });
 
