@@ -192,8 +192,7 @@ export function afterDialledCode(value: string, serviceCode: string): string | u
   // One leading `*` and one trailing `#` are the dial string's own marks; what is inside was typed.
   const inner = dial.replace(/^\*/, '').replace(/#$/, '');
   if (inner === key) return '';
-  for (const lead of [`${key}*`, `${key}#*`])
-    if (inner.startsWith(lead)) return inner.slice(lead.length);
+  for (const lead of [`${key}*`, `${key}#*`]) if (inner.startsWith(lead)) return inner.slice(lead.length);
   return undefined;
 }
 

@@ -90,7 +90,10 @@
       start: (s) => ({
         method: 'GET',
         path: '',
-        query: comviva(s, [digitsOf(s.serviceCode), afterCode(s.serviceCode)].filter((t) => t !== '').join('*')),
+        query: comviva(
+          s,
+          [digitsOf(s.serviceCode), afterCode(s.serviceCode)].filter((t) => t !== '').join('*'),
+        ),
       }),
       next: (s, input) => ({ method: 'GET', path: '', query: comviva(s, input) }),
       hangUp: (s) => ({

@@ -1,7 +1,16 @@
 import { sameSecret } from '../../../http/secrets';
 import { wireTable } from '../../wire-table';
 import type { UssdAdapter, UssdParseError, UssdSessionEnd } from '../types';
-import { afterDialledCode, isError, msisdnOf, optionalText, plain, queryOf, sessionIdOf, text } from '../wire';
+import {
+  afterDialledCode,
+  isError,
+  msisdnOf,
+  optionalText,
+  plain,
+  queryOf,
+  sessionIdOf,
+  text,
+} from '../wire';
 
 /**
  * Comviva "Flares" HTTP pull (Airtel operating companies and others): `GET` with query
@@ -33,7 +42,11 @@ export interface ComvivaSettings {
  * cleanups carry (vumi's tests, "as seen in production"). Their meaning is not public; any other
  * value counts as failed (resumable all the same).
  */
-const NORMAL_END = wireTable<UssdSessionEnd['status']>({ 0: 'incomplete', 522: 'incomplete', 523: 'incomplete' });
+const NORMAL_END = wireTable<UssdSessionEnd['status']>({
+  0: 'incomplete',
+  522: 'incomplete',
+  523: 'incomplete',
+});
 
 /** `384*1*01234567890` → the code and what was dialled after it (Flares drops the `*` and `#`). */
 function dialledOf(input: string, serviceCode?: string): { serviceCode: string; dialled?: string } {

@@ -127,7 +127,7 @@ export const comvivaCredentialCases = {
 export const comvivaSharedCodeCases = {
   adapter: shared,
   cases: [
-    [get({ ...q, input: '384*33' }), { serviceCode: '*384*33#', dialled: undefined }],
+    [get({ ...q, input: '384*33' }), { serviceCode: '*384*33#' }],
     [get({ ...q, input: '384*33*1*01234567890' }), { serviceCode: '*384*33#', dialled: '1*01234567890' }],
     [get({ ...q, input: '384*1' }), { serviceCode: '*384#', dialled: '1' }],
   ] as const,

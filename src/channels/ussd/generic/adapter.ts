@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import type { UssdAdapter } from '../types';
-import { afterDialledCode, callerOf, conEnd, fieldsOf, isError, json, optionalText, POST_OR_GET, text } from '../wire';
+import {
+  afterDialledCode,
+  callerOf,
+  conEnd,
+  fieldsOf,
+  isError,
+  json,
+  optionalText,
+  POST_OR_GET,
+  text,
+} from '../wire';
 
 /**
  * A configurable aggregator (`USSD_GENERIC_MAPPING`), for the telco gateways and aggregators
@@ -31,7 +41,10 @@ export const GenericMappingSchema = z
      * `INPUT=*384*1#`).
      */
     strip: z
-      .object({ code: z.union([z.boolean(), z.string().regex(/^\*?\d+(\*\d+)*#?$/)]).default(false), hash: z.boolean().default(false) })
+      .object({
+        code: z.union([z.boolean(), z.string().regex(/^\*?\d+(\*\d+)*#?$/)]).default(false),
+        hash: z.boolean().default(false),
+      })
       .strict()
       .default({ code: false, hash: false }),
     reply: z

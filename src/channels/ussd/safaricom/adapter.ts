@@ -1,5 +1,14 @@
 import type { UssdAdapter } from '../types';
-import { afterDialledCode, callerOf, conEnd, fieldsOf, POST_OR_GET, isError, optionalText, text } from '../wire';
+import {
+  afterDialledCode,
+  callerOf,
+  conEnd,
+  fieldsOf,
+  POST_OR_GET,
+  isError,
+  optionalText,
+  text,
+} from '../wire';
 
 /**
  * Safaricom-style CON/END (Safaricom direct, Advanta and the Kenyan gateways built on its

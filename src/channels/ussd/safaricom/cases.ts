@@ -93,7 +93,12 @@ export const safaricomCases: AdapterCases = {
       kind: 'new',
       request: get(advanta),
       expect: {
-        hop: { sessionId: 'adv-1', serviceCode: '*415#', isNew: true, text: { kind: 'cumulative', value: '' } },
+        hop: {
+          sessionId: 'adv-1',
+          serviceCode: '*415#',
+          isNew: true,
+          text: { kind: 'cumulative', value: '' },
+        },
       },
     },
     {
