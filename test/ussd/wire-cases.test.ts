@@ -194,8 +194,11 @@ describe('generic: an Advanta-style mapping (GET or form, the whole dial string,
       isNew: true,
       dialled: '1*01234567890',
     });
-    // A later hop's input is read as typed, never as a shortcut.
+    // A later hop's input is read as typed, never as a shortcut; a typed 384 is no dialled code.
     expect(hop({ sid: 'l-1', from: '26771234567', ussd: '12', new: '0' })).not.toHaveProperty('dialled');
+    expect(hop({ sid: 'l-1', from: '26771234567', ussd: '384', new: '0' })).toMatchObject({
+      text: { kind: 'latest', value: '384' },
+    });
   });
 });
 

@@ -175,8 +175,17 @@ export function flaggedHop(
 }
 
 /** A service code however a gateway spells it (`*384#`, `*384`, `384#`, `384`) → `384`. */
-export function codeKey(code: string): string {
+function codeKey(code: string): string {
   return code.trim().replace(/^\*+/, '').replace(/#+$/, '');
+}
+
+/**
+ * Whether a text is written as a dial string (its `*` in front or its `#` behind: `*384*1#`), so
+ * a code at its start is the dialled code; a plain typed `384` never is.
+ */
+export function isDialString(value: string): boolean {
+  const text = value.trim();
+  return text.startsWith('*') || text.endsWith('#');
 }
 
 /**
@@ -202,7 +211,7 @@ export function afterDialledCode(value: string, serviceCode: string): string | u
  * the code alone, another code, or anything that is not a dialled string of digits.
  */
 export function dialledAfterCode(dialled: string, serviceCode: string): string | undefined {
-  if (!dialled.trim().startsWith('*')) return undefined;
+  if (!isDialString(dialled)) return undefined;
   const after = afterDialledCode(dialled, serviceCode);
   return after !== undefined && after !== '' && /^[0-9*]+$/.test(after) ? after : undefined;
 }

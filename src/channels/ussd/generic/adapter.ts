@@ -5,6 +5,7 @@ import {
   callerOf,
   conEnd,
   fieldsOf,
+  isDialString,
   isError,
   json,
   optionalText,
@@ -144,10 +145,20 @@ export function genericAdapter(mapping: GenericMapping): UssdAdapter {
     ...(mapping.end ? [mapping.end.field] : []),
     ...mapping.reply.echo,
   ];
-  /** The inputs out of the text: the dialled code and a trailing `#` taken off as the mapping says. */
-  function typedOf(input: string, serviceCode: string): { typed: string; afterCode: boolean } {
+  /**
+   * The inputs out of the text: the dialled code and a trailing `#` taken off as the mapping says.
+   * The code only from a dial string or a hop the gateway flags new: a typed `384` stays an input.
+   */
+  function typedOf(
+    input: string,
+    serviceCode: string,
+    flaggedNew: boolean,
+  ): { typed: string; afterCode: boolean } {
     const { code, hash } = mapping.strip;
-    const after = code === false ? undefined : afterDialledCode(input, code === true ? serviceCode : code);
+    const after =
+      code === false || !(flaggedNew || isDialString(input))
+        ? undefined
+        : afterDialledCode(input, code === true ? serviceCode : code);
     const typed = after ?? input;
     return { typed: hash ? typed.replace(/#$/, '') : typed, afterCode: after !== undefined };
   }
@@ -168,9 +179,10 @@ export function genericAdapter(mapping: GenericMapping): UssdAdapter {
       const input = text(body, mapping.text, { allowEmpty: true });
       if (isError(input)) return input;
       const serviceCode = mapping.serviceCode ? (optionalText(body, mapping.serviceCode) ?? '') : '';
-      const { typed, afterCode } = typedOf(input, serviceCode);
+      const flaggedNew = matches(body, mapping.newSession);
+      const { typed, afterCode } = typedOf(input, serviceCode, flaggedNew);
       const cumulative = mapping.input === 'cumulative';
-      const isNew = mapping.newSession ? matches(body, mapping.newSession) : cumulative && typed === '';
+      const isNew = mapping.newSession ? flaggedNew : cumulative && typed === '';
       // What was dialled after the code (a shortcut): a cumulative first text, or a new
       // session's dial string; the engine reads it only on a session's first hop.
       const dialled = typed !== '' && (cumulative || (isNew && afterCode)) ? typed : undefined;

@@ -4,6 +4,7 @@ import {
   callerOf,
   conEnd,
   fieldsOf,
+  isDialString,
   POST_OR_GET,
   isError,
   optionalText,
@@ -34,9 +35,8 @@ export const safaricomAdapter: UssdAdapter = {
     const input = text(fields, ['USSD_PARAMS', 'INPUT'], { allowEmpty: true });
     if (isError(input)) return input;
     const serviceCode = optionalText(fields, 'DEST') ?? optionalText(fields, 'USSDCODE') ?? '';
-    // Only a dial string (its `*` in front or `#` behind) carries the code: a typed `384` stays.
-    const dialString = input.startsWith('*') || input.endsWith('#');
-    const typed = (dialString ? afterDialledCode(input, serviceCode) : undefined) ?? input;
+    // Only a dial string carries the code: a typed `384` stays an input.
+    const typed = (isDialString(input) ? afterDialledCode(input, serviceCode) : undefined) ?? input;
     return {
       aggregator: NAME,
       ...caller,
