@@ -280,6 +280,7 @@ function ussdSettings(env: Env, source: NodeJS.ProcessEnv): UssdSettings {
       env.USSD_COMVIVA_USERID && env.USSD_COMVIVA_PASSWORD
         ? { userid: env.USSD_COMVIVA_USERID, password: env.USSD_COMVIVA_PASSWORD }
         : undefined,
+    comvivaServiceCode: env.USSD_COMVIVA_SERVICE_CODE,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     screenLimit: env.USSD_SCREEN_LIMIT,
     hopBudgetMs: env.USSD_HOP_BUDGET_MS,

@@ -17,7 +17,7 @@ import { outboxRouter, type OutboxStore } from '../channels/sms/outbound';
 import { ussdAdapters } from '../channels/ussd/adapters';
 import { parseGenericMapping, type GenericMapping } from '../channels/ussd/generic/adapter';
 import type { UssdAdapter } from '../channels/ussd/types';
-import { ussdCallbacks } from '../channels/ussd/router';
+import { settledAggregatorSettings, ussdCallbacks } from '../channels/ussd/router';
 import { checkCallbacksGuarded, ConfigError, type Config } from '../config';
 import { loadLocales } from '../i18n';
 import { Metrics, metricsRouter } from '../observability/metrics';
@@ -153,7 +153,10 @@ function buildUssdAdapters(config: Config): UssdAdapter[] {
       throw new ConfigError(`USSD_GENERIC_MAPPING: ${(error as Error).message}`);
     }
   }
-  const adapters = ussdAdapters({ comviva: config.ussd.comviva, genericMapping });
+  const adapters = ussdAdapters({
+    comviva: { credentials: config.ussd.comviva, serviceCode: config.ussd.comvivaServiceCode },
+    genericMapping,
+  });
   const names = new Set(adapters.map((a) => a.name));
   for (const name of Object.keys(config.ussd.aggregators))
     if (!names.has(name))
@@ -182,6 +185,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       `DEFAULT_LANGUAGE=${config.defaultLanguage} has no catalogue in locales/ (there are: ${locales.languages().join(', ')})`,
     );
   const adapters = buildUssdAdapters(config);
+  const aggregatorSettings = settledAggregatorSettings(
+    adapters,
+    config.ussd.aggregators,
+    config.ussd.screenLimit,
+  );
   checkCallbacksGuarded(config, adapters);
   const sandbox = config.embeddedSandbox
     ? await startSandbox({ ...config.sandbox, silent: true, ...options.sandbox })
@@ -294,7 +302,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const ussd = ussdCallbacks({
     engine,
     adapters,
-    aggregators: config.ussd.aggregators,
+    aggregators: aggregatorSettings,
     callbackSecret: config.ussd.callbackSecret,
     allowedIps: config.ussd.allowedIps,
     clientIp: config.ussd.trustProxy !== undefined ? (req) => proxyAddr(req, trusted) : undefined,
@@ -366,7 +374,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       simulatorRouter({
         aggregators: adapters.map((a) => a.name),
         defaultScreenLimit: config.ussd.screenLimit,
-        aggregatorSettings: config.ussd.aggregators,
+        aggregatorSettings,
         ussdSecret: config.ussd.callbackSecret,
         // Checked by buildUssdAdapters above: parsing again cannot fail.
         genericMapping: config.ussd.genericMapping

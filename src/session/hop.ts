@@ -25,6 +25,11 @@ export interface UssdHop {
    * starts the dialogue with it (`DialogueInput.dialled`): the machine decides what it means.
    */
   dialled?: string;
+  /**
+   * The aggregator says this hop re-sends the last one (Comviva Flares hits the URL again with
+   * an empty `input`): answered with the stored reply, never read as an input.
+   */
+  repeat?: boolean;
   /** MCC+MNC or operator name, when sent. */
   network?: string;
   /**

@@ -92,7 +92,7 @@ function continuesDialogue(hop: UssdHop): boolean {
 function asIsOutcome(turn: Turn, record: SessionRecord): 'replay' | 'refused' | 'ended' | null {
   const { hop } = turn;
   if (record.msisdn !== hop.msisdn) return 'refused';
-  if (record.lastRequestKey === turn.requestKey) return 'replay';
+  if (record.lastRequestKey === turn.requestKey || hop.repeat) return 'replay';
   if (hop.text.kind === 'latest' && isLatestRedelivery(hop, record, turn.storedText)) return 'replay';
   // A late re-delivery of an earlier hop (its text is a prefix of the last one) must not rewind
   // the dialogue: the current screen is the best answer.

@@ -27,8 +27,12 @@ export interface FuzzGateway {
   close(): Promise<void>;
 }
 
-export async function startFuzzGateway(title: string): Promise<FuzzGateway> {
-  const gateway = await startTestGateway(env);
+/** `overrides`: the file's own variables over the shared ones (another generic mapping). */
+export async function startFuzzGateway(
+  title: string,
+  overrides: Record<string, string> = {},
+): Promise<FuzzGateway> {
+  const gateway = await startTestGateway({ ...env, ...overrides });
   const rows: Counts[] = [];
   return {
     gateway,

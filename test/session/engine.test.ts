@@ -204,6 +204,24 @@ describe.each(kinds)('hop engine with the %s store', (_kind, makeHarness) => {
     expect((await engine.handleHop(hop('s2', '1*0'))).text).toContain('Slow lookup');
   });
 
+  it("a hop its adapter marks repeat (Comviva's empty input) gets the stored reply, and the dialogue goes on", async () => {
+    const latest = (sessionId: string, value: string, repeat = false): UssdHop => ({
+      ...hop(sessionId, ''),
+      aggregator: 'comviva',
+      isNew: false,
+      text: { kind: 'latest', value },
+      ...(repeat && { repeat }),
+    });
+    const menu = await engine.handleHop(latest('s-rep', '384'));
+    const prompt = await engine.handleHop(latest('s-rep', '2'));
+    expect(prompt.end).toBe(false);
+    // An empty input is not the last one (no same-input re-delivery): only the mark says so.
+    expect(await engine.handleHop(latest('s-rep', '', true))).toEqual(prompt);
+    expect(await engine.handleHop(latest('s-rep', 'Neo'))).toEqual({ end: true, text: 'Hello Neo' });
+    // Without a record, the repeat of a start is the start: a fresh menu.
+    expect(await engine.handleHop(latest('s-rep-new', '', true))).toEqual(menu);
+  });
+
   it('serialises two hops of one session arriving at once', async () => {
     await engine.handleHop(hop('s3', ''));
     const first = engine.handleHop(hop('s3', '1'));

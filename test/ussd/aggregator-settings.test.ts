@@ -18,6 +18,7 @@ beforeAll(async () => {
     USSD_SCREEN_LIMIT_ARKESEL: '60',
     USSD_COMVIVA_USERID: 'flares',
     USSD_COMVIVA_PASSWORD: COMVIVA_PASSWORD,
+    USSD_COMVIVA_SERVICE_CODE: '*384*33#',
   });
 });
 afterAll(() => gateway.close());
@@ -110,12 +111,34 @@ it('checks Comviva userid and password on hops and on the end call when they are
   expect(ended.data).toBe('');
 });
 
+it('Comviva on a shared code (USSD_COMVIVA_SERVICE_CODE=*384*33#): the groups after it are the shortcut', async () => {
+  const dial = async (input: string) =>
+    (
+      await axios.get(
+        `${gateway.url}/ussd/comviva?${new URLSearchParams({
+          SessionID: `cvs-${input.replace(/\*/g, '-')}-${Date.now()}`,
+          MSISDN: newPhone(),
+          MSC: '26770000000',
+          input,
+          userid: 'flares',
+          password: COMVIVA_PASSWORD,
+        }).toString()}`,
+        { responseType: 'text' },
+      )
+    ).data as string;
+  expect(await dial('384*33')).toMatch(/^Welcome!/);
+  expect(await dial('384*33*1')).toMatch(/^Enter meter number/);
+});
+
 it('refuses to start with an unknown aggregator name or a bad generic mapping, in one line', async () => {
   await expect(startTestGateway({ USSD_SCREEN_LIMIT_FOO: '160' })).rejects.toThrow(
     /USSD_\*_FOO: no aggregator "foo"/,
   );
   await expect(startTestGateway({ USSD_SCREEN_LIMIT_HUBTEL: '20' })).rejects.toThrow(
     /USSD_SCREEN_LIMIT_HUBTEL must be/,
+  );
+  await expect(startTestGateway({ USSD_COMVIVA_SERVICE_CODE: '384#1' })).rejects.toThrow(
+    /USSD_COMVIVA_SERVICE_CODE.*must be a USSD code/,
   );
   await expect(startTestGateway({ USSD_GENERIC_MAPPING: '{"sessionId":"s"}' })).rejects.toThrow(
     /^USSD_GENERIC_MAPPING: /,

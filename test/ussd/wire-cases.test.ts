@@ -2,8 +2,9 @@ import { captureLogs } from '../support/logs';
 import axios from 'axios';
 import { ALL_ADAPTER_CASES } from './adapter-cases';
 import { ussdAdapters } from '../../src/channels/ussd/adapters';
-import { comvivaCredentialCases } from '../../src/channels/ussd/comviva/cases';
-import { GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
+import { comvivaCredentialCases, comvivaSharedCodeCases } from '../../src/channels/ussd/comviva/cases';
+import { DIAL_STRING_MAPPING, GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
+import { settledAggregatorSettings } from '../../src/channels/ussd/router';
 import { genericAdapter, parseGenericMapping } from '../../src/channels/ussd/generic/adapter';
 import { isParseError, isSessionEnd, type UssdAdapter, type UssdHop } from '../../src/channels/ussd/types';
 import {
@@ -139,8 +140,83 @@ it('generic: nested fields by dotted path, read and echoed back', () => {
   });
 });
 
+it.each(comvivaSharedCodeCases.cases.map(([request, hop]) => [request.query.input, request, hop] as const))(
+  'Comviva on a shared code (USSD_COMVIVA_SERVICE_CODE=*384*33#): first input %s',
+  (_input, request, hop) => {
+    expect(comvivaSharedCodeCases.adapter.parseHop(wireRequest(request))).toMatchObject(hop);
+    if (!('dialled' in hop))
+      expect(comvivaSharedCodeCases.adapter.parseHop(wireRequest(request))).not.toHaveProperty('dialled');
+  },
+);
+
+describe('generic: an Advanta-style mapping (GET or form, the whole dial string, CON/END text)', () => {
+  const adapter = genericAdapter(parseGenericMapping(DIAL_STRING_MAPPING));
+  // harrykerry/advanta-africa-apis docs/ussd-api/README.md: USSDCODE=*415#, INPUT=*415*33*1#.
+  const advanta = { SESSIONID: 'adv-1', USSDCODE: '*415#', MSISDN: '254712345678' };
+  it.each([
+    ['*415#', { isNew: true, text: { kind: 'cumulative', value: '' } }],
+    ['*415*33#', { isNew: false, dialled: '33', text: { kind: 'cumulative', value: '33' } }],
+    ['*415*33*1#', { isNew: false, text: { kind: 'cumulative', value: '33*1' } }],
+  ])('GET INPUT=%s', (INPUT, hop) => {
+    expect(adapter.parseHop(wireRequest({ method: 'GET', query: { ...advanta, INPUT } }))).toMatchObject({
+      sessionId: 'adv-1',
+      msisdn: '254712345678',
+      serviceCode: '*415#',
+      ...hop,
+    });
+  });
+  it('a form POST reads the same; the reply is CON/END text', () => {
+    const hop = adapter.parseHop(wireRequest({ body: { ...advanta, USSDCODE: '415', INPUT: '*415*1#' } }));
+    expect(hop).toMatchObject({ text: { kind: 'cumulative', value: '1' }, dialled: '1' });
+    expect(adapter.formatReply({ text: 'Menu', end: false }, hop as UssdHop)).toMatchObject({
+      contentType: 'text/plain; charset=utf-8',
+      body: 'CON Menu',
+    });
+    expect(adapter.formatReply({ text: 'Bye', end: true }).body).toBe('END Bye');
+  });
+  it('a latest-input gateway whose first hop is the dial string: the code given in the mapping', () => {
+    const latest = genericAdapter(
+      parseGenericMapping(
+        JSON.stringify({
+          sessionId: 'sid',
+          msisdn: 'from',
+          text: 'ussd',
+          input: 'latest',
+          newSession: { field: 'new', equals: 1 },
+          strip: { code: '*384#' },
+          reply: { text: 'text', end: 'last' },
+        }),
+      ),
+    );
+    const hop = (body: Record<string, unknown>) =>
+      latest.parseHop(wireRequest({ method: 'GET', query: body }));
+    expect(hop({ sid: 'l-1', from: '26771234567', ussd: '*384*1*01234567890#', new: '1' })).toMatchObject({
+      isNew: true,
+      dialled: '1*01234567890',
+    });
+    // A later hop's input is read as typed, never as a shortcut; a typed 384 is no dialled code.
+    expect(hop({ sid: 'l-1', from: '26771234567', ussd: '12', new: '0' })).not.toHaveProperty('dialled');
+    expect(hop({ sid: 'l-1', from: '26771234567', ussd: '384', new: '0' })).toMatchObject({
+      text: { kind: 'latest', value: '384' },
+    });
+  });
+});
+
+it('an aggregator gets its documented screen limit unless its own variable says (never above the gateway-wide one)', () => {
+  const adapters = [{ name: 'nalo', screenLimit: 120 }, { name: 'hubtel' }];
+  expect(settledAggregatorSettings(adapters, {}, 182)).toEqual({ nalo: { screenLimit: 120 } });
+  expect(settledAggregatorSettings(adapters, { nalo: { screenLimit: 160 } }, 182)).toEqual({
+    nalo: { screenLimit: 160 },
+  });
+  expect(settledAggregatorSettings(adapters, { nalo: { callbackSecret: 's' } }, 100)).toEqual({
+    nalo: { callbackSecret: 's' },
+  });
+  expect(ussdAdapters().find((a) => a.name === 'nalo')?.screenLimit).toBe(120);
+});
+
 it.each([
   [{ text: 'screen', end: 'screen' }, 'reply.end: the text and the end flag need two fields'],
+  [{ end: 'close' }, 'reply.text: a JSON reply needs its text and end fields'],
   [
     { text: 'screen', end: 'close', endValue: 1, continueValue: 1 },
     'reply.endValue: endValue and continueValue must differ',
@@ -148,6 +224,13 @@ it.each([
 ])('generic: a mapping that cannot work is refused in one line (%j)', (reply, message) => {
   const mapping = { sessionId: 's', msisdn: 'm', text: 't', input: 'latest', reply };
   expect(() => parseGenericMapping(JSON.stringify(mapping))).toThrow(message);
+});
+
+it('generic: stripping the dialled code needs to know the code', () => {
+  const mapping = { sessionId: 's', msisdn: 'm', text: 't', input: 'cumulative', strip: { code: true } };
+  expect(() => parseGenericMapping(JSON.stringify({ ...mapping, reply: { format: 'conEnd' } }))).toThrow(
+    'strip.code: stripping the dialled code needs the serviceCode field, or the code itself',
+  );
 });
 
 describe('every adapter over HTTP', () => {
@@ -220,7 +303,7 @@ describe('every adapter over HTTP', () => {
         body: {},
         path: dialer.start(session).path.replace(/\?.*/, ''),
       });
-      expect(bad.status).toBe(400);
+      expect(bad.status).toBe(cases.refusedWith ?? 400);
       expect(bad.body).toMatch(/field \w+|missing field: \w+/);
       // The hang-up too (its end is logged with the number).
       if (dialer.hangUp) expect((await send(name, dialer.hangUp(session))).status).toBe(200);
@@ -259,7 +342,8 @@ describe('every adapter over HTTP', () => {
       path: `/session/${id}/response`,
       body: { text: '1' },
     });
-    expect(bad.status).toBe(400);
+    // Answered as vumi's Infobip transport does (send_error): HTTP 200, the refusal in the body.
+    expect(bad.status).toBe(200);
     expect(JSON.parse(bad.body)).toEqual({ responseExitCode: 400, responseMessage: 'missing field: msisdn' });
   });
 

@@ -1,7 +1,7 @@
 import { africasTalkingAdapter } from './africastalking/adapter';
 import { arkeselAdapter } from './arkesel/adapter';
 import { cellulantAdapter } from './cellulant/adapter';
-import { comvivaAdapter, type ComvivaCredentials } from './comviva/adapter';
+import { comvivaAdapter, type ComvivaSettings } from './comviva/adapter';
 import { genericAdapter, type GenericMapping } from './generic/adapter';
 import { hubtelAdapter } from './hubtel/adapter';
 import { infobipAdapter } from './infobip/adapter';
@@ -11,7 +11,7 @@ import type { UssdAdapter } from './types';
 
 /** What the configurable adapters are built from. */
 export interface UssdAdapterSettings {
-  comviva?: ComvivaCredentials;
+  comviva?: ComvivaSettings;
   /** `USSD_GENERIC_MAPPING`; without it there is no generic route. */
   genericMapping?: GenericMapping;
 }

@@ -27,6 +27,22 @@ export interface AggregatorSettings {
   screenLimit?: number;
 }
 
+/**
+ * Every aggregator's own settings with its screen limit settled: `USSD_SCREEN_LIMIT_<NAME>`, else
+ * the aggregator's documented limit (`UssdAdapter.screenLimit`) when it is below the gateway's.
+ */
+export function settledAggregatorSettings(
+  adapters: readonly Pick<UssdAdapter, 'name' | 'screenLimit'>[],
+  own: Record<string, AggregatorSettings>,
+  defaultScreenLimit: number,
+): Record<string, AggregatorSettings> {
+  const out: Record<string, AggregatorSettings> = { ...own };
+  for (const { name, screenLimit } of adapters)
+    if (own[name]?.screenLimit === undefined && screenLimit !== undefined && screenLimit < defaultScreenLimit)
+      out[name] = { ...own[name], screenLimit };
+  return out;
+}
+
 export interface UssdRouterOptions {
   engine: Pick<HopEngine, 'handleHop' | 'endSession' | 'sessionActive'>;
   adapters: UssdAdapter[];

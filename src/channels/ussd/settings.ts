@@ -28,4 +28,6 @@ export interface UssdSettings {
   /** `USSD_GENERIC_MAPPING` as given (parsed and checked by the gateway at start). */
   genericMapping: string | undefined;
   comviva: { userid: string; password: string } | undefined;
+  /** `USSD_COMVIVA_SERVICE_CODE`: the code Flares dials reach the service on (`*384*33#`). */
+  comvivaServiceCode?: string;
 }

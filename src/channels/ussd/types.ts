@@ -49,6 +49,11 @@ export interface UssdParseError {
 export interface UssdAdapter {
   /** URL segment: the router mounts `POST /ussd/<name>` (and `/ussd/<name>/events`). */
   readonly name: string;
+  /**
+   * The aggregator's documented characters per screen (Nalo: 120), its default when
+   * `USSD_SCREEN_LIMIT_<NAME>` is unset (never above `USSD_SCREEN_LIMIT`).
+   */
+  readonly screenLimit?: number;
   /** The routes, when not the default `POST ''` (hops) and `POST /events` (ends, with parseEnd). */
   readonly routes?: readonly UssdRoute[];
   /**

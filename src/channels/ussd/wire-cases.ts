@@ -43,6 +43,11 @@ export interface DialRequest {
 /** Speaks one aggregator's format: the requests of a dialogue, and the screen out of a response. */
 export interface Dialer {
   start(session: DialSession): DialRequest;
+  /**
+   * The first hop of a dial with `extension` after the service code (`*384*1#`: `1`), as the
+   * format carries it: for formats that pass a one-dial shortcut (src/channels/ussd/README.md).
+   */
+  dialExtension?(session: DialSession, extension: string): DialRequest;
   /** The next hop with `input` (the dialer keeps what the format needs: history, sequence). */
   next(session: DialSession, input: string): DialRequest;
   /** The subscriber hangs up (or the session times out): the format's end signal, if any. */
@@ -62,6 +67,8 @@ export interface DialSession {
 
 export interface AdapterCases {
   adapter: UssdAdapter;
+  /** The HTTP status a refused request is answered with (default 400; Infobip: 200, the code in the body). */
+  refusedWith?: number;
   /** Why the table has no `end` case: the format sends no end signal (the dialer has no hangUp). */
   noEndSignal?: string;
   parse: ParseCase[];

@@ -174,16 +174,44 @@ export function flaggedHop(
   };
 }
 
+/** A service code however a gateway spells it (`*384#`, `*384`, `384#`, `384`) → `384`. */
+function codeKey(code: string): string {
+  return code.trim().replace(/^\*+/, '').replace(/#+$/, '');
+}
+
+/**
+ * Whether a text is written as a dial string (its `*` in front or its `#` behind: `*384*1#`), so
+ * a code at its start is the dialled code; a plain typed `384` never is.
+ */
+export function isDialString(value: string): boolean {
+  const text = value.trim();
+  return text.startsWith('*') || text.endsWith('#');
+}
+
+/**
+ * What follows the dialled code in a whole dial string (Advanta's `INPUT`, Hubtel's first
+ * `Message`): `*384#` → `''`, `*384*1*01234567890#` → `1*01234567890`, whatever the spelling of
+ * the code (`*384#`, `384`) or of the string (`384*1`, `*384#*1`, with or without the `#`).
+ * Undefined when `value` is not a dial string starting with the code: a plain input, another code.
+ */
+export function afterDialledCode(value: string, serviceCode: string): string | undefined {
+  const key = codeKey(serviceCode);
+  if (key === '' || !/^[0-9*]+$/.test(key)) return undefined;
+  const dial = value.trim();
+  // One leading `*` and one trailing `#` are the dial string's own marks; what is inside was typed.
+  const inner = dial.replace(/^\*/, '').replace(/#$/, '');
+  if (inner === key) return '';
+  for (const lead of [`${key}*`, `${key}#*`]) if (inner.startsWith(lead)) return inner.slice(lead.length);
+  return undefined;
+}
+
 /**
  * What was dialled after the service code, from a dialled string that holds both
  * (`*384*1*01234567890*100#` with code `384` or `*384#` → `1*01234567890*100`); undefined for
- * the code alone, another code, or anything that is not a dialled string.
+ * the code alone, another code, or anything that is not a dialled string of digits.
  */
 export function dialledAfterCode(dialled: string, serviceCode: string): string | undefined {
-  const code = serviceCode.replace(/^\*/, '').replace(/#$/, '');
-  if (!/^[0-9*]+$/.test(code)) return undefined;
-  const value = dialled.trim().replace(/#$/, '');
-  return value.startsWith(`*${code}*`) && /^[0-9*]+$/.test(value.slice(code.length + 2))
-    ? value.slice(code.length + 2)
-    : undefined;
+  if (!isDialString(dialled)) return undefined;
+  const after = afterDialledCode(dialled, serviceCode);
+  return after !== undefined && after !== '' && /^[0-9*]+$/.test(after) ? after : undefined;
 }

@@ -28,6 +28,16 @@ export const ussd = {
   ),
   USSD_COMVIVA_USERID: doc(optionalString, 'the `userid` Comviva sends; checked when set'),
   USSD_COMVIVA_PASSWORD: doc(optionalString, 'the `password` Comviva sends; checked when set'),
+  USSD_COMVIVA_SERVICE_CODE: doc(
+    optionalString.pipe(
+      z
+        .string()
+        .regex(/^\*?\d{1,10}(\*\d{1,10}){0,3}#?$/, 'must be a USSD code such as *384# or *384*33#')
+        .optional(),
+    ),
+    'the code Comviva dials reach the service on (`*384*33#` on a shared code): what its first `input` holds after it is a one-dial shortcut',
+    'unset: the first group of digits',
+  ),
   USSD_SCREEN_LIMIT: doc(
     int(182, 60, 1000),
     'characters per screen (GSM-7 septets; UCS-2 counted as phones do)',

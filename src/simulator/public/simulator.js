@@ -86,7 +86,15 @@
     },
     comviva: {
       label: 'Comviva (Flares, GET)',
-      start: (s) => ({ method: 'GET', path: '', query: comviva(s, digitsOf(s.serviceCode)) }),
+      // The first input is the dialled string without `*` and `#`, a shortcut's groups included.
+      start: (s) => ({
+        method: 'GET',
+        path: '',
+        query: comviva(
+          s,
+          [digitsOf(s.serviceCode), afterCode(s.serviceCode)].filter((t) => t !== '').join('*'),
+        ),
+      }),
       next: (s, input) => ({ method: 'GET', path: '', query: comviva(s, input) }),
       hangUp: (s) => ({
         method: 'GET',
@@ -95,8 +103,8 @@
           ...comvivaCredentials(),
           SessionID: s.id,
           msisdn: s.msisdn,
-          clean: 'clean-sessions',
-          error: '0',
+          clean: 'clean-session',
+          error: '522',
         },
       }),
       read: (body, headers) => ({ text: body, end: headers.get('Freeflow') === 'FB' }),
@@ -135,8 +143,13 @@
     },
     safaricom: {
       label: 'Safaricom-style CON/END',
-      start: (s) => ({ method: 'POST', path: '', form: safaricom(s, '') }),
-      next: (s, input) => ({ method: 'POST', path: '', form: safaricom(s, [...s.inputs, input].join('*')) }),
+      // Safaricom direct: DEST the base code, USSD_PARAMS what was dialled after it, then the inputs.
+      start: (s) => ({ method: 'POST', path: '', form: safaricom(s, afterCode(s.serviceCode)) }),
+      next: (s, input) => ({
+        method: 'POST',
+        path: '',
+        form: safaricom(s, [afterCode(s.serviceCode), ...s.inputs, input].filter((t) => t !== '').join('*')),
+      }),
       read: conEnd,
     },
   };
@@ -198,7 +211,8 @@
       ...comvivaCredentials(),
       SessionID: s.id,
       MSISDN: s.msisdn,
-      MSC: digitsOf(s.serviceCode),
+      // The switching centre's address (not the service code).
+      MSC: '26770000000',
       input,
     };
   }
@@ -209,8 +223,7 @@
     return {
       SESSION_ID: s.id,
       MSISDN: s.msisdn,
-      SERVICE_CODE: s.serviceCode,
-      DEST: s.serviceCode,
+      DEST: digitsOf(s.serviceCode),
       USSD_PARAMS: params,
     };
   }
@@ -242,6 +255,7 @@
         ? (s) => ({ method: 'POST', path: '', json: { ...base(s, ''), [m.end.field]: m.end.equals } })
         : undefined,
       read: (body) => {
+        if (m.reply.format === 'conEnd') return conEnd(body);
         const r = json(body);
         return {
           text: String(r[m.reply.text] ?? ''),

@@ -135,6 +135,11 @@ export const africasTalkingCases: AdapterCases = {
   dialer: {
     start: (s) =>
       postHop({ sessionId: s.id, phoneNumber: `+${s.msisdn}`, serviceCode: s.serviceCode, text: '' }, true),
+    dialExtension: (s, extension) =>
+      postHop(
+        { sessionId: s.id, phoneNumber: `+${s.msisdn}`, serviceCode: s.serviceCode, text: extension },
+        true,
+      ),
     next: (s, input) =>
       postHop(
         {

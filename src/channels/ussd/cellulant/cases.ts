@@ -8,6 +8,12 @@ import {
 } from '../wire-cases';
 import { cellulantAdapter } from './adapter';
 
+/**
+ * Source: praekeltfoundation/vumi `vumi/transports/cellulant/cellulant.py` and
+ * `tests/test_cellulant.py` (a GET query: `MSISDN`, `sessionID`, `opCode`, `INPUT`, `ABORT`;
+ * `BEG` with `INPUT=*120*1#`, then `opCode=''` with the latest input; aborts by `opCode=ABO` or
+ * `ABORT=1`, answered with an empty body).
+ */
 const hop = { MSISDN: '254712345678', sessionID: 'cel-1', opCode: 'BEG', INPUT: '*384#', ABORT: '0' };
 
 export const cellulantCases: AdapterCases = {
@@ -26,11 +32,36 @@ export const cellulantCases: AdapterCases = {
       expect: { hop: { isNew: false, text: { kind: 'latest', value: '2' } } },
     },
     {
-      name: 'ABO ends the session on the hop URL',
+      name: 'new session on a sub-code: BEG with the dialled string (test_inbound_begin: *120*1#)',
+      kind: 'new',
+      request: { method: 'GET', query: { ...hop, INPUT: '*120*1#' } },
+      expect: { hop: { isNew: true, serviceCode: '*120*1#' } },
+    },
+    {
+      name: 'continuation: opCode empty, the latest input (test_inbound_resume_and_reply_with_end)',
+      kind: 'continuation',
+      request: { method: 'GET', query: { ...hop, opCode: '', INPUT: 'hi' } },
+      expect: { hop: { isNew: false, text: { kind: 'latest', value: 'hi' } } },
+    },
+    {
+      name: 'ABO ends the session on the hop URL (test_inbound_abort_opcode)',
       kind: 'end',
       request: { body: { ...hop, opCode: 'ABO' } },
       expect: { end: { sessionId: 'cel-1', status: 'incomplete' } },
     },
+    // Any ABORT but 0 or null ends it (test_inbound_abort_field sends ABORT=1).
+    ...['1', '2', 'true'].map((ABORT) => ({
+      name: `ABORT=${ABORT} ends the session`,
+      kind: 'end' as const,
+      request: { method: 'GET', query: { ...hop, opCode: '', INPUT: '', ABORT } },
+      expect: { end: { sessionId: 'cel-1', status: 'incomplete' as const } },
+    })),
+    ...['0', 'null'].map((ABORT) => ({
+      name: `ABORT=${ABORT} continues`,
+      kind: 'continuation' as const,
+      request: { method: 'GET', query: { ...hop, opCode: '', INPUT: '1', ABORT } },
+      expect: { hop: { text: { kind: 'latest' as const, value: '1' } } },
+    })),
     redeliveredStart({ body: hop }, 'cel-1', 'BEG'),
     missingField('sessionID', { body: { ...hop, sessionID: undefined } }),
   ],

@@ -1,12 +1,24 @@
 import { z } from 'zod';
 import type { UssdAdapter } from '../types';
-import { bodyOf, callerOf, isError, json, optionalText, text } from '../wire';
+import {
+  afterDialledCode,
+  callerOf,
+  conEnd,
+  fieldsOf,
+  isDialString,
+  isError,
+  json,
+  optionalText,
+  POST_OR_GET,
+  text,
+} from '../wire';
 
 /**
- * A configurable JSON aggregator (`USSD_GENERIC_MAPPING`), for the telco gateways and
- * aggregators without an adapter: where each field lives (`a.b` for nested ones), whether the
- * input is cumulative or the latest only, how a new session and an end are signalled, and the
- * reply's shape (its text and end fields, and request fields echoed back).
+ * A configurable aggregator (`USSD_GENERIC_MAPPING`), for the telco gateways and aggregators
+ * without an adapter: a JSON or form POST or a GET query; where each field lives (`a.b` for
+ * nested ones), whether the input is cumulative or the latest only, what to strip from it (the
+ * dialled code, a trailing `#`), how a new session and an end are signalled, and the reply (JSON
+ * with its text and end fields and request fields echoed back, or `CON`/`END` text).
  */
 const NAME = 'generic';
 
@@ -24,17 +36,35 @@ export const GenericMappingSchema = z
     input: z.enum(['cumulative', 'latest']),
     newSession: signal.optional(),
     end: signal.optional(),
+    /**
+     * What the text carries besides the inputs: `code` the dialled code in front (`true`: the
+     * `serviceCode` field's value, or the code itself, `*384#`), `hash` a trailing `#` (Advanta's
+     * `INPUT=*384*1#`).
+     */
+    strip: z
+      .object({
+        code: z.union([z.boolean(), z.string().regex(/^\*?\d+(\*\d+)*#?$/)]).default(false),
+        hash: z.boolean().default(false),
+      })
+      .strict()
+      .default({ code: false, hash: false }),
     reply: z
       .object({
-        text: field,
-        end: field,
+        /** `json` (default): an object with `text` and `end`; `conEnd`: text/plain `CON …` / `END …`. */
+        format: z.enum(['json', 'conEnd']).default('json'),
+        text: field.optional(),
+        end: field.optional(),
         endValue: scalar.default(true),
         continueValue: scalar.default(false),
         /** Request fields copied into every reply at the same place (a session id the gateway wants back). */
         echo: z.array(field).max(20).default([]),
       })
       .strict()
-      .refine((r) => r.text !== r.end, {
+      .refine((r) => r.format === 'conEnd' || (r.text !== undefined && r.end !== undefined), {
+        message: 'a JSON reply needs its text and end fields',
+        path: ['text'],
+      })
+      .refine((r) => r.format === 'conEnd' || r.text !== r.end, {
         message: 'the text and the end flag need two fields',
         path: ['end'],
       })
@@ -44,6 +74,10 @@ export const GenericMappingSchema = z
       }),
   })
   .strict()
+  .refine((m) => m.strip.code !== true || m.serviceCode !== undefined, {
+    message: 'stripping the dialled code needs the serviceCode field, or the code itself',
+    path: ['strip', 'code'],
+  })
   .refine(
     (m) =>
       !m.newSession ||
@@ -111,12 +145,31 @@ export function genericAdapter(mapping: GenericMapping): UssdAdapter {
     ...(mapping.end ? [mapping.end.field] : []),
     ...mapping.reply.echo,
   ];
+  /**
+   * The inputs out of the text: the dialled code and a trailing `#` taken off as the mapping says.
+   * The code only from a dial string or a hop the gateway flags new: a typed `384` stays an input.
+   */
+  function typedOf(
+    input: string,
+    serviceCode: string,
+    flaggedNew: boolean,
+  ): { typed: string; afterCode: boolean } {
+    const { code, hash } = mapping.strip;
+    const after =
+      code === false || !(flaggedNew || isDialString(input))
+        ? undefined
+        : afterDialledCode(input, code === true ? serviceCode : code);
+    const typed = after ?? input;
+    return { typed: hash ? typed.replace(/#$/, '') : typed, afterCode: after !== undefined };
+  }
+
   return {
     name: NAME,
+    // A JSON or form POST, or a GET query.
+    routes: POST_OR_GET,
 
     parseHop(req) {
-      const whole = bodyOf(req);
-      if (isError(whole)) return whole;
+      const whole = fieldsOf(req);
       // The mapped fields by their mapping names, so a 400 names the field as the mapping does.
       const body: Record<string, unknown> = {};
       for (const name of fieldNames) body[name] = valueAt(whole, name);
@@ -125,25 +178,32 @@ export function genericAdapter(mapping: GenericMapping): UssdAdapter {
       if (matches(body, mapping.end)) return { aggregator: NAME, ...caller, status: 'incomplete' };
       const input = text(body, mapping.text, { allowEmpty: true });
       if (isError(input)) return input;
-      const isNew = mapping.newSession
-        ? matches(body, mapping.newSession)
-        : mapping.input === 'cumulative' && input === '';
+      const serviceCode = mapping.serviceCode ? (optionalText(body, mapping.serviceCode) ?? '') : '';
+      const flaggedNew = matches(body, mapping.newSession);
+      const { typed, afterCode } = typedOf(input, serviceCode, flaggedNew);
+      const cumulative = mapping.input === 'cumulative';
+      const isNew = mapping.newSession ? flaggedNew : cumulative && typed === '';
+      // What was dialled after the code (a shortcut): a cumulative first text, or a new
+      // session's dial string; the engine reads it only on a session's first hop.
+      const dialled = typed !== '' && (cumulative || (isNew && afterCode)) ? typed : undefined;
       return {
         aggregator: NAME,
         ...caller,
-        serviceCode: mapping.serviceCode ? (optionalText(body, mapping.serviceCode) ?? '') : '',
-        text: { kind: mapping.input, value: input },
+        serviceCode,
+        text: { kind: mapping.input, value: typed },
         isNew,
+        ...(dialled !== undefined && { dialled }),
         raw: body,
       };
     },
 
     formatReply(reply, hop) {
+      if (mapping.reply.format === 'conEnd') return conEnd(reply);
       const out: Record<string, unknown> = {};
       const request = (hop?.raw ?? {}) as Record<string, unknown>;
       for (const name of mapping.reply.echo) if (request[name] !== undefined) setAt(out, name, request[name]);
-      setAt(out, mapping.reply.text, reply.text);
-      setAt(out, mapping.reply.end, reply.end ? mapping.reply.endValue : mapping.reply.continueValue);
+      setAt(out, mapping.reply.text!, reply.text);
+      setAt(out, mapping.reply.end!, reply.end ? mapping.reply.endValue : mapping.reply.continueValue);
       return json(out);
     },
   };

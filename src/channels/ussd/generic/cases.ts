@@ -3,9 +3,12 @@ import {
   missingField,
   newSession,
   postHop,
+  readConEnd,
   readJson,
   redeliveredStart,
   type AdapterCases,
+  type DialRequest,
+  type DialSession,
 } from '../wire-cases';
 import { genericAdapter, parseGenericMapping } from './adapter';
 
@@ -58,3 +61,37 @@ export const genericCases: AdapterCases = {
     read: readJson('screen', 'close'),
   },
 };
+
+/**
+ * A mapping an operator writes for an Advanta-style gateway (harrykerry/advanta-africa-apis
+ * `docs/ussd-api/README.md`: GET `SESSIONID`, `USSDCODE=*415#`, `MSISDN`, `INPUT` the whole dial
+ * string `*415*33*1#`; a `CON`/`END` reply): no code needed to onboard it.
+ */
+export const DIAL_STRING_MAPPING = JSON.stringify({
+  sessionId: 'SESSIONID',
+  msisdn: 'MSISDN',
+  serviceCode: 'USSDCODE',
+  text: 'INPUT',
+  input: 'cumulative',
+  strip: { code: true, hash: true },
+  reply: { format: 'conEnd' },
+});
+
+/** Speaks {@link DIAL_STRING_MAPPING}'s gateway: GET, the dial string growing at each hop. */
+export const dialStringDialer = {
+  start: (s: DialSession): DialRequest => dialString(s, []),
+  dialExtension: (s: DialSession, extension: string): DialRequest => dialString(s, [extension]),
+  next: (s: DialSession, input: string): DialRequest => dialString(s, [...s.inputs, input]),
+  read: readConEnd,
+};
+
+function dialString(s: DialSession, inputs: string[]): DialRequest {
+  const code = s.serviceCode.replace(/^\*+/, '').replace(/#$/, '');
+  const query = {
+    SESSIONID: s.id,
+    USSDCODE: `*${code}#`,
+    MSISDN: s.msisdn,
+    INPUT: `*${[code, ...inputs].join('*')}#`,
+  };
+  return { method: 'GET', path: `?${new URLSearchParams(query).toString()}` };
+}

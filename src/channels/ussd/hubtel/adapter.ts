@@ -5,10 +5,18 @@ import { bodyOf, callerOf, dialledAfterCode, isError, json, optionalText, text }
  * Hubtel (Ghana): one JSON hop URL. `Type` Initiation | Response | Release | Timeout (any
  * case); `Message` is the dialled string on Initiation, then the latest input only; `Sequence`
  * numbers the hops (the re-delivery key). Release and Timeout arrive on the same URL and end
- * the dialogue, keeping it resumable. Reply `{Type: Response | Release, Message, ClientState}`,
- * `ClientState` echoed as received, with `DataType`/`FieldType` so a menu gets a number field.
+ * the dialogue, keeping it resumable. Reply `{SessionId, Type: Response | Release, Message,
+ * Label, ClientState, DataType, FieldType}` (Hubtel Programmable Services API reference, response
+ * parameters): `ClientState` echoed as received, a number field for a menu.
  */
 const NAME = 'hubtel';
+
+/** A screen's first non-blank line, at most {@link LABEL_MAX} characters. */
+const LABEL_MAX = 60;
+function labelOf(text: string): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.trim().slice(0, LABEL_MAX);
+}
 
 export const hubtelAdapter: UssdAdapter = {
   name: NAME,
@@ -46,8 +54,12 @@ export const hubtelAdapter: UssdAdapter = {
 
   formatReply(reply, hop) {
     return json({
+      // SessionId and Label are mandatory in Hubtel's response table ("Error: UUE" otherwise).
+      SessionId: hop?.sessionId ?? '',
       Type: reply.end ? 'Release' : 'Response',
       Message: reply.text,
+      // The title the Hubtel app and web mall show above the screen: its first line.
+      Label: labelOf(reply.text),
       ClientState: (hop?.raw as { ClientState?: string } | undefined)?.ClientState ?? '',
       // The phone shows an input field while the dialogue continues: a number field for a menu.
       DataType: reply.end ? 'display' : 'input',

@@ -1,6 +1,12 @@
 import { missingField, newSession, postHop, readJson, type AdapterCases } from '../wire-cases';
 import { hubtelAdapter } from './adapter';
 
+/**
+ * Source: Hubtel Programmable Services "API Documentation" (developers.hubtel.com, last updated
+ * Feb 11 2026): the push request's fields and its sample USSD flow (`ServiceCode` `713`, first
+ * `Message` `*713#`, then `2`, `150.5`), and the response table (`SessionId`, `Type`, `Message`,
+ * `Label`, `DataType`, `FieldType` mandatory; `ClientState` optional).
+ */
 const hop = {
   SessionId: 'hub-1',
   Mobile: '233241234567',
@@ -27,6 +33,12 @@ export const hubtelCases: AdapterCases = {
       },
       'new session (Initiation: the dialled string)',
     ),
+    {
+      name: 'new session on a sub-code: what follows ServiceCode in the dialled string is a shortcut',
+      kind: 'new',
+      request: { body: { ...hop, ServiceCode: '713', Message: '*713*1*01234567890#' } },
+      expect: { hop: { isNew: true, dialled: '1*01234567890', serviceCode: '713' } },
+    },
     {
       name: 'continuation (latest input; type in any case)',
       kind: 'continuation',
@@ -67,13 +79,43 @@ export const hubtelCases: AdapterCases = {
   ],
   reply: [
     {
+      name: "the docs' sample flow: SessionId echoed, the first line as the Label",
+      reply: { text: 'Welcome to RSE Inc.\n1. Buy Airtime & Data\n3. Send Money', end: false, choice: true },
+      hop: {
+        body: {
+          Type: 'Initiation',
+          Mobile: '233200585542',
+          SessionId: '3c796dac28174f739de4262d08409c51',
+          ServiceCode: '713',
+          Message: '*713#',
+          Operator: 'vodafone',
+          Sequence: 1,
+          ClientState: '',
+          Platform: 'USSD',
+        },
+      },
+      expect: {
+        body: {
+          SessionId: '3c796dac28174f739de4262d08409c51',
+          Type: 'Response',
+          Message: 'Welcome to RSE Inc.\n1. Buy Airtime & Data\n3. Send Money',
+          Label: 'Welcome to RSE Inc.',
+          ClientState: '',
+          DataType: 'input',
+          FieldType: 'number',
+        },
+      },
+    },
+    {
       name: 'a menu: a number field, ClientState echoed',
       reply: { text: 'Menu', end: false, choice: true },
       hop: { body: { ...hop, ClientState: 'st-7' } },
       expect: {
         body: {
+          SessionId: 'hub-1',
           Type: 'Response',
           Message: 'Menu',
+          Label: 'Menu',
           ClientState: 'st-7',
           DataType: 'input',
           FieldType: 'number',
@@ -86,8 +128,10 @@ export const hubtelCases: AdapterCases = {
       hop: { body: hop },
       expect: {
         body: {
+          SessionId: 'hub-1',
           Type: 'Response',
           Message: 'Enter meter number',
+          Label: 'Enter meter number',
           ClientState: '',
           DataType: 'input',
           FieldType: 'text',
@@ -100,8 +144,10 @@ export const hubtelCases: AdapterCases = {
       hop: { body: { ...hop, ClientState: 'st-7' } },
       expect: {
         body: {
+          SessionId: 'hub-1',
           Type: 'Release',
           Message: 'Bye',
+          Label: 'Bye',
           ClientState: 'st-7',
           DataType: 'display',
           FieldType: 'text',
@@ -111,6 +157,17 @@ export const hubtelCases: AdapterCases = {
   ],
   dialer: {
     start: (s) => postHop({ ...hop, SessionId: s.id, Mobile: s.msisdn, Message: s.serviceCode, Sequence: 1 }),
+    dialExtension: (s, extension) => {
+      const code = s.serviceCode.replace(/^\*+/, '').replace(/#$/, '');
+      return postHop({
+        ...hop,
+        SessionId: s.id,
+        Mobile: s.msisdn,
+        ServiceCode: code,
+        Message: `*${code}*${extension}#`,
+        Sequence: 1,
+      });
+    },
     next: (s, input) =>
       postHop({
         ...hop,

@@ -1,4 +1,5 @@
-import type { UssdAdapter, UssdHttpRequest, UssdParseError } from '../types';
+import { wireTable } from '../../wire-table';
+import type { UssdAdapter, UssdHttpRequest, UssdParseError, UssdSessionEnd } from '../types';
 import { bodyOf, isError, json, msisdnOf, optionalText, SESSION_ID, text } from '../wire';
 
 /**
@@ -7,9 +8,17 @@ import { bodyOf, isError, json, msisdnOf, optionalText, SESSION_ID, text } from 
  * `PUT` or `POST .../end` with `{reason, exitCode}` (no number: the session id identifies it);
  * `GET .../status` → `{sessionActive, responseExitCode, responseMessage}`. Reply
  * `{ussdMenu, shouldClose, responseExitCode: 200, responseMessage: ""}`; a refused request
- * `{responseExitCode: 400, responseMessage}`.
+ * `{responseExitCode: 400, responseMessage}` with HTTP 200 (praekeltfoundation/vumi
+ * `vumi/transports/infobip/infobip.py`, `send_error`, the transport that ran it in production).
  */
 const NAME = 'infobip';
+
+/**
+ * `exitCode` of an end ("all the exit codes can be found in Table 1" of Infobip's spec, which is
+ * not public): `0` is the ordinary end (`{"reason": "ok", "exitCode": 0}` in vumi's tests), `200`
+ * the success code of the rest of the API. Any other counts as failed; both stay resumable.
+ */
+const END_STATUS = wireTable<UssdSessionEnd['status']>({ 0: 'incomplete', 200: 'incomplete' });
 
 function sessionOf(req: UssdHttpRequest): string | UssdParseError {
   const id = req.params?.id ?? '';
@@ -56,9 +65,8 @@ export const infobipAdapter: UssdAdapter = {
     if (isError(sessionId)) return sessionId;
     const body =
       req.body !== null && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
-    const exitCode = optionalText(body, 'exitCode');
-    const status = exitCode === undefined || exitCode === '200' ? 'incomplete' : 'failed';
-    return { aggregator: NAME, sessionId, msisdn: null, status };
+    const exitCode = optionalText(body, 'exitCode') ?? '0';
+    return { aggregator: NAME, sessionId, msisdn: null, status: END_STATUS.get(exitCode) ?? 'failed' };
   },
 
   formatEndAck() {
@@ -74,7 +82,8 @@ export const infobipAdapter: UssdAdapter = {
     return json({ sessionActive: active, responseExitCode: 200, responseMessage: '' });
   },
 
+  // Refused as the gateway's own transports are answered: HTTP 200, the code in the body.
   formatError(status, message) {
-    return json({ responseExitCode: status, responseMessage: message }, status);
+    return json({ responseExitCode: status, responseMessage: message });
   },
 };

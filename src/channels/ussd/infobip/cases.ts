@@ -1,6 +1,11 @@
 import { newSession, continueAndEnd, readJson, redeliveredStart, type AdapterCases } from '../wire-cases';
 import { infobipAdapter } from './adapter';
 
+/**
+ * Source: praekeltfoundation/vumi `vumi/transports/infobip/infobip.py` (the spec's field list
+ * quoted in its docstring) and `tests/test_infobip.py` (start/response POST, end PUT with
+ * `{"reason": "ok", "exitCode": 0}`, status GET; refusals `{responseExitCode: 400, …}` as HTTP 200).
+ */
 const body = {
   msisdn: '26771234567',
   text: '*384#',
@@ -12,6 +17,7 @@ const body = {
 
 export const infobipCases: AdapterCases = {
   adapter: infobipAdapter,
+  refusedWith: 200,
   parse: [
     newSession(
       { body, params: { id: 'ib-1' }, route: '/session/:id/start' },
@@ -37,6 +43,7 @@ export const infobipCases: AdapterCases = {
     // An end comes by PUT without a number (the path names the session); its exit code says how.
     ...(
       [
+        ['ok', 0, 'incomplete'], // vumi's DEFAULT_SESSION_DATA end: the ordinary end
         ['user abort', 200, 'incomplete'],
         ['network', 500, 'failed'],
       ] as const

@@ -15,6 +15,8 @@ interface Echo {
 
 export const naloAdapter: UssdAdapter = {
   name: NAME,
+  // "MSG – Response message (STRING, max 120 chars)": Nalo's USSD API documentation, table 1.0.
+  screenLimit: 120,
 
   parseHop: (req) =>
     flaggedHop(
