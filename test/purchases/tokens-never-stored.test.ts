@@ -1,5 +1,6 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
+import { maskTokens } from '../../src/purchases/store/sql';
 import { TEST_METERS } from '../../src/sandbox';
 import { dumpSchema } from '../agents/pin-scan';
 import { until } from '../support/wait';
@@ -111,4 +112,13 @@ it('keeps no token in clear in the records, and every reader still shows it', as
     [purchaseId],
   );
   expect(kept.rows[0].token).toMatch(/^sealed:v1:[0-9a-f]{8}:/);
+
+  // Past TOKEN_RETENTION_DAYS the token is gone: a resend is refused rather than sent without it.
+  expect(await maskTokens(gateway.records, new Date(Date.now() + 60_000))).toBeGreaterThanOrEqual(1);
+  const refused = await axios.post(`${gateway.url}/admin/purchases/${purchaseId}/resend-sms`, null, {
+    headers: { ...auth.headers, 'idempotency-key': `rest-resend-2-${phone}` },
+    validateStatus: () => true,
+  });
+  expect(refused.status).toBe(409);
+  expect(refused.data.error).toBe('token_masked');
 }, 120_000);
