@@ -59,11 +59,14 @@ export function checkProduction(env: Env, embeddedSandbox: boolean): void {
     throw new ConfigError(
       'NODE_ENV=production needs an SMS_DRIVER: the outbox delivers no SMS (ALLOW_OUTBOX_SMS=true to accept that)',
     );
-  checkPinSecret(env);
+  checkKeys(env);
 }
 
-/** Every production deployment: without its own pepper, PIN hashes read from the records are brute-forced. */
-function checkPinSecret(env: Env): void {
+/**
+ * Every production deployment: without its own pepper, PIN hashes read from the records are
+ * brute-forced; without the tokens' key, a dump of the records hands out every unused token.
+ */
+function checkKeys(env: Env): void {
   if (!env.AGENT_PIN_SECRET)
     throw new ConfigError(
       "NODE_ENV=production needs AGENT_PIN_SECRET (32+ random characters, kept outside the database): agents' PIN hashes are peppered with it",
