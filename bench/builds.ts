@@ -32,7 +32,16 @@ export interface Build {
 export type StartWorker = (build?: Build, healthy?: boolean) => Promise<ChildProcess>;
 
 /** A build's records: a database of its own, and the env that points the build at it. */
-export type BuildRecords = { db: BenchDatabase; env: { DATABASE_URL: string } };
+export type BuildRecords = {
+  db: BenchDatabase;
+  env: { DATABASE_URL: string; AGENT_PIN_SECRET: string; TOKEN_ENCRYPTION_KEY: string };
+};
+
+/** Every process on PostgreSQL needs these keys (src/config/production.ts `checkRecordsKeys`). */
+const BENCH_KEYS = {
+  AGENT_PIN_SECRET: 'bench-agent-pin-secret-not-for-real-pins',
+  TOKEN_ENCRYPTION_KEY: 'bench-token-encryption-key-not-for-real-tokens',
+};
 
 /** Whether a build's money path opens a system of record (builds before issue 29 kept it in Redis). */
 export function opensRecords(root: string): boolean {
@@ -43,7 +52,7 @@ export function opensRecords(root: string): boolean {
 /** A database of its own per gateway build (and the floor's), dropped at the end. */
 export async function recordsOf(databases: BenchDatabases, label: string): Promise<BuildRecords> {
   const db = await databases.create(label);
-  return { db, env: { DATABASE_URL: db.url } };
+  return { db, env: { DATABASE_URL: db.url, ...BENCH_KEYS } };
 }
 
 /** A sandbox per gateway build: two builds paying from one wallet ran it dry in a long run. */

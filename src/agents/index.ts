@@ -12,7 +12,7 @@ import { SqlAgentStore } from './store/sql';
 import type { AgentSettings } from './settings';
 import type { ScryptParams } from './types';
 import type { PinSecret } from './pin';
-import { pinSecretFor } from './pin-secret';
+import { pinSecretFor, SHARED_RECORDS } from './pin-secret';
 
 /**
  * Field agents: the registry (MSISDN, PIN, lockout, status) and the float with the daily
@@ -58,7 +58,7 @@ export function createAgents(db: Database, config: AgentsConfig, options: Agents
     ...options,
     pinSecret:
       options.pinSecret ??
-      pinSecretFor(config.agents.pinSecret, config.records?.url ? undefined : config.records?.dataDir),
+      pinSecretFor(config.agents.pinSecret, config.records?.url ? SHARED_RECORDS : config.records?.dataDir),
   });
   const float = new AgentFloat({
     store: new SqlFloatStore(db),

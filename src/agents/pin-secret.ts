@@ -5,8 +5,10 @@ import { IN_MEMORY } from '../records/settings';
 import type { PinSecret } from './pin';
 
 /**
- * Where the PIN pepper comes from: `AGENT_PIN_SECRET` when set (required in production); else,
- * in the embedded mode, a random key made at first start and kept in `<DATA_DIR>/secrets/`
+ * Where the PIN pepper comes from: `AGENT_PIN_SECRET` when set (required in production and with
+ * `DATABASE_URL`, src/config/production.ts `checkRecordsKeys`: the gateways, workers and CLI that
+ * share a PostgreSQL must share the pepper, and it may not live in the database it protects);
+ * else, in the embedded mode, a random key made at first start and kept in `<DATA_DIR>/secrets/`
  * (mode 0600) beside the records it protects; in memory for `memory://` (the records go with it).
  */
 
@@ -24,9 +26,21 @@ export function pinSecretPath(dataDir: string): string {
 // One per process: every registry of a process over in-memory records agrees.
 let inMemory: PinSecret | null = null;
 
-/** The pepper for `configured` (AGENT_PIN_SECRET) or the records' data directory. */
-export function pinSecretFor(configured: string | null | undefined, dataDir: string | undefined): PinSecret {
+/** Records in PostgreSQL have no data directory of their own: the pepper must be configured. */
+export const SHARED_RECORDS = Symbol('records in PostgreSQL');
+
+/**
+ * The pepper for `configured` (AGENT_PIN_SECRET) or the records' data directory. Records in
+ * PostgreSQL ({@link SHARED_RECORDS}) with none configured is refused: a key of this process's
+ * own would lock out every agent another process made, and all of them at the next start.
+ */
+export function pinSecretFor(
+  configured: string | null | undefined,
+  dataDir: string | typeof SHARED_RECORDS | undefined,
+): PinSecret {
   if (configured) return Buffer.from(configured, 'utf8');
+  if (dataDir === SHARED_RECORDS)
+    throw new Error('AGENT_PIN_SECRET is needed when the records are in PostgreSQL (DATABASE_URL)');
   if (dataDir === undefined || dataDir === IN_MEMORY) return (inMemory ??= randomBytes(32));
   const path = pinSecretPath(dataDir);
   try {

@@ -3,6 +3,7 @@ import { DEFAULT_SMS_RETRY_POLICY } from '../channels/sms/outbound/queue/retry';
 
 /** Every production environment below has its PIN pepper (refused without, see the agents' tests). */
 const PIN_SECRET = 'config-test-agent-pin-secret-0123456789';
+const TOKEN_KEY = 'config-test-token-encryption-key-0123456789';
 
 /** A real purchase service: every credential set (the embedded sandbox is then not started). */
 const REAL_SERVICE = {
@@ -170,6 +171,7 @@ describe('production callbacks (#27 item 3)', () => {
   const production = {
     NODE_ENV: 'production',
     AGENT_PIN_SECRET: PIN_SECRET,
+    TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
     ...REAL_SERVICE,
     DATABASE_URL: 'postgres://gateway@db.internal:5432/gateway',
     ALLOW_IN_MEMORY: 'true',
@@ -219,6 +221,7 @@ describe('production callbacks (#27 item 3)', () => {
       check({
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'none',
       }),
@@ -246,10 +249,63 @@ describe('the PIN secret', () => {
     expect(() => loadConfig({ ...production, AGENT_PIN_SECRET: 'x'.repeat(31) })).toThrow(
       /AGENT_PIN_SECRET: must be at least 32 characters/,
     );
-    expect(loadConfig({ ...production, AGENT_PIN_SECRET: PIN_SECRET }).agents.pinSecret).toBe(PIN_SECRET);
+    expect(
+      loadConfig({ ...production, AGENT_PIN_SECRET: PIN_SECRET, TOKEN_ENCRYPTION_KEY: TOKEN_KEY }).agents
+        .pinSecret,
+    ).toBe(PIN_SECRET);
     // Elsewhere unset: the embedded mode keeps its own beside the records (src/agents/pin-secret.ts).
     expect(loadConfig({}).agents.pinSecret).toBeNull();
     expect(loadConfig({ NODE_ENV: 'test' }).agents.pinSecret).toEqual(expect.any(String));
+  });
+});
+
+describe('the keys of records in PostgreSQL (#36 items 2 and 3)', () => {
+  const shared = { DATABASE_URL: 'postgres://gw@db:5432/gw' };
+
+  it('DATABASE_URL needs AGENT_PIN_SECRET and TOKEN_ENCRYPTION_KEY in every mode but tests, one line each', () => {
+    for (const mode of [{}, { NODE_ENV: 'development' }, { NODE_ENV: 'staging' }]) {
+      expect(() => loadConfig({ ...shared, ...mode })).toThrow(
+        new ConfigError(
+          "DATABASE_URL needs AGENT_PIN_SECRET (32+ random characters, kept outside the database, the same in every gateway, worker and CLI): agents' PIN hashes are peppered with it",
+        ),
+      );
+      expect(() => loadConfig({ ...shared, ...mode, AGENT_PIN_SECRET: PIN_SECRET })).toThrow(
+        new ConfigError(
+          'DATABASE_URL needs TOKEN_ENCRYPTION_KEY (32+ random characters, kept outside the database, the same in every gateway, worker and CLI): tokens and SMS texts are sealed with it at rest',
+        ),
+      );
+    }
+    const config = loadConfig({ ...shared, AGENT_PIN_SECRET: PIN_SECRET, TOKEN_ENCRYPTION_KEY: TOKEN_KEY });
+    expect(config.agents.pinSecret).toBe(PIN_SECRET);
+    expect(config.records.tokenKey).toBe(TOKEN_KEY);
+    expect(() =>
+      loadConfig({ ...shared, AGENT_PIN_SECRET: PIN_SECRET, TOKEN_ENCRYPTION_KEY: 'k'.repeat(31) }),
+    ).toThrow(/TOKEN_ENCRYPTION_KEY: must be at least 32 characters/);
+    // Tests keep their fixed keys; the embedded mode its own files under DATA_DIR.
+    expect(loadConfig({ ...shared, NODE_ENV: 'test' }).records.tokenKey).toEqual(expect.any(String));
+    expect(loadConfig({}).records.tokenKey).toBeNull();
+  });
+
+  it('production needs TOKEN_ENCRYPTION_KEY; previous keys are a list; tokens are masked after 90 days', () => {
+    const production = {
+      NODE_ENV: 'production',
+      EMBEDDED_SANDBOX: 'true',
+      PAYMENT_PROVIDER: 'none',
+      AGENT_PIN_SECRET: PIN_SECRET,
+    };
+    expect(() => loadConfig(production)).toThrow(
+      new ConfigError(
+        'NODE_ENV=production needs TOKEN_ENCRYPTION_KEY (32+ random characters, kept outside the database): tokens and SMS texts are sealed with it at rest',
+      ),
+    );
+    const config = loadConfig({
+      ...production,
+      TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+      TOKEN_ENCRYPTION_KEY_PREVIOUS: ' old-key-one , old-key-two ',
+    });
+    expect(config.records.previousTokenKeys).toEqual(['old-key-one', 'old-key-two']);
+    expect(config.records.tokenRetentionMs).toBe(90 * 24 * 3600_000);
+    expect(loadConfig({ TOKEN_RETENTION_DAYS: '7' }).records.tokenRetentionMs).toBe(7 * 24 * 3600_000);
   });
 });
 
@@ -268,6 +324,9 @@ describe('the system of record (#29)', () => {
       schema: undefined,
       dataDir: './data',
       piiRetentionMs: null,
+      tokenRetentionMs: 90 * 24 * 3600_000,
+      tokenKey: null,
+      previousTokenKeys: [],
     });
     expect(loadConfig({ NODE_ENV: 'test' }).records.dataDir).toBe('memory://');
     expect(loadConfig({ NODE_ENV: 'test', DATA_DIR: '/var/lib/gw' }).records.dataDir).toBe('/var/lib/gw');
@@ -275,7 +334,12 @@ describe('the system of record (#29)', () => {
   });
 
   it('reads DATABASE_URL and DATABASE_SCHEMA', () => {
-    const config = loadConfig({ DATABASE_URL: 'postgresql://gw@db:5432/gw', DATABASE_SCHEMA: 'gateway_2' });
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql://gw@db:5432/gw',
+      DATABASE_SCHEMA: 'gateway_2',
+      AGENT_PIN_SECRET: PIN_SECRET,
+      TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+    });
     expect(config.records).toMatchObject({ url: 'postgresql://gw@db:5432/gw', schema: 'gateway_2' });
   });
 
@@ -306,7 +370,13 @@ describe('the system of record (#29)', () => {
 
   it('refuses production with a real purchase service and no DATABASE_URL, in one line', () => {
     expect(() =>
-      loadConfig({ ...real, NODE_ENV: 'production', AGENT_PIN_SECRET: PIN_SECRET, PAYMENT_PROVIDER: 'none' }),
+      loadConfig({
+        ...real,
+        NODE_ENV: 'production',
+        AGENT_PIN_SECRET: PIN_SECRET,
+        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+        PAYMENT_PROVIDER: 'none',
+      }),
     ).toThrow(
       new ConfigError(
         'NODE_ENV=production needs DATABASE_URL (postgres://…): purchases, agents and floats are kept in PostgreSQL, which an operator backs up',
@@ -318,6 +388,7 @@ describe('the system of record (#29)', () => {
         ...real,
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
         PAYMENT_PROVIDER: 'none',
         DATA_DIR: '/data',
       }),
@@ -327,6 +398,7 @@ describe('the system of record (#29)', () => {
         ...real,
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
         PAYMENT_PROVIDER: 'none',
         DATABASE_URL: 'postgres://gw@db:5432/gw',
       }).records.url,
@@ -336,6 +408,7 @@ describe('the system of record (#29)', () => {
       loadConfig({
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'none',
       }),
@@ -351,6 +424,7 @@ describe('payments (#30)', () => {
     ...real,
     NODE_ENV: 'production',
     AGENT_PIN_SECRET: PIN_SECRET,
+    TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
     DATABASE_URL: 'postgres://gw@db:5432/gw',
     ALLOW_IN_MEMORY: 'true',
     ALLOW_OUTBOX_SMS: 'true',
@@ -431,6 +505,7 @@ describe('payments (#30)', () => {
       loadConfig({
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'mpesa',
       }),
@@ -443,6 +518,7 @@ describe('payments (#30)', () => {
       loadConfig({
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'momo',
       }),

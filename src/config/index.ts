@@ -12,6 +12,7 @@ import type { AggregatorSettings, UssdSettings } from '../channels/ussd/settings
 import { TEST_PIN_SECRET } from '../agents/pin-secret';
 import { AllowList } from '../http/allow-list';
 import { parseAdminCredentials, parseLowBalanceAlert, type CareSettings } from '../purchases/care/settings';
+import { TEST_TOKEN_KEY } from '../records/sealing';
 import { IN_MEMORY } from '../records/settings';
 import { sandboxSettings, SandboxSettingsError, type SandboxSettings } from '../sandbox/settings';
 import { PaymentSettingsError } from '../payments/providers';
@@ -19,7 +20,13 @@ import { paymentSetupFromEnv, type PaymentSetup } from '../payments/setup';
 import { DEFAULT_DAILY, parseAmountRanges, type SpendRules } from '../spend/rules';
 import { parseDecimalAmount } from '../vas/money';
 import type { PurchaseApiSettings } from '../vas/settings';
-import { checkProduction, checkSecrets, isProduction, MIN_SECRET_LENGTH } from './production';
+import {
+  checkProduction,
+  checkRecordsKeys,
+  checkSecrets,
+  isProduction,
+  MIN_SECRET_LENGTH,
+} from './production';
 import { parseEnv, type Env } from './schema';
 import { ConfigError, type Config } from './types';
 
@@ -46,6 +53,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   checkCombinations(env, embeddedSandbox);
   checkSecrets(env);
   if (isProduction(env)) checkProduction(env, embeddedSandbox);
+  checkRecordsKeys(env);
   const payments = paymentSetup(source, env, embeddedSandbox);
 
   const ussd = ussdSettings(env, source);
@@ -75,6 +83,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       // A test's gateway never writes ./data unless told to.
       dataDir: env.DATA_DIR ?? (env.NODE_ENV === 'test' ? IN_MEMORY : './data'),
       piiRetentionMs: env.PII_RETENTION_DAYS === undefined ? null : env.PII_RETENTION_DAYS * 24 * 3600_000,
+      tokenRetentionMs: env.TOKEN_RETENTION_DAYS * 24 * 3600_000,
+      // Tests share one fixed key, so processes given the same records agree.
+      tokenKey: env.TOKEN_ENCRYPTION_KEY ?? (env.NODE_ENV === 'test' ? TEST_TOKEN_KEY : null),
+      previousTokenKeys: (env.TOKEN_ENCRYPTION_KEY_PREVIOUS ?? '')
+        .split(',')
+        .map((key) => key.trim())
+        .filter((key) => key.length > 0),
     },
     gatewayWorkers: env.GATEWAY_WORKERS,
     workerHealthPort: env.WORKER_HEALTH_PORT,

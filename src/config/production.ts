@@ -59,14 +59,40 @@ export function checkProduction(env: Env, embeddedSandbox: boolean): void {
     throw new ConfigError(
       'NODE_ENV=production needs an SMS_DRIVER: the outbox delivers no SMS (ALLOW_OUTBOX_SMS=true to accept that)',
     );
-  checkPinSecret(env);
+  checkKeys(env);
 }
 
-/** Every production deployment: without its own pepper, PIN hashes read from the records are brute-forced. */
-function checkPinSecret(env: Env): void {
+/**
+ * Every production deployment: without its own pepper, PIN hashes read from the records are
+ * brute-forced; without the tokens' key, a dump of the records hands out every unused token.
+ */
+function checkKeys(env: Env): void {
   if (!env.AGENT_PIN_SECRET)
     throw new ConfigError(
       "NODE_ENV=production needs AGENT_PIN_SECRET (32+ random characters, kept outside the database): agents' PIN hashes are peppered with it",
+    );
+  if (!env.TOKEN_ENCRYPTION_KEY)
+    throw new ConfigError(
+      'NODE_ENV=production needs TOKEN_ENCRYPTION_KEY (32+ random characters, kept outside the database): tokens and SMS texts are sealed with it at rest',
+    );
+}
+
+/**
+ * The records in PostgreSQL are shared by every process (gateways, workers, the CLI): each one
+ * must pepper PINs and seal tokens with the same keys, kept outside the database they protect
+ * (a key stored beside the rows would hand them out with a dump). So with `DATABASE_URL` both
+ * are required, outside tests, whatever NODE_ENV says; the embedded mode keeps its own under
+ * `DATA_DIR` (one process at a time). Checked by `loadConfig`: every process refuses at start.
+ */
+export function checkRecordsKeys(env: Env): void {
+  if (!env.DATABASE_URL || env.NODE_ENV === 'test') return;
+  if (!env.AGENT_PIN_SECRET)
+    throw new ConfigError(
+      "DATABASE_URL needs AGENT_PIN_SECRET (32+ random characters, kept outside the database, the same in every gateway, worker and CLI): agents' PIN hashes are peppered with it",
+    );
+  if (!env.TOKEN_ENCRYPTION_KEY)
+    throw new ConfigError(
+      'DATABASE_URL needs TOKEN_ENCRYPTION_KEY (32+ random characters, kept outside the database, the same in every gateway, worker and CLI): tokens and SMS texts are sealed with it at rest',
     );
 }
 

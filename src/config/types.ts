@@ -33,6 +33,8 @@ export interface Config {
   records: RecordsSettings & {
     /** `PII_RETENTION_DAYS`: after it, a settled purchase's token and numbers are masked in place. */
     piiRetentionMs: number | null;
+    /** `TOKEN_RETENTION_DAYS`: after it, a settled purchase's token and the SMS texts are masked in place. */
+    tokenRetentionMs: number;
   };
   /** Run purchase and SMS workers inside the gateway process (else only `npm run worker` does). */
   gatewayWorkers: boolean;

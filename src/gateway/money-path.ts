@@ -33,7 +33,7 @@ import { SqlSpendStore } from '../spend/sql';
 import { createAgents, type Agents } from '../agents';
 import { composeAgentReceipt } from '../purchases/notify/compose';
 import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
-import { maskPersonalData, SqlPurchaseStore } from '../purchases/store/sql';
+import { SqlPurchaseStore } from '../purchases/store/sql';
 import type { AuditTrail } from '../purchases/care/audit';
 import { SqlAuditTrail } from '../purchases/care/audit-sql';
 import type { Database } from '../records/database';
@@ -52,6 +52,7 @@ import { paidWithReader, paymentParts, startPaymentLifecycle, type PaymentPath }
 import { SqlPaymentStore } from '../payments/store/sql';
 import { AgentTopUps } from './agent-topups';
 import { depositTeller } from './agent-deposits';
+import { recordsRetention } from './retention';
 import type { AgentDeskOptions } from '../agents/admin/desk';
 
 /**
@@ -194,19 +195,6 @@ function redisBacking(
   };
 }
 
-/**
- * Retention, part of the workers' sweep: purchases past `RECORD_RETENTION_DAYS` are deleted, and
- * past `PII_RETENTION_DAYS` (when set) their token and numbers are masked in place.
- */
-async function applyRetention(desk: RunningPurchaseDesk, records: Database, config: Config): Promise<void> {
-  const purged = await desk.store.purgeExpired();
-  if (purged > 0) log.info('purchase records past their retention deleted', { purged });
-  const { piiRetentionMs } = config.records;
-  if (piiRetentionMs === null) return;
-  const masked = await maskPersonalData(records, new Date(Date.now() - piiRetentionMs));
-  if (masked > 0) log.info('personal data of old purchases masked', { masked });
-}
-
 /** Build the money path from config; with `runWorkers` (or without Redis) it also consumes jobs. */
 export async function startMoneyPath(config: Config, options: MoneyPathOptions): Promise<MoneyPath> {
   const { metrics } = options;
@@ -311,6 +299,7 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     savedMeters,
   });
   if (runWorkers) {
+    const applyRetention = recordsRetention(records, desk.store, config.records);
     if (payments && paying) await paying.queue.start(payments.lifecycle.handle);
     // One timer sweeps them all: purchases left without a job, payments, then outcome SMS.
     await desk.startWorker({
@@ -320,14 +309,14 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
         await payments?.sweep();
         await backing.sms.sweep();
         await releaseOrphanHolds(records, agents.float, new Date());
-        await applyRetention(desk, records, config);
+        await applyRetention();
       },
     });
     const resumed = await desk.resumeStuck();
     await subscribers.delayNotices.sweep();
     await payments?.sweep();
     const smsRevived = await backing.sms.sweep();
-    await applyRetention(desk, records, config);
+    await applyRetention();
     log.info('purchase workers started', { resumed, smsRevived });
   }
 

@@ -3,6 +3,7 @@ import type { Money } from '../vas/money';
 import type { ProductType } from '../vas/port';
 import { parseTokens, tokensForDisplay } from '../vas/tokens';
 import type { PurchaseRecord, PurchaseState } from './types';
+import { openRecord } from './store/sealed';
 
 /**
  * A number's purchases as it sees them ("My purchases", issue 31 §4): what was delivered (the
@@ -125,7 +126,7 @@ export class PurchaseHistory {
         ORDER BY created_at DESC, id DESC LIMIT $2`,
       [msisdn, n],
     );
-    return result.rows.map((row) => purchaseView(row.record, msisdn));
+    return result.rows.map((row) => purchaseView(openRecord(this.db.sealer, row.record), msisdn));
   }
 
   /**
@@ -139,6 +140,6 @@ export class PurchaseHistory {
         ORDER BY created_at DESC, id DESC LIMIT 10`,
       [msisdn, identifier, [...IN_PROGRESS_STATES]],
     );
-    return result.rows.map((row) => purchaseView(row.record, msisdn));
+    return result.rows.map((row) => purchaseView(openRecord(this.db.sealer, row.record), msisdn));
   }
 }

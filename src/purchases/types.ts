@@ -143,6 +143,8 @@ export interface PurchaseRecord {
   resolution?: { by: string; at: string; note: string; outcome?: ResolutionOutcome } | null;
   /** When the token and numbers were masked in place (`PII_RETENTION_DAYS`); the money fields stay. */
   personalDataMaskedAt?: string;
+  /** When the token was masked in place (`TOKEN_RETENTION_DAYS`); the rest of the record stays. */
+  tokenMaskedAt?: string;
 }
 
 /** What an operator found when closing a `needs_attention` purchase (see `resolution`). */

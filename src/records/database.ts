@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { Pool, type PoolClient } from 'pg';
+import { keylessSealer, type Sealer } from './sealing';
 
 /** The rows of one statement. */
 export interface QueryResult<Row> {
@@ -20,6 +21,8 @@ export interface Queryable {
  */
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
+  /** Seals and opens the tokens its rows keep, under a key kept outside it (./sealing.ts). */
+  readonly sealer: Sealer;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
@@ -39,6 +42,8 @@ export interface PostgresOptions {
   max?: number;
   /** Name shown in `pg_stat_activity`. */
   applicationName?: string;
+  /** The tokens' key (./sealing.ts); unset: `keylessSealer()` (the test key under NODE_ENV=test). */
+  sealer?: Sealer;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -60,7 +65,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   pool.on('error', () => undefined);
   if (schema !== 'public') await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   else await pool.query('SELECT 1');
-  return new PostgresDatabase(pool);
+  return new PostgresDatabase(pool, options.sealer ?? keylessSealer());
 }
 
 /** libpq's default when the URL names no user: PGUSER, else the operating system's user name. */
@@ -73,7 +78,10 @@ export function withDefaultUser(url: string): string {
 class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
 
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    readonly sealer: Sealer,
+  ) {}
 
   async query<Row>(text: string, params?: unknown[]): Promise<QueryResult<Row>> {
     const result = await this.pool.query(text, params);
@@ -181,6 +189,7 @@ export function countTransactions(
     counts,
     db: {
       kind: db.kind,
+      sealer: db.sealer,
       query: <Row>(text: string, params?: unknown[]) => counted((tx) => tx.query<Row>(text, params)),
       transaction: (work) => counted(work),
       withAdvisoryLock: (key, work) => db.withAdvisoryLock(key, work),

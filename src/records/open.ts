@@ -3,16 +3,19 @@ import type { Database } from './database';
 import { openPostgres } from './database';
 import { migrate } from './migrate';
 import { openPglite } from './pglite';
+import { sealerFor } from './sealing';
 import { IN_MEMORY, type RecordsSettings } from './settings';
 
 export { IN_MEMORY, type RecordsSettings };
 
 /** Opens the system of record as it is (no migration). */
 export async function openDatabase(settings: RecordsSettings): Promise<Database> {
+  const sealer = sealerFor(settings);
   return settings.url
-    ? openPostgres({ url: settings.url, schema: settings.schema })
+    ? openPostgres({ url: settings.url, schema: settings.schema, sealer })
     : openPglite({
         dataDir: settings.dataDir === IN_MEMORY ? undefined : resolve(settings.dataDir, 'postgres'),
+        sealer,
       });
 }
 

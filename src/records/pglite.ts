@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { Database, Queryable, QueryResult } from './database';
+import { keylessSealer, type Sealer } from './sealing';
 
 /** Another live process has the data directory open: two would corrupt it. */
 export class DataDirInUseError extends Error {
@@ -25,12 +26,13 @@ export class DataDirInUseError extends Error {
  */
 export async function openPglite(
   // loadDataDir: a data directory to start from (dumpPglite's), so tests migrate once, not per database.
-  options: { dataDir?: string; loadDataDir?: Blob } = {},
+  // sealer: the tokens' key (./sealing.ts); unset: `keylessSealer()`.
+  options: { dataDir?: string; loadDataDir?: Blob; sealer?: Sealer } = {},
 ): Promise<Database> {
   const release = options.dataDir ? claimDataDir(options.dataDir) : () => undefined;
   try {
     const pg = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.loadDataDir });
-    return new PgliteDatabase(pg, release);
+    return new PgliteDatabase(pg, release, options.sealer ?? keylessSealer());
   } catch (error) {
     release();
     throw error;
@@ -73,6 +75,7 @@ class PgliteDatabase implements Database {
   constructor(
     private readonly pg: PGlite,
     private readonly release: () => void,
+    readonly sealer: Sealer,
   ) {}
 
   query<Row>(text: string, params?: unknown[]): Promise<QueryResult<Row>> {

@@ -6,6 +6,10 @@ export interface RecordsSettings {
   schema?: string;
   /** `DATA_DIR` (default `./data`): the embedded database's folder; `memory://` keeps it in memory. */
   dataDir: string;
+  /** `TOKEN_ENCRYPTION_KEY`: the key tokens are sealed under at rest (./sealing.ts `sealerFor`). */
+  tokenKey?: string | null;
+  /** `TOKEN_ENCRYPTION_KEY_PREVIOUS`: earlier keys, still opening what they sealed. */
+  previousTokenKeys?: readonly string[];
 }
 
 /** The in-memory embedded database (tests, throw-away demos). */

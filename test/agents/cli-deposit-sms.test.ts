@@ -58,7 +58,7 @@ const messagesTo = async (to: string) =>
       'SELECT id, status, message, kind FROM sms_messages WHERE recipient = $1',
       [to],
     )
-  ).rows;
+  ).rows.map((row) => ({ ...row, message: db.sealer.open(row.message) }));
 
 it('without Redis: the approval SMS is kept queued in the message store, once however often it is asked', async () => {
   const msisdn = '26775000001';

@@ -29,6 +29,7 @@ function counted(db: Database): Database {
   const direct = statements(db, '');
   return {
     kind: db.kind,
+    sealer: db.sealer,
     query: direct.query,
     transaction: (work) => {
       sent.push('BEGIN');

@@ -23,6 +23,7 @@ function counted(db: Database): Database {
   });
   return {
     kind: db.kind,
+    sealer: db.sealer,
     query: statements(db).query,
     transaction: (work) => db.transaction((tx) => work(statements(tx))),
     withAdvisoryLock: (key, work) => db.withAdvisoryLock(key, (session) => work(statements(session))),

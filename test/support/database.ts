@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TEST_PIN_SECRET } from '../../src/agents/pin-secret';
 import { openPostgres, type Database } from '../../src/records/database';
+import { TEST_TOKEN_KEY } from '../../src/records/sealing';
 import { migrate, migrationFiles } from '../../src/records/migrate';
 import { dumpPglite, openPglite } from '../../src/records/pglite';
 
@@ -108,16 +110,28 @@ export async function dropTestSchema(schema: string): Promise<void> {
 
 /**
  * The settings that put a gateway's records in a fresh schema of the test PostgreSQL
- * (`DATABASE_URL`, `DATABASE_SCHEMA`), for a config built by the test; `drop()` removes it.
- * Two gateways given the same env share their records, as two instances of one deployment do.
+ * (`DATABASE_URL`, `DATABASE_SCHEMA`), with the keys every process on PostgreSQL needs (the
+ * tests' fixed ones: what a test's own direct opens use too), for a config built by the test;
+ * `drop()` removes it. Two gateways given the same env share their records, as two instances of
+ * one deployment do.
  */
 export function testRecordsEnv(label = 'gw'): {
-  env: { DATABASE_URL: string; DATABASE_SCHEMA: string };
+  env: {
+    DATABASE_URL: string;
+    DATABASE_SCHEMA: string;
+    AGENT_PIN_SECRET: string;
+    TOKEN_ENCRYPTION_KEY: string;
+  };
   drop(): Promise<void>;
 } {
   const schema = testSchema(label);
   return {
-    env: { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema },
+    env: {
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: schema,
+      AGENT_PIN_SECRET: TEST_PIN_SECRET,
+      TOKEN_ENCRYPTION_KEY: TEST_TOKEN_KEY,
+    },
     drop: () => dropTestSchema(schema),
   };
 }

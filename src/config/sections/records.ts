@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { DEFAULT_TOKEN_RETENTION_DAYS } from '../../records/retention';
+import { MIN_TOKEN_KEY_LENGTH } from '../../records/sealing';
 import { bool, digits, doc, int, optionalString, text } from '../variables';
 
 /**
@@ -59,8 +61,24 @@ export const stores = {
   ),
   PII_RETENTION_DAYS: doc(
     optionalString.pipe(digits(1, 36500).optional()),
-    "days after which a settled purchase's token and numbers are masked in place",
-    'unset: kept as long as the record',
+    "days after which a settled purchase's token and numbers, and its payment's payer number, are masked in place",
+    'unset: numbers kept as long as the record (tokens: `TOKEN_RETENTION_DAYS`)',
+  ),
+  TOKEN_RETENTION_DAYS: doc(
+    int(DEFAULT_TOKEN_RETENTION_DAYS, 1, 36500),
+    "days after which a settled purchase's token and the text of its SMS (every SMS sent by then) are masked in place: care can resend a token until then",
+  ),
+  TOKEN_ENCRYPTION_KEY: doc(
+    optionalString.pipe(
+      z.string().min(MIN_TOKEN_KEY_LENGTH, `must be at least ${MIN_TOKEN_KEY_LENGTH} characters`).optional(),
+    ),
+    'key (32+ random characters, kept outside the database) every token and SMS text is sealed with at rest (AES-256-GCM): a dump of the database hands out no token; required in production and with `DATABASE_URL`; every process (gateway, worker, CLI) needs the same one',
+    'unset: a random key made at first start in `<DATA_DIR>/secrets/token.key` (in memory for `memory://`)',
+  ),
+  TOKEN_ENCRYPTION_KEY_PREVIOUS: doc(
+    optionalString,
+    'earlier keys (comma-separated) that still open what they sealed, after a rotation: keep each until the workers log that every token is sealed under the current key',
+    'unset: none',
   ),
 };
 

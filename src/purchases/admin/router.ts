@@ -142,6 +142,13 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
       });
       return;
     }
+    if (purchase.tokenMaskedAt) {
+      res.status(409).json({
+        error: 'token_masked',
+        message: `the token was masked at ${purchase.tokenMaskedAt} (TOKEN_RETENTION_DAYS): there is none to resend`,
+      });
+      return;
+    }
     const requestKey = requestKeyOf(req);
     if (typeof requestKey !== 'string') {
       res.status(400).json({ error: 'invalid_request_key', message: requestKey.error });

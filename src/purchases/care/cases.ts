@@ -156,7 +156,13 @@ export class CaseDesk {
       detail: `case ${opened.id} ${reason}`,
     });
     let tokenResent = false;
-    if (purchase && reason === 'token_not_received' && purchase.state === 'succeeded') {
+    // A token masked after TOKEN_RETENTION_DAYS is not there to resend: the case goes to a person.
+    if (
+      purchase &&
+      reason === 'token_not_received' &&
+      purchase.state === 'succeeded' &&
+      !purchase.tokenMaskedAt
+    ) {
       // The care action "resend SMS", done for the subscriber at once and audited as such.
       const requestKey = `case-${opened.id}-resend`;
       await this.options.purchases.resendSms(purchase.id, requestKey);

@@ -6,6 +6,7 @@ import type { Database } from '../../records/database';
 import { formatMoney } from '../../vas/money';
 import type { PurchaseRecord, PurchaseState } from '../types';
 import type { ComposedSms } from './compose';
+import { openRecord } from '../store/sealed';
 
 const log = componentLogger('sms-notify');
 
@@ -80,7 +81,7 @@ export class DelayNotices {
       ],
     );
     let queued = 0;
-    for (const { record } of late.rows) if (await this.tell(record, now)) queued += 1;
+    for (const { record } of late.rows) if (await this.tell(openRecord(db.sealer, record), now)) queued += 1;
     return queued;
   }
 

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../../records/database';
+import { sealedUnderPattern } from '../../records/sealing';
 import {
   PURCHASE_STATES,
   RECHECKED_STATES,
@@ -24,6 +25,7 @@ import {
   SpendClaimRefusedError,
   type TransitionResult,
 } from './store';
+import { openRecord, sealRecord } from './sealed';
 
 export interface SqlPurchaseStoreOptions extends RetentionOptions {
   db: Database;
@@ -83,7 +85,7 @@ export class SqlPurchaseStore implements PurchaseStore {
       intent.agent?.msisdn ?? null,
       intent.amount.currency,
       intent.amount.minor,
-      JSON.stringify(record),
+      JSON.stringify(sealRecord(this.db.sealer, record)),
     ];
     if (spend)
       params.push(
@@ -131,8 +133,8 @@ export class SqlPurchaseStore implements PurchaseStore {
       params,
     );
     const row = result.rows[0];
-    if (row?.record) return { created: true, record: row.record };
-    if (row?.existing) return { created: false, record: row.existing };
+    if (row?.record) return { created: true, record: this.open(row.record) };
+    if (row?.existing) return { created: false, record: this.open(row.existing) };
     if (row && row.outcome !== null && row.outcome !== 1)
       throw new SpendClaimRefusedError(
         row.outcome === -3 ? 'blocked' : row.outcome === -1 ? 'value' : 'count',
@@ -142,7 +144,7 @@ export class SqlPurchaseStore implements PurchaseStore {
       await db.query<Row>('SELECT record FROM purchases WHERE idempotency_key = $1', [record.idempotencyKey])
     ).rows[0]?.record;
     if (!existing) throw new Error(`purchase idempotency key taken but no record: ${record.idempotencyKey}`);
-    return { created: false, record: existing };
+    return { created: false, record: this.open(existing) };
   }
 
   async get(id: string): Promise<PurchaseRecord | null> {
@@ -159,7 +161,8 @@ export class SqlPurchaseStore implements PurchaseStore {
   ): Promise<T> {
     return this.db.transaction(async (tx) => {
       const read = await tx.query<Row>('SELECT record FROM purchases WHERE id = $1 FOR UPDATE', [id]);
-      return step(read.rows[0]?.record ?? null, {
+      const found = read.rows[0]?.record;
+      return step(found ? this.open(found) : null, {
         transition: (...args) => this.transitionOn(tx, ...args),
         on: tx,
       });
@@ -204,11 +207,11 @@ export class SqlPurchaseStore implements PurchaseStore {
          SELECT id, version, from_state, $4, $5::timestamptz, $6::jsonb #- '{result,rawToken}' FROM moved
        )
        SELECT record FROM moved`,
-      [id, [...from], expectedVersion, to, at, JSON.stringify(patch), at],
+      [id, [...from], expectedVersion, to, at, JSON.stringify(sealRecord(this.db.sealer, patch)), at],
     );
-    if (moved.rows.length === 1) return { ok: true, record: moved.rows[0].record };
-    const current =
-      (await db.query<Row>('SELECT record FROM purchases WHERE id = $1', [id])).rows[0]?.record ?? null;
+    if (moved.rows.length === 1) return { ok: true, record: this.open(moved.rows[0].record) };
+    const found = (await db.query<Row>('SELECT record FROM purchases WHERE id = $1', [id])).rows[0]?.record;
+    const current = found ? this.open(found) : null;
     const conflict = checkTransition(current, from, expectedVersion);
     // Read after the refusal: a record that matches now was moved and moved back meanwhile.
     return { ok: false, conflict: conflict ?? { reason: 'version', current } };
@@ -295,7 +298,13 @@ export class SqlPurchaseStore implements PurchaseStore {
 
   private async one(text: string, params: unknown[]): Promise<PurchaseRecord | null> {
     const result = await this.db.query<Row>(text, params);
-    return result.rows[0]?.record ?? null;
+    const found = result.rows[0]?.record;
+    return found ? this.open(found) : null;
+  }
+
+  /** A row's record with its token opened (./sealed.ts). */
+  private open(record: PurchaseRecord): PurchaseRecord {
+    return openRecord(this.db.sealer, record);
   }
 
   private async newestFirst(
@@ -315,7 +324,7 @@ export class SqlPurchaseStore implements PurchaseStore {
         ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
       values,
     );
-    return result.rows.map((row) => row.record);
+    return result.rows.map((row) => this.open(row.record));
   }
 
   /** A page in (created_at, id) order, starting after the cursor. */
@@ -338,7 +347,7 @@ export class SqlPurchaseStore implements PurchaseStore {
         ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.length}`,
       values,
     );
-    return result.rows.map((row) => row.record);
+    return result.rows.map((row) => this.open(row.record));
   }
 }
 
@@ -404,4 +413,52 @@ export async function openPurchasesOf(db: Queryable, msisdn: string): Promise<nu
     [[...RETAINED_STATES], msisdn],
   );
   return Number(open.rows[0]?.n ?? 0);
+}
+
+/** A purchase that keeps a token (what the partial index of migration 0020 covers). */
+const KEEPS_TOKEN = `jsonb_typeof(record -> 'result' -> 'rawToken') = 'string'`;
+
+/**
+ * `TOKEN_RETENTION_DAYS`: the token of purchases settled before `before` goes (`rawToken` null,
+ * `tokenMaskedAt` says when), at most `limit` per call; the rest of the record stays. Returns how
+ * many were masked. Only settled or resolved purchases: an open one may still need its token.
+ */
+export async function maskTokens(db: Database, before: Date, limit = 1000): Promise<number> {
+  const masked = await db.query(
+    `UPDATE purchases p
+        SET record = jsonb_set(p.record, '{result,rawToken}', 'null'::jsonb)
+              || jsonb_build_object('tokenMaskedAt', to_jsonb(now()))
+      WHERE p.id IN (
+        SELECT id FROM purchases
+         WHERE ${KEEPS_TOKEN} AND state = ANY($1) AND updated_at < $2
+         ORDER BY updated_at LIMIT $3)`,
+    [[...RETAINED_STATES], before.toISOString(), limit],
+  );
+  return masked.rowCount;
+}
+
+/**
+ * Seals again under the current key up to `limit` tokens that are not (kept in clear before
+ * sealing existed, or sealed under a previous key: src/records/sealing.ts). A token written
+ * meanwhile is left as it is (compare-and-set on the value read). Returns how many it sealed.
+ */
+export async function resealTokens(db: Database, limit = 500): Promise<number> {
+  const { sealer } = db;
+  const stale = await db.query<{ id: string; token: string }>(
+    `SELECT id, record -> 'result' ->> 'rawToken' AS token FROM purchases
+      WHERE ${KEEPS_TOKEN} AND NOT (record -> 'result' ->> 'rawToken' LIKE $1) LIMIT $2`,
+    [sealedUnderPattern(sealer.keyId), limit],
+  );
+  if (stale.rows.length === 0) return 0;
+  const sealed = await db.query(
+    `UPDATE purchases p SET record = jsonb_set(p.record, '{result,rawToken}', to_jsonb(s.sealed))
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS s(id, token, sealed)
+      WHERE p.id = s.id AND p.record -> 'result' ->> 'rawToken' = s.token`,
+    [
+      stale.rows.map((row) => row.id),
+      stale.rows.map((row) => row.token),
+      stale.rows.map((row) => sealer.seal(sealer.open(row.token))),
+    ],
+  );
+  return sealed.rowCount;
 }

@@ -5,6 +5,7 @@
  */
 import type { Queryable } from '../../../../records/database';
 import type { DeliveryAction, DeliveryNote, MessageRecord } from '../message';
+import type { Sealer } from '../../../../records/sealing';
 import { COLUMNS, recordOf, text, UNDELIVERED, type Row } from './rows';
 import type { DeliveryDecision } from './store';
 
@@ -42,6 +43,7 @@ export async function applyReport(
   delivery: DeliveryNote,
   decide: DeliveryDecision,
   now: Date,
+  sealer: Sealer,
 ): Promise<{ record: MessageRecord; action: DeliveryAction; delivery: DeliveryNote }> {
   if (record.providerMessageId !== null && record.providerMessageId !== part.copyId)
     return { record, action: 'note', delivery };
@@ -49,7 +51,7 @@ export async function applyReport(
   if (note === null) return { record, action: 'note', delivery };
   const action = record.status === 'sent' ? decide(record, note) : 'note';
   return {
-    record: (await writeDelivery(tx, record.id, note, action, now)) ?? record,
+    record: (await writeDelivery(tx, record.id, note, action, now, sealer)) ?? record,
     action,
     delivery: note,
   };
@@ -92,6 +94,7 @@ export async function writeDelivery(
   delivery: DeliveryNote,
   action: DeliveryAction,
   now: Date,
+  sealer: Sealer,
 ): Promise<MessageRecord | null> {
   // A sent copy reported failed is queued again ('retry') or ends undelivered ('giveup'); the
   // report is kept whatever it says. The report goes in as JSON text and the reason is read
@@ -120,5 +123,5 @@ export async function writeDelivery(
       action === 'giveup',
     ],
   );
-  return result.rows.length === 0 ? null : recordOf(result.rows[0]);
+  return result.rows.length === 0 ? null : recordOf(result.rows[0], sealer);
 }

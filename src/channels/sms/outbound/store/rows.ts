@@ -3,6 +3,7 @@
  * gives it, and the record it is. One home for them, shared by the store and the delivery reports.
  */
 import type { Queryable } from '../../../../records/database';
+import type { Sealer } from '../../../../records/sealing';
 import type { DeliveryNote, MessageKind, MessageRecord, MessageStatus } from '../message';
 
 /** A timestamptz as the ISO string the records carry (UTC, milliseconds). */
@@ -35,14 +36,18 @@ export interface Row {
   delivery_failures: number | null;
 }
 
-export function recordOf(row: Row): MessageRecord {
+/**
+ * The row as a record, its text opened: every body is sealed at rest (it may carry a token,
+ * src/records/sealing.ts), and a row from before sealing reads as it is.
+ */
+export function recordOf(row: Row, sealer: Sealer): MessageRecord {
   return {
     id: row.id,
     kind: row.kind,
     ...(row.purchase_id !== null && { purchaseId: row.purchase_id }),
     to: row.recipient,
     ...(row.sender !== null && { from: row.sender }),
-    message: row.message,
+    message: sealer.open(row.message),
     status: row.status,
     attempts: row.attempts,
     lastError: row.last_error,
@@ -65,7 +70,7 @@ export function text(value: string | null | undefined): string | null {
 }
 
 /** The message's record, locked until the transaction ends (or null). */
-export async function lockedRecord(tx: Queryable, id: string): Promise<MessageRecord | null> {
+export async function lockedRecord(tx: Queryable, id: string, sealer: Sealer): Promise<MessageRecord | null> {
   const result = await tx.query<Row>(`SELECT ${COLUMNS} FROM sms_messages WHERE id = $1 FOR UPDATE`, [id]);
-  return result.rows.length === 0 ? null : recordOf(result.rows[0]);
+  return result.rows.length === 0 ? null : recordOf(result.rows[0], sealer);
 }

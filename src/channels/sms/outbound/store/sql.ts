@@ -46,7 +46,7 @@ export class SqlMessageStore implements MessageStore {
         message.purchaseId ?? null,
         message.to,
         message.from ?? null,
-        text(message.message),
+        this.db.sealer.seal(text(message.message) ?? ''),
         at,
         claimed ? 'sending' : 'queued',
         claimed ? 1 : 0,
@@ -57,7 +57,7 @@ export class SqlMessageStore implements MessageStore {
 
   async get(id: string): Promise<MessageRecord | null> {
     const result = await this.db.query<Row>(`SELECT ${COLUMNS} FROM sms_messages WHERE id = $1`, [id]);
-    return result.rows.length === 0 ? null : recordOf(result.rows[0]);
+    return result.rows.length === 0 ? null : recordOf(result.rows[0], this.db.sealer);
   }
 
   async claim(id: string, now: Date): Promise<ClaimResult> {
@@ -79,7 +79,9 @@ export class SqlMessageStore implements MessageStore {
       [id, now.toISOString()],
     );
     const row = result.rows[0];
-    return row ? { previous: row.previous, record: recordOf(row) } : { previous: null, record: null };
+    return row
+      ? { previous: row.previous, record: recordOf(row, this.db.sealer) }
+      : { previous: null, record: null };
   }
 
   async update(id: string, patch: MessagePatch, now: Date): Promise<MessageRecord | null> {
@@ -120,7 +122,7 @@ export class SqlMessageStore implements MessageStore {
         now.toISOString(),
       ],
     );
-    return result.rows.length === 0 ? null : recordOf(result.rows[0]);
+    return result.rows.length === 0 ? null : recordOf(result.rows[0], this.db.sealer);
   }
 
   async listByPurchase(purchaseId: string): Promise<MessageRecord[]> {
@@ -147,7 +149,7 @@ export class SqlMessageStore implements MessageStore {
         WHERE id = (SELECT message_id FROM sms_provider_messages WHERE provider_message_id = $1)`,
       [text(providerMessageId)],
     );
-    return result.rows.length === 0 ? null : recordOf(result.rows[0]);
+    return result.rows.length === 0 ? null : recordOf(result.rows[0], this.db.sealer);
   }
 
   recordDelivery(
@@ -156,7 +158,7 @@ export class SqlMessageStore implements MessageStore {
     action: DeliveryAction,
     now: Date,
   ): Promise<MessageRecord | null> {
-    return writeDelivery(this.db, id, delivery, action, now);
+    return writeDelivery(this.db, id, delivery, action, now, this.db.sealer);
   }
 
   async markSent(
@@ -178,7 +180,12 @@ export class SqlMessageStore implements MessageStore {
         [id, copyId, now.toISOString()],
       );
       if (copyId === null)
-        return { record: result.rows.length === 0 ? await lockedRecord(tx, id) : recordOf(result.rows[0]) };
+        return {
+          record:
+            result.rows.length === 0
+              ? await lockedRecord(tx, id, this.db.sealer)
+              : recordOf(result.rows[0], this.db.sealer),
+        };
       // Every part linked before a kept report is applied: the copy's delivery counts them all.
       for (const partId of partIds) {
         await lockProviderMessage(tx, partId);
@@ -189,7 +196,10 @@ export class SqlMessageStore implements MessageStore {
           [partId, id, copyId],
         );
       }
-      let record = result.rows.length === 0 ? await lockedRecord(tx, id) : recordOf(result.rows[0]);
+      let record =
+        result.rows.length === 0
+          ? await lockedRecord(tx, id, this.db.sealer)
+          : recordOf(result.rows[0], this.db.sealer);
       let early: SentResult['early'];
       for (const partId of partIds) {
         const kept = await tx.query<{ delivery: string }>(
@@ -198,7 +208,15 @@ export class SqlMessageStore implements MessageStore {
         );
         if (kept.rows.length === 0 || record === null) continue;
         const report = JSON.parse(kept.rows[0].delivery) as DeliveryNote;
-        const applied = await applyReport(tx, record, { partId, copyId }, report, decide, now);
+        const applied = await applyReport(
+          tx,
+          record,
+          { partId, copyId },
+          report,
+          decide,
+          now,
+          this.db.sealer,
+        );
         record = applied.record;
         // What the caller acts on: the report that re-opened or gave up the message, else the last.
         if (early?.action !== 'retry' && early?.action !== 'giveup')
@@ -222,10 +240,19 @@ export class SqlMessageStore implements MessageStore {
         'SELECT message_id, copy_id FROM sms_provider_messages WHERE provider_message_id = $1',
         [providerId],
       );
-      const record = link.rows.length === 0 ? null : await lockedRecord(tx, link.rows[0].message_id);
+      const record =
+        link.rows.length === 0 ? null : await lockedRecord(tx, link.rows[0].message_id, this.db.sealer);
       if (record !== null) {
         const part = { partId: providerId, copyId: link.rows[0].copy_id };
-        const { record: after, action } = await applyReport(tx, record, part, delivery, decide, now);
+        const { record: after, action } = await applyReport(
+          tx,
+          record,
+          part,
+          delivery,
+          decide,
+          now,
+          this.db.sealer,
+        );
         return { kind: 'applied', record: after, action };
       }
       await this.keepEarly(tx, providerId, delivery, now);
@@ -291,6 +318,6 @@ export class SqlMessageStore implements MessageStore {
       `SELECT ${COLUMNS} FROM sms_messages WHERE ${where} ORDER BY created_at, id${tail}`,
       values,
     );
-    return result.rows.map(recordOf);
+    return result.rows.map((row) => recordOf(row, this.db.sealer));
   }
 }
