@@ -60,6 +60,10 @@ export function checkProduction(env: Env, embeddedSandbox: boolean): void {
       'NODE_ENV=production needs an SMS_DRIVER: the outbox delivers no SMS (ALLOW_OUTBOX_SMS=true to accept that)',
     );
   checkPinSecret(env);
+  if (!env.OPERATOR_PASSWORD_PEPPER)
+    throw new ConfigError(
+      "NODE_ENV=production needs OPERATOR_PASSWORD_PEPPER (32+ random characters, kept outside the database): operators' password hashes are peppered with it",
+    );
 }
 
 /** Every production deployment: without its own pepper, PIN hashes read from the records are brute-forced. */
