@@ -115,9 +115,11 @@ export function consoleRouter(options: ConsoleOptions): Router {
     return caller;
   };
 
+  // Not logged in is an answer here, not an error: the page asks this first.
   api.get('/me', async (req, res) => {
-    const caller = await sessionCaller(req, res, false);
-    if (caller) res.json(about(caller, caller.csrfToken));
+    const caller = await identify(req, accounts, options.credentials);
+    if (caller === undefined || caller === 'bad_token' || caller.via !== 'session') res.json({ operator: null });
+    else res.json(about(caller, caller.csrfToken));
   });
 
   api.post('/password', async (req, res) => {
