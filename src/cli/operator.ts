@@ -37,7 +37,8 @@ export async function operatorCli(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parsed;
   const [command, ...extra] = positionals;
   if (!COMMANDS.includes(command ?? '') || extra.length > 0) return misused(io, USAGE);
-  if (command !== 'list' && values.name === undefined) return misused(io, USAGE, `${command} needs --name NAME`);
+  if (command !== 'list' && values.name === undefined)
+    return misused(io, USAGE, `${command} needs --name NAME`);
   if (command === 'add' && values.role === undefined) return misused(io, USAGE, 'add needs --role ROLE');
   const errors = [OperatorInputError, OperatorExistsError, OperatorNotFoundError];
   return runCommand(io, 'operator', argv, errors, async (scope) => {
@@ -45,7 +46,10 @@ export async function operatorCli(argv: string[], io: CliIo): Promise<number> {
     const records = await scope.records(config);
     const accounts = new OperatorAccounts({
       db: records,
-      pepper: passwordPepperFor(config.console.passwordPepper, config.records.url ? undefined : config.records.dataDir),
+      pepper: passwordPepperFor(
+        config.console.passwordPepper,
+        config.records.url ? undefined : config.records.dataDir,
+      ),
       audit: new SqlAuditTrail(records),
     });
     const out = (value: object, text: string[]) => {
@@ -56,12 +60,18 @@ export async function operatorCli(argv: string[], io: CliIo): Promise<number> {
     switch (command) {
       case 'list': {
         const list = await accounts.list();
-        out(list, list.length === 0 ? ['no operators (operator add --name NAME --role admin)'] : list.map(line));
+        out(
+          list,
+          list.length === 0 ? ['no operators (operator add --name NAME --role admin)'] : list.map(line),
+        );
         break;
       }
       case 'add':
       case 'reset': {
-        const made = command === 'add' ? await accounts.add(values.name, values.role, by) : await accounts.reset(values.name, by);
+        const made =
+          command === 'add'
+            ? await accounts.add(values.name, values.role, by)
+            : await accounts.reset(values.name, by);
         out(made, [
           line(made.operator),
           `one-time password: ${made.password}`,
@@ -71,7 +81,10 @@ export async function operatorCli(argv: string[], io: CliIo): Promise<number> {
       }
       case 'disable':
       case 'enable': {
-        const operator = command === 'disable' ? await accounts.disable(values.name, by) : await accounts.enable(values.name, by);
+        const operator =
+          command === 'disable'
+            ? await accounts.disable(values.name, by)
+            : await accounts.enable(values.name, by);
         out(operator, [line(operator)]);
         break;
       }

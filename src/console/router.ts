@@ -3,7 +3,14 @@ import express, { Router, type Request, type Response } from 'express';
 import type { AdminCredential } from '../http/secrets';
 import { componentLogger } from '../observability/logger';
 import { OperatorInputError, OperatorNotFoundError, type OperatorAccounts } from '../operators/accounts';
-import { CSRF_HEADER, cookieOf, identify, sameOrigin, SESSION_COOKIE, type Caller } from '../operators/admin-auth';
+import {
+  CSRF_HEADER,
+  cookieOf,
+  identify,
+  sameOrigin,
+  SESSION_COOKIE,
+  type Caller,
+} from '../operators/admin-auth';
 import { permissionsOf } from '../operators/roles';
 import { sameSecret } from '../http/secrets';
 
@@ -70,8 +77,15 @@ export function consoleRouter(options: ConsoleOptions): Router {
     res.append('Set-Cookie', parts.join('; '));
   };
   const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
-  const about = (caller: Pick<Caller, 'name' | 'role' | 'mustChangePassword'>, csrfToken: string | undefined) => ({
-    operator: { name: caller.name, role: caller.role, mustChangePassword: caller.mustChangePassword ?? false },
+  const about = (
+    caller: Pick<Caller, 'name' | 'role' | 'mustChangePassword'>,
+    csrfToken: string | undefined,
+  ) => ({
+    operator: {
+      name: caller.name,
+      role: caller.role,
+      mustChangePassword: caller.mustChangePassword ?? false,
+    },
     permissions: permissionsOf(caller.role),
     csrfToken,
   });
@@ -108,8 +122,15 @@ export function consoleRouter(options: ConsoleOptions): Router {
       res.status(401).json({ error: 'unauthorized', message: 'log in first' });
       return undefined;
     }
-    if (change && (!sameOrigin(req) || !sameSecret(req.get(CSRF_HEADER) ?? '', caller.csrfToken ?? '') || !req.get(CSRF_HEADER))) {
-      res.status(403).json({ error: 'csrf', message: 'this change did not come from the console page: reload it' });
+    if (
+      change &&
+      (!sameOrigin(req) ||
+        !sameSecret(req.get(CSRF_HEADER) ?? '', caller.csrfToken ?? '') ||
+        !req.get(CSRF_HEADER))
+    ) {
+      res
+        .status(403)
+        .json({ error: 'csrf', message: 'this change did not come from the console page: reload it' });
       return undefined;
     }
     return caller;
@@ -118,7 +139,8 @@ export function consoleRouter(options: ConsoleOptions): Router {
   // Not logged in is an answer here, not an error: the page asks this first.
   api.get('/me', async (req, res) => {
     const caller = await identify(req, accounts, options.credentials);
-    if (caller === undefined || caller === 'bad_token' || caller.via !== 'session') res.json({ operator: null });
+    if (caller === undefined || caller === 'bad_token' || caller.via !== 'session')
+      res.json({ operator: null });
     else res.json(about(caller, caller.csrfToken));
   });
 

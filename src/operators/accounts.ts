@@ -226,11 +226,18 @@ export class OperatorAccounts {
    */
   async login(name: unknown, password: unknown): Promise<LoginOutcome> {
     const given = typeof password === 'string' ? password : '';
-    const row = typeof name === 'string' && NAME.test(name.trim().toLowerCase()) ? await this.row(name.trim().toLowerCase()) : undefined;
+    const row =
+      typeof name === 'string' && NAME.test(name.trim().toLowerCase())
+        ? await this.row(name.trim().toLowerCase())
+        : undefined;
     const nowMs = this.clock();
     const lockedUntil = row?.locked_until ? Date.parse(iso(row.locked_until)!) : 0;
     if (row && lockedUntil > nowMs) return { kind: 'locked', untilMs: lockedUntil };
-    const right = await passwordMatches(given, row?.password_hash ?? (await decoyHash(this.options.pepper)), this.options.pepper);
+    const right = await passwordMatches(
+      given,
+      row?.password_hash ?? (await decoyHash(this.options.pepper)),
+      this.options.pepper,
+    );
     if (!row || row.status !== 'active') return { kind: 'refused' };
     if (!right) {
       const until = new Date(nowMs + this.policy.lockMs);
@@ -249,7 +256,9 @@ export class OperatorAccounts {
       }
       return { kind: 'refused' };
     }
-    await this.db.query('UPDATE operators SET failed_attempts = 0, locked_until = NULL WHERE name = $1', [row.name]);
+    await this.db.query('UPDATE operators SET failed_attempts = 0, locked_until = NULL WHERE name = $1', [
+      row.name,
+    ]);
     const sessionId = randomBytes(32).toString('base64url');
     await this.db.query(
       'INSERT INTO operator_sessions (id_hash, operator, created_at, last_seen_at) VALUES ($1, $2, $3, $3)',
@@ -305,7 +314,11 @@ export class OperatorAccounts {
   }
 
   /** A personal API token (shown once): the admin API takes it as `Authorization: Bearer`. */
-  async createToken(name: unknown, label: unknown, by: string): Promise<{ token: string; operator: Operator }> {
+  async createToken(
+    name: unknown,
+    label: unknown,
+    by: string,
+  ): Promise<{ token: string; operator: Operator }> {
     const operator = await this.get(nameOf(name));
     const text = typeof label === 'string' && label.trim() !== '' ? label.trim().slice(0, 64) : 'api';
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
@@ -349,6 +362,9 @@ export class OperatorAccounts {
 export function nameOf(raw: unknown): string {
   const name = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
   if (!NAME.test(name))
-    throw new OperatorInputError('name', 'name must be 2-32 characters of a-z 0-9 . _ - (starting with a letter or digit)');
+    throw new OperatorInputError(
+      'name',
+      'name must be 2-32 characters of a-z 0-9 . _ - (starting with a letter or digit)',
+    );
   return name;
 }

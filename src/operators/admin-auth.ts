@@ -90,16 +90,38 @@ export function adminAuth(options: AdminAuthOptions): RequestHandler {
         res
           .status(401)
           .set('WWW-Authenticate', 'Bearer realm="admin"')
-          .json({ error: 'unauthorized', message: 'send Authorization: Bearer <token>, or log in at /console' });
+          .json({
+            error: 'unauthorized',
+            message: 'send Authorization: Bearer <token>, or log in at /console',
+          });
         return;
       }
       const change = isChange(req.method);
+      // Every change a known caller asks for, done or refused, under its name with the answer's status.
+      if (change)
+        res.on('finish', () => {
+          const detail = `${req.method} ${maskNumbersInText(req.originalUrl.split('?')[0])} → ${res.statusCode}`;
+          options.audit
+            .record({ actor: caller.name, action: 'admin_change', detail })
+            .catch((error: unknown) =>
+              log.error('AUDIT TRAIL WRITE FAILED after an admin change', {
+                actor: caller.name,
+                detail,
+                error,
+              }),
+            );
+        });
       if (caller.via === 'session') {
         if (change) {
           const sent = req.get(CSRF_HEADER) ?? '';
           if (!sameOrigin(req) || sent === '' || !sameSecret(sent, caller.csrfToken ?? '')) {
-            log.warn('admin change refused: missing or wrong CSRF token', { operator: caller.name, path: req.path });
-            res.status(403).json({ error: 'csrf', message: 'this change did not come from the console page: reload it' });
+            log.warn('admin change refused: missing or wrong CSRF token', {
+              operator: caller.name,
+              path: req.path,
+            });
+            res
+              .status(403)
+              .json({ error: 'csrf', message: 'this change did not come from the console page: reload it' });
             return;
           }
         }
@@ -113,9 +135,18 @@ export function adminAuth(options: AdminAuthOptions): RequestHandler {
       }
       const reveal = req.query.reveal === 'true';
       const needs = permissionFor(req.method, req.path, reveal);
-      const refused = !roleMay(caller.role, needs) ? needs : reveal && !roleMay(caller.role, 'reveal') ? 'reveal' : null;
+      const refused = !roleMay(caller.role, needs)
+        ? needs
+        : reveal && !roleMay(caller.role, 'reveal')
+          ? 'reveal'
+          : null;
       if (refused) {
-        log.warn('admin request refused: the role may not', { operator: caller.name, role: caller.role, needs: refused, path: req.path });
+        log.warn('admin request refused: the role may not', {
+          operator: caller.name,
+          role: caller.role,
+          needs: refused,
+          path: req.path,
+        });
         res.status(403).json({
           error: 'forbidden',
           message: `a ${caller.role} may not do this (it needs ${refused})`,
@@ -127,13 +158,6 @@ export function adminAuth(options: AdminAuthOptions): RequestHandler {
       res.locals.caller = caller;
       // What the routes' own audit entries and `operatorOf` name.
       res.locals.operator = caller.name;
-      if (change)
-        res.on('finish', () => {
-          const detail = `${req.method} ${maskNumbersInText(req.originalUrl.split('?')[0])} → ${res.statusCode}`;
-          options.audit.record({ actor: caller.name, action: 'admin_change', detail }).catch((error: unknown) =>
-            log.error('AUDIT TRAIL WRITE FAILED after an admin change', { actor: caller.name, detail, error }),
-          );
-        });
       next();
     })().catch(next);
   };

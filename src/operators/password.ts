@@ -30,7 +30,8 @@ export function newPasswordProblem(password: unknown, name: string, old?: string
     return `the new password must be at least ${MIN_PASSWORD_LENGTH} characters`;
   if (password.length > MAX_PASSWORD_LENGTH)
     return `the new password must be at most ${MAX_PASSWORD_LENGTH} characters`;
-  if (password.toLowerCase().includes(name.toLowerCase())) return 'the new password must not contain your name';
+  if (password.toLowerCase().includes(name.toLowerCase()))
+    return 'the new password must not contain your name';
   if (old !== undefined && password === old) return 'the new password must differ from the old one';
   if (new Set(password).size < 5) return 'the new password needs more different characters';
   return null;
@@ -56,7 +57,11 @@ export async function hashPassword(password: string, pepper: Buffer): Promise<Pa
 }
 
 /** Constant-time comparison; a wrong password costs the same scrypt as a right one. */
-export async function passwordMatches(password: string, stored: PasswordHash, pepper: Buffer): Promise<boolean> {
+export async function passwordMatches(
+  password: string,
+  stored: PasswordHash,
+  pepper: Buffer,
+): Promise<boolean> {
   const expected = Buffer.from(stored.hash, 'base64');
   const actual = await derive(password, Buffer.from(stored.salt, 'base64'), stored, pepper);
   return actual.length === expected.length && timingSafeEqual(actual, expected);

@@ -9,7 +9,10 @@ import { secretFor } from '../records/secret-file';
 export const MIN_PEPPER_LENGTH = 32;
 export const TEST_PASSWORD_PEPPER = 'test-operator-password-pepper-not-for-real-use';
 
-export function passwordPepperFor(configured: string | null | undefined, dataDir: string | undefined): Buffer {
+export function passwordPepperFor(
+  configured: string | null | undefined,
+  dataDir: string | undefined,
+): Buffer {
   return secretFor('operator-password.key', configured, dataDir);
 }
 

@@ -342,7 +342,13 @@ export async function hourlySales(
   options: DailyReportOptions,
 ): Promise<{ date: string; timeZone: string; hours: HourLine[] }> {
   const { date, timeZone } = checkOptions(options);
-  const result = await db.query<{ hour: number; product_type: string; currency: string; count: number; amount: string }>(
+  const result = await db.query<{
+    hour: number;
+    product_type: string;
+    currency: string;
+    count: number;
+    amount: string;
+  }>(
     `WITH bounds AS (
        SELECT ($1::date)::timestamp AT TIME ZONE $2 AS from_at, ($1::date + 1)::timestamp AT TIME ZONE $2 AS to_at
      ),

@@ -19,7 +19,11 @@ export function secretFilePath(dataDir: string, file: string): string {
 // One per file and process: every store of a process over in-memory records agrees.
 const inMemory = new Map<string, Buffer>();
 
-export function secretFor(file: string, configured: string | null | undefined, dataDir: string | undefined): Buffer {
+export function secretFor(
+  file: string,
+  configured: string | null | undefined,
+  dataDir: string | undefined,
+): Buffer {
   if (configured) return Buffer.from(configured, 'utf8');
   if (dataDir === undefined || dataDir === IN_MEMORY) {
     let secret = inMemory.get(file);

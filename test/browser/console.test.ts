@@ -61,7 +61,8 @@ async function addOperator(name: string, role: string): Promise<string> {
 async function shot(name: string, target: Page = page): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await target.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-  if (process.env.UPDATE_SCREENSHOTS) await target.screenshot({ path: path.join(DOCS, `${name}.png`), fullPage: true });
+  if (process.env.UPDATE_SCREENSHOTS)
+    await target.screenshot({ path: path.join(DOCS, `${name}.png`), fullPage: true });
 }
 
 async function logIn(target: Page, name: string, password: string): Promise<void> {
@@ -74,7 +75,13 @@ async function logIn(target: Page, name: string, password: string): Promise<void
 async function sms(from: string, text: string): Promise<void> {
   await axios.post(
     `${gateway.url}/sms/africastalking`,
-    new URLSearchParams({ id: `c-${Date.now()}-${Math.random()}`, from: `+${from}`, to: '12345', date: new Date().toISOString(), text }),
+    new URLSearchParams({
+      id: `c-${Date.now()}-${Math.random()}`,
+      from: `+${from}`,
+      to: '12345',
+      date: new Date().toISOString(),
+      text,
+    }),
   );
 }
 
@@ -95,7 +102,13 @@ describeInBrowser('the operators console', () => {
 
   beforeAll(async () => {
     gateway = await startTestGateway(
-      { ...records.env, ADMIN_TOKEN, RECONCILE_DEADLINE_MS: '1000', SMS_REPLIES_PER_MIN: '50', SMS_RATE_PER_MIN: '50' },
+      {
+        ...records.env,
+        ADMIN_TOKEN,
+        RECONCILE_DEADLINE_MS: '1000',
+        SMS_REPLIES_PER_MIN: '50',
+        SMS_RATE_PER_MIN: '50',
+      },
       { paymentSandbox: { approveDelayMs: 100 } },
     );
     browser = await launchChromium(executable!);
@@ -128,14 +141,23 @@ describeInBrowser('the operators console', () => {
     expect(await page.getByText('ada (admin)').count()).toBe(1);
     // The session cookie is out of the page's reach.
     const cookies = await page.context().cookies();
-    expect(cookies.find((c) => c.name === 'console_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    expect(cookies.find((c) => c.name === 'console_session')).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Strict',
+    });
     expect(await page.evaluate('document.cookie')).toBe('');
     await shot('console-home');
   });
 
   it('finds a purchase made over USSD by the phone number, and resends its token', async () => {
     const phone = newPhone();
-    const replies = await dialogue(gateway, `console-${Date.now()}`, phone, ['1', TEST_METERS.active, '1', '100', '1']);
+    const replies = await dialogue(gateway, `console-${Date.now()}`, phone, [
+      '1',
+      TEST_METERS.active,
+      '1',
+      '100',
+      '1',
+    ]);
     expect(replies.at(-1)!.end).toBe(true);
     const token = await until('the token SMS', async () => {
       const messages = await outbox(gateway, phone);
@@ -175,7 +197,9 @@ describeInBrowser('the operators console', () => {
     await page.getByRole('link', { name: /Reveal numbers and token/ }).click();
     await page.getByText('Mask the numbers again').waitFor();
     expect(await page.locator('main').innerText()).toContain(phone);
-    const reveals = (await axios.get(`${gateway.url}/admin/purchases/audit?limit=50`, auth)).data.entries.filter(
+    const reveals = (
+      await axios.get(`${gateway.url}/admin/purchases/audit?limit=50`, auth)
+    ).data.entries.filter(
       (e: { actor: string; action: string }) => e.actor === 'ada' && e.action === 'reveal',
     );
     expect(reveals.length).toBeGreaterThan(0);
@@ -215,7 +239,11 @@ describeInBrowser('the operators console', () => {
 
   it("approves an agent's top-up", async () => {
     const agent = newPhone();
-    const added = await axios.post(`${gateway.url}/admin/agents`, { msisdn: agent, name: 'Kgosi Shop', float: true }, auth);
+    const added = await axios.post(
+      `${gateway.url}/admin/agents`,
+      { msisdn: agent, name: 'Kgosi Shop', float: true },
+      auth,
+    );
     await sms(agent, `PIN ${added.data.oneTimePin} 482613`);
     expect(await nth(agent, 1)).toBe('Your PIN is changed.');
     await sms(agent, 'DEPOSIT 50 FNB-777 482613');
@@ -260,7 +288,9 @@ describeInBrowser('the operators console', () => {
       await other.goto('about:blank');
       const status = await other.evaluate(async (url) => {
         try {
-          return (await fetch(`${url}/admin/notice`, { method: 'DELETE', mode: 'no-cors', credentials: 'include' })).status;
+          return (
+            await fetch(`${url}/admin/notice`, { method: 'DELETE', mode: 'no-cors', credentials: 'include' })
+          ).status;
         } catch {
           return -1;
         }
@@ -284,7 +314,8 @@ describeInBrowser('the operators console', () => {
       await phone.getByRole('button', { name: 'Change the password' }).click();
       await phone.getByRole('heading', { name: 'Today' }).waitFor();
       await shot('console-phone', phone);
-      const agent = (await axios.get(`${gateway.url}/admin/agents?reveal=true`, auth)).data.agents[0].agent.msisdn;
+      const agent = (await axios.get(`${gateway.url}/admin/agents?reveal=true`, auth)).data.agents[0].agent
+        .msisdn;
       await phone.goto(`${gateway.url}/console#/agent/${agent}`);
       await phone.getByRole('heading', { name: /Kgosi Shop/ }).waitFor();
       // Not offered to care…

@@ -108,11 +108,25 @@ function table(caption, columns, rows, empty = 'Nothing here.') {
       'table',
       null,
       h('caption', null, caption),
-      h('thead', null, h('tr', null, columns.map(([label]) => h('th', { scope: 'col' }, label)))),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          columns.map(([label]) => h('th', { scope: 'col' }, label)),
+        ),
+      ),
       h(
         'tbody',
         null,
-        rows.map((row) => h('tr', null, columns.map(([, cell]) => h('td', null, cell(row))))),
+        rows.map((row) =>
+          h(
+            'tr',
+            null,
+            columns.map(([, cell]) => h('td', null, cell(row))),
+          ),
+        ),
       ),
     ),
   );
@@ -134,7 +148,11 @@ function actionForm({ label, fields = [], submit, act, danger }) {
     const id = `f-${Math.random().toString(36).slice(2)}`;
     const input =
       f.type === 'select'
-        ? h('select', { id, name: f.name, required: f.required }, f.options.map((o) => h('option', { value: o }, o)))
+        ? h(
+            'select',
+            { id, name: f.name, required: f.required },
+            f.options.map((o) => h('option', { value: o }, o)),
+          )
         : f.type === 'textarea'
           ? h('textarea', { id, name: f.name, required: f.required, rows: 2, maxlength: 500 })
           : h('input', {
@@ -199,8 +217,30 @@ function loginPage(message) {
       },
     },
     h('h1', null, "Operators' console"),
-    h('label', { for: 'login-name' }, h('span', null, 'Name'), h('input', { id: 'login-name', name: 'name', required: true, autocomplete: 'username', autocapitalize: 'none' })),
-    h('label', { for: 'login-password' }, h('span', null, 'Password'), h('input', { id: 'login-password', name: 'password', type: 'password', required: true, autocomplete: 'current-password' })),
+    h(
+      'label',
+      { for: 'login-name' },
+      h('span', null, 'Name'),
+      h('input', {
+        id: 'login-name',
+        name: 'name',
+        required: true,
+        autocomplete: 'username',
+        autocapitalize: 'none',
+      }),
+    ),
+    h(
+      'label',
+      { for: 'login-password' },
+      h('span', null, 'Password'),
+      h('input', {
+        id: 'login-password',
+        name: 'password',
+        type: 'password',
+        required: true,
+        autocomplete: 'current-password',
+      }),
+    ),
     h('button', { type: 'submit' }, 'Log in'),
     error,
   );
@@ -234,10 +274,47 @@ function passwordPage(first) {
       },
     },
     h('h1', null, first ? 'Choose your password' : 'Change your password'),
-    first ? h('p', null, 'Your one-time password must be replaced before anything else (12 characters at least).') : null,
-    h('label', { for: 'pw-current' }, h('span', null, first ? 'One-time password' : 'Current password'), h('input', { id: 'pw-current', name: 'current', type: 'password', required: true, autocomplete: 'current-password' })),
-    h('label', { for: 'pw-new' }, h('span', null, 'New password'), h('input', { id: 'pw-new', name: 'password', type: 'password', required: true, minlength: 12, autocomplete: 'new-password' })),
-    h('label', { for: 'pw-again' }, h('span', null, 'New password again'), h('input', { id: 'pw-again', name: 'again', type: 'password', required: true, minlength: 12, autocomplete: 'new-password' })),
+    first
+      ? h('p', null, 'Your one-time password must be replaced before anything else (12 characters at least).')
+      : null,
+    h(
+      'label',
+      { for: 'pw-current' },
+      h('span', null, first ? 'One-time password' : 'Current password'),
+      h('input', {
+        id: 'pw-current',
+        name: 'current',
+        type: 'password',
+        required: true,
+        autocomplete: 'current-password',
+      }),
+    ),
+    h(
+      'label',
+      { for: 'pw-new' },
+      h('span', null, 'New password'),
+      h('input', {
+        id: 'pw-new',
+        name: 'password',
+        type: 'password',
+        required: true,
+        minlength: 12,
+        autocomplete: 'new-password',
+      }),
+    ),
+    h(
+      'label',
+      { for: 'pw-again' },
+      h('span', null, 'New password again'),
+      h('input', {
+        id: 'pw-again',
+        name: 'again',
+        type: 'password',
+        required: true,
+        minlength: 12,
+        autocomplete: 'new-password',
+      }),
+    ),
     h('button', { type: 'submit' }, 'Change the password'),
     error,
   );
@@ -258,7 +335,8 @@ document.getElementById('logout').addEventListener('click', async () => {
 
 // ---- pages ---------------------------------------------------------------------------------
 
-const purchaseLink = (p) => h('a', { href: `#/purchase/${encodeURIComponent(p.id)}` }, p.externalReference ?? p.id);
+const purchaseLink = (p) =>
+  h('a', { href: `#/purchase/${encodeURIComponent(p.id)}` }, p.externalReference ?? p.id);
 
 const PURCHASE_COLUMNS = [
   ['Reference', purchaseLink],
@@ -273,11 +351,27 @@ const PURCHASE_COLUMNS = [
 
 async function home() {
   const counts = [
-    ['Purchases needing attention', '#/queues#needs', async () => (await get('/admin/purchases/counts')).byState.needs_attention],
-    ['Refunds needing a person', '#/queues#refunds', async () => (await get('/admin/payments/refunds?limit=500')).count],
-    ['Unmatched payments', '#/queues#unmatched', async () => (await get('/admin/payments/unmatched?limit=1')).total],
+    [
+      'Purchases needing attention',
+      '#/queues#needs',
+      async () => (await get('/admin/purchases/counts')).byState.needs_attention,
+    ],
+    [
+      'Refunds needing a person',
+      '#/queues#refunds',
+      async () => (await get('/admin/payments/refunds?limit=500')).count,
+    ],
+    [
+      'Unmatched payments',
+      '#/queues#unmatched',
+      async () => (await get('/admin/payments/unmatched?limit=1')).total,
+    ],
     ['Undelivered SMS', '#/queues#sms', async () => (await get('/admin/sms/undelivered?limit=1')).total],
-    ['Open complaint cases', '#/queues#cases', async () => (await get('/admin/cases?state=open&limit=500')).count],
+    [
+      'Open complaint cases',
+      '#/queues#cases',
+      async () => (await get('/admin/cases?state=open&limit=500')).count,
+    ],
     ['Top-ups to approve', '#/agents', async () => (await get('/admin/agents/deposits')).count],
     ['Registrations to approve', '#/agents', async () => (await get('/admin/agents/registrations')).count],
   ];
@@ -289,14 +383,19 @@ async function home() {
       } catch (e) {
         value = e.status === 404 ? 'n/a' : '?';
       }
-      return h('li', null, h('a', { href, class: 'tile', 'data-count': label }, h('span', { class: 'count' }, value), h('span', null, label)));
+      return h(
+        'li',
+        null,
+        h(
+          'a',
+          { href, class: 'tile', 'data-count': label },
+          h('span', { class: 'count' }, value),
+          h('span', null, label),
+        ),
+      );
     }),
   );
-  show(
-    h('h1', null, 'Today'),
-    h('ul', { class: 'tiles', 'aria-label': 'Queues' }, tiles),
-    findForm(''),
-  );
+  show(h('h1', null, 'Today'), h('ul', { class: 'tiles', 'aria-label': 'Queues' }, tiles), findForm(''));
 }
 
 function findForm(value) {
@@ -311,7 +410,20 @@ function findForm(value) {
         location.hash = `#/find?q=${encodeURIComponent(document.getElementById(id).value.trim())}`;
       },
     },
-    h('label', { for: id }, h('span', null, 'Find a purchase'), h('input', { id, name: 'q', type: 'search', value, required: true, placeholder: 'phone, meter or account, reference, TOP/…, receipt', autocomplete: 'off' })),
+    h(
+      'label',
+      { for: id },
+      h('span', null, 'Find a purchase'),
+      h('input', {
+        id,
+        name: 'q',
+        type: 'search',
+        value,
+        required: true,
+        placeholder: 'phone, meter or account, reference, TOP/…, receipt',
+        autocomplete: 'off',
+      }),
+    ),
     h('button', { type: 'submit' }, 'Find'),
   );
 }
@@ -322,14 +434,19 @@ async function find(q) {
   if (!q) return show(...nodes);
   const asks = [];
   const digits = q.replace(/[\s+()-]/g, '');
-  const purchasesOf = (params) => get(`/admin/purchases?${new URLSearchParams(params)}`).then((r) => r.purchases);
+  const purchasesOf = (params) =>
+    get(`/admin/purchases?${new URLSearchParams(params)}`).then((r) => r.purchases);
   if (/^\d{7,15}$/.test(digits)) asks.push(purchasesOf({ msisdn: q }), purchasesOf({ identifier: digits }));
   else if (/^[0-9 ]+$/.test(q)) asks.push(purchasesOf({ identifier: digits }));
   asks.push(purchasesOf({ reference: q }));
   if (/^[A-Za-z0-9]{6,20}$/.test(q))
     asks.push(
       get(`/admin/payments?${new URLSearchParams({ receipt: q })}`).then((r) =>
-        Promise.all(r.payments.map((p) => get(`/admin/purchases/${encodeURIComponent(p.purchaseId)}`).then((x) => x.purchase))),
+        Promise.all(
+          r.payments.map((p) =>
+            get(`/admin/purchases/${encodeURIComponent(p.purchaseId)}`).then((x) => x.purchase),
+          ),
+        ),
       ),
     );
   const found = new Map();
@@ -355,20 +472,24 @@ async function purchasePage(id, reveal) {
   const actions = [];
   if (may('care') && ['succeeded', 'failed', 'needs_attention'].includes(purchase.state))
     actions.push(
-      h('button', {
-        type: 'button',
-        onclick: async (event) => {
-          event.target.disabled = true;
-          try {
-            const done = await post(`${path}/resend-sms`);
-            flash(`The SMS is queued again (request ${done.requestKey}).`);
-            await again();
-          } catch (e) {
-            flash(e.message, 'bad');
-            event.target.disabled = false;
-          }
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: async (event) => {
+            event.target.disabled = true;
+            try {
+              const done = await post(`${path}/resend-sms`);
+              flash(`The SMS is queued again (request ${done.requestKey}).`);
+              await again();
+            } catch (e) {
+              flash(e.message, 'bad');
+              event.target.disabled = false;
+            }
+          },
         },
-      }, 'Resend the SMS'),
+        'Resend the SMS',
+      ),
     );
   if (may('care') && purchase.state === 'needs_attention') {
     actions.push(
@@ -400,12 +521,22 @@ async function purchasePage(id, reveal) {
         label: 'Open a complaint case',
         fields: [
           { name: 'msisdn', label: "Caller's number", required: true, inputmode: 'tel' },
-          { name: 'reason', label: 'Reason', type: 'select', options: ['token_not_received', 'meter_rejects', 'wrong_meter', 'other'] },
+          {
+            name: 'reason',
+            label: 'Reason',
+            type: 'select',
+            options: ['token_not_received', 'meter_rejects', 'wrong_meter', 'other'],
+          },
           { name: 'note', label: 'Note', type: 'textarea' },
         ],
         submit: 'Open the case',
         act: async ({ msisdn, reason, note }) => {
-          const opened = await post('/admin/cases', { msisdn, purchaseId: purchase.id, reason, ...(note && { note }) });
+          const opened = await post('/admin/cases', {
+            msisdn,
+            purchaseId: purchase.id,
+            reason,
+            ...(note && { note }),
+          });
           flash(`Case ${opened.case?.id ?? ''} ${opened.opened ? 'opened' : 'was open already'}.`);
         },
       }),
@@ -413,7 +544,11 @@ async function purchasePage(id, reveal) {
   const revealLink = may('reveal')
     ? reveal
       ? h('a', { href: `#/purchase/${encodeURIComponent(id)}` }, 'Mask the numbers again')
-      : h('a', { href: `#/purchase/${encodeURIComponent(id)}?reveal=1`, class: 'reveal' }, 'Reveal numbers and token (audited)')
+      : h(
+          'a',
+          { href: `#/purchase/${encodeURIComponent(id)}?reveal=1`, class: 'reveal' },
+          'Reveal numbers and token (audited)',
+        )
     : null;
   show(
     h('h1', null, 'Purchase ', stateBadge(purchase.state)),
@@ -438,13 +573,27 @@ async function purchasePage(id, reveal) {
         ['Token', r.rawToken],
         ['Units', r.units],
         ['Failure', purchase.failure && `${purchase.failure.code}: ${purchase.failure.message}`],
-        ['Last service error', purchase.lastError && `${purchase.lastError.code}: ${purchase.lastError.message}`],
-        ['Resolved', purchase.resolution && `${purchase.resolution.by}, ${when(purchase.resolution.at)}: ${purchase.resolution.note}`],
+        [
+          'Last service error',
+          purchase.lastError && `${purchase.lastError.code}: ${purchase.lastError.message}`,
+        ],
+        [
+          'Resolved',
+          purchase.resolution &&
+            `${purchase.resolution.by}, ${when(purchase.resolution.at)}: ${purchase.resolution.note}`,
+        ],
         ['Created', when(purchase.createdAt)],
         ['Settled', when(purchase.settledAt)],
       ]),
     ),
-    actions.length ? h('section', { 'aria-labelledby': 'h-act', class: 'actions' }, h('h2', { id: 'h-act' }, 'Actions'), actions) : null,
+    actions.length
+      ? h(
+          'section',
+          { 'aria-labelledby': 'h-act', class: 'actions' },
+          h('h2', { id: 'h-act' }, 'Actions'),
+          actions,
+        )
+      : null,
     h(
       'section',
       { 'aria-labelledby': 'h-pay' },
@@ -460,8 +609,24 @@ async function purchasePage(id, reveal) {
               ['Receipt', paid.payment.receipt],
               ['Refund', paid.payment.refund && JSON.stringify(paid.payment.refund)],
             ]),
-            table('Payment steps', [['At', (t) => when(t.at)], ['From', (t) => t.from ?? ''], ['To', (t) => t.to]], story.payment),
-            table('Callbacks and notices', [['Outcome', (n) => n.outcome], ['Notice', (n) => detail(n.notice)]], paid.notices, 'No callback kept.'),
+            table(
+              'Payment steps',
+              [
+                ['At', (t) => when(t.at)],
+                ['From', (t) => t.from ?? ''],
+                ['To', (t) => t.to],
+              ],
+              story.payment,
+            ),
+            table(
+              'Callbacks and notices',
+              [
+                ['Outcome', (n) => n.outcome],
+                ['Notice', (n) => detail(n.notice)],
+              ],
+              paid.notices,
+              'No callback kept.',
+            ),
           ]
         : h('p', { class: 'empty' }, 'No payment: paid from a float or the operator wallet.'),
     ),
@@ -475,7 +640,17 @@ async function purchasePage(id, reveal) {
           ['At', (t) => when(t.at)],
           ['From → to', (t) => `${t.from ?? '—'} → ${t.to}`],
           ['Service call', (t) => (t.call ? `${t.call.kind} ${t.call.requestId}` : '')],
-          ['Written', (t) => (t.patch ? Object.keys(t.patch).join(', ') : '')],
+          [
+            'Outcome',
+            (t) =>
+              [
+                t.patch?.lastError && `error ${t.patch.lastError.code}`,
+                t.patch?.failure && `failure ${t.patch.failure.code}`,
+                t.patch?.resolution && `resolved by ${t.patch.resolution.by}`,
+              ]
+                .filter(Boolean)
+                .join(', '),
+          ],
         ],
         story.purchase,
       ),
@@ -491,19 +666,22 @@ async function purchasePage(id, reveal) {
           ['Status', (m) => m.status],
           ['Attempts', (m) => m.attempts],
           ['Text', (m) => m.message],
-          ['Reports', (m) => (m.deliveries ?? m.deliveryReports ?? m.reports ? detail(m.deliveries ?? m.deliveryReports ?? m.reports) : m.delivery ? detail(m.delivery) : '')],
+          [
+            'Delivery report',
+            (m) =>
+              m.delivery
+                ? `${m.delivery.state} (${m.delivery.providerStatus}${m.delivery.failureReason ? `: ${m.delivery.failureReason}` : ''}) ${when(m.delivery.at)}${m.delivery.parts ? `, ${m.delivery.parts.delivered}/${m.delivery.parts.total} parts` : ''}`
+                : m.sentAt
+                  ? 'none yet'
+                  : (m.lastError ?? ''),
+          ],
           ['Updated', (m) => when(m.updatedAt)],
         ],
         sms,
         'No SMS yet.',
       ),
     ),
-    h(
-      'section',
-      { 'aria-labelledby': 'h-audit' },
-      h('h2', { id: 'h-audit' }, 'Audit'),
-      auditTable(audit),
-    ),
+    h('section', { 'aria-labelledby': 'h-audit' }, h('h2', { id: 'h-audit' }, 'Audit'), auditTable(audit)),
   );
 }
 
@@ -514,7 +692,13 @@ function auditTable(entries) {
       ['When', (e) => when(e.at)],
       ['Who', (e) => e.actor],
       ['Action', (e) => e.action],
-      ['Purchase', (e) => (e.purchaseId ? h('a', { href: `#/purchase/${encodeURIComponent(e.purchaseId)}` }, e.purchaseId.slice(0, 8)) : '')],
+      [
+        'Purchase',
+        (e) =>
+          e.purchaseId
+            ? h('a', { href: `#/purchase/${encodeURIComponent(e.purchaseId)}` }, e.purchaseId.slice(0, 8))
+            : '',
+      ],
       ['Note or detail', (e) => [e.note, e.detail].filter(Boolean).join(' · ')],
     ],
     entries,
@@ -544,7 +728,11 @@ async function queues() {
       table(
         'Refunds needing a person',
         [
-          ['Purchase', (p) => h('a', { href: `#/purchase/${encodeURIComponent(p.purchaseId)}` }, p.purchaseId.slice(0, 8))],
+          [
+            'Purchase',
+            (p) =>
+              h('a', { href: `#/purchase/${encodeURIComponent(p.purchaseId)}` }, p.purchaseId.slice(0, 8)),
+          ],
           ['State', (p) => stateBadge(p.state)],
           ['Amount', (p) => money(p.amount)],
           ['Receipt', (p) => p.receipt ?? ''],
@@ -571,7 +759,14 @@ async function queues() {
               may('finance')
                 ? actionForm({
                     label: `Close notice ${n.id}`,
-                    fields: [{ name: 'note', label: 'How the money was dealt with', type: 'textarea', required: true }],
+                    fields: [
+                      {
+                        name: 'note',
+                        label: 'How the money was dealt with',
+                        type: 'textarea',
+                        required: true,
+                      },
+                    ],
                     submit: 'Close',
                     act: async ({ note }) => {
                       await post(`/admin/payments/unmatched/${encodeURIComponent(n.id)}/resolve`, { note });
@@ -590,21 +785,31 @@ async function queues() {
       { id: 'sms', 'aria-labelledby': 'h-undelivered' },
       h('h2', { id: 'h-undelivered' }, `Undelivered SMS (${undelivered.total})`),
       may('care') && undelivered.total > 0
-        ? h('button', {
-            type: 'button',
-            onclick: async () => {
-              const done = await post('/admin/sms/undelivered/resend', { limit: 200 });
-              flash(`${done.resent.length} resent, ${done.remaining} left.`);
-              await queues();
+        ? h(
+            'button',
+            {
+              type: 'button',
+              onclick: async () => {
+                const done = await post('/admin/sms/undelivered/resend', { limit: 200 });
+                flash(`${done.resent.length} resent, ${done.remaining} left.`);
+                await queues();
+              },
             },
-          }, 'Resend them all')
+            'Resend them all',
+          )
         : null,
       table(
         'Undelivered SMS',
         [
           ['To', (m) => m.to],
           ['Status', (m) => m.status],
-          ['Purchase', (m) => (m.purchaseId ? h('a', { href: `#/purchase/${encodeURIComponent(m.purchaseId)}` }, m.purchaseId.slice(0, 8)) : '')],
+          [
+            'Purchase',
+            (m) =>
+              m.purchaseId
+                ? h('a', { href: `#/purchase/${encodeURIComponent(m.purchaseId)}` }, m.purchaseId.slice(0, 8))
+                : '',
+          ],
           ['Why', (m) => m.lastError ?? m.error ?? ''],
           ['Since', (m) => when(m.createdAt)],
         ],
@@ -621,7 +826,13 @@ async function queues() {
           ['Case', (c) => c.id],
           ['Caller', (c) => c.msisdn],
           ['Reason', (c) => c.reason],
-          ['Purchase', (c) => (c.purchaseId ? h('a', { href: `#/purchase/${encodeURIComponent(c.purchaseId)}` }, c.purchaseId.slice(0, 8)) : '')],
+          [
+            'Purchase',
+            (c) =>
+              c.purchaseId
+                ? h('a', { href: `#/purchase/${encodeURIComponent(c.purchaseId)}` }, c.purchaseId.slice(0, 8))
+                : '',
+          ],
           ['Notes', (c) => c.notes ?? ''],
           [
             'Close',
@@ -629,7 +840,9 @@ async function queues() {
               may('care')
                 ? actionForm({
                     label: `Close case ${c.id}`,
-                    fields: [{ name: 'note', label: 'What was found and done', type: 'textarea', required: true }],
+                    fields: [
+                      { name: 'note', label: 'What was found and done', type: 'textarea', required: true },
+                    ],
                     submit: 'Close',
                     act: async ({ note }) => {
                       await post(`/admin/cases/${c.id}/close`, { note });
@@ -661,7 +874,12 @@ function agentSearch() {
         location.hash = `#/agent/${encodeURIComponent(document.getElementById(id).value.trim())}`;
       },
     },
-    h('label', { for: id }, h('span', null, "Open an agent by its number"), h('input', { id, type: 'search', required: true, inputmode: 'tel', autocomplete: 'off' })),
+    h(
+      'label',
+      { for: id },
+      h('span', null, 'Open an agent by its number'),
+      h('input', { id, type: 'search', required: true, inputmode: 'tel', autocomplete: 'off' }),
+    ),
     h('button', { type: 'submit' }, 'Open'),
   );
 }
@@ -678,22 +896,30 @@ async function agentsPage() {
           'span',
           { class: 'buttons' },
           ['approve', 'reject'].map((decision) =>
-            h('button', {
-              type: 'button',
-              class: decision === 'reject' ? 'danger' : undefined,
-              'aria-label': `${decision} ${kind} ${item.id}`,
-              onclick: async (event) => {
-                event.target.disabled = true;
-                try {
-                  const done = await post(`/admin/agents/${kind}/${encodeURIComponent(item.id)}/${decision}`);
-                  flash(`${kind === 'deposits' ? 'Top-up' : 'Registration'} ${item.id}: ${done.status}${done.oneTimePin ? `, one-time PIN ${done.oneTimePin}` : ''}.`);
-                  await agentsPage();
-                } catch (e) {
-                  flash(e.message, 'bad');
-                  event.target.disabled = false;
-                }
+            h(
+              'button',
+              {
+                type: 'button',
+                class: decision === 'reject' ? 'danger' : undefined,
+                'aria-label': `${decision} ${kind} ${item.id}`,
+                onclick: async (event) => {
+                  event.target.disabled = true;
+                  try {
+                    const done = await post(
+                      `/admin/agents/${kind}/${encodeURIComponent(item.id)}/${decision}`,
+                    );
+                    flash(
+                      `${kind === 'deposits' ? 'Top-up' : 'Registration'} ${item.id}: ${done.status}${done.oneTimePin ? `, one-time PIN ${done.oneTimePin}` : ''}.`,
+                    );
+                    await agentsPage();
+                  } catch (e) {
+                    flash(e.message, 'bad');
+                    event.target.disabled = false;
+                  }
+                },
               },
-            }, decision === 'approve' ? 'Approve' : 'Reject'),
+              decision === 'approve' ? 'Approve' : 'Reject',
+            ),
           ),
         )
       : '';
@@ -743,7 +969,17 @@ async function agentsPage() {
           ['Name', (a) => a.agent.name],
           ['Number', (a) => a.agent.msisdn],
           ['Status', (a) => stateBadge(a.agent.status)],
-          ['Role', (a) => (a.agent.dealer ? 'dealer' : a.agent.dealerMsisdn ? `retailer of ${a.agent.dealerMsisdn}` : a.agent.outletMsisdn ? 'assistant' : 'agent')],
+          [
+            'Role',
+            (a) =>
+              a.agent.dealer
+                ? 'dealer'
+                : a.agent.dealerMsisdn
+                  ? `retailer of ${a.agent.dealerMsisdn}`
+                  : a.agent.outletMsisdn
+                    ? 'assistant'
+                    : 'agent',
+          ],
           ['Float', (a) => (a.float ? floatText(a.float) : 'account')],
         ],
         list.agents,
@@ -772,31 +1008,39 @@ async function agentPage(msisdn) {
   const acts = [];
   if (may('agents')) {
     acts.push(
-      h('button', {
-        type: 'button',
-        class: a.status === 'disabled' ? undefined : 'danger',
-        onclick: async () => {
-          try {
-            await post(`${path}/${a.status === 'disabled' ? 'enable' : 'disable'}`);
-            flash(a.status === 'disabled' ? 'The agent is unblocked.' : 'The agent is blocked.');
-            await again();
-          } catch (e) {
-            flash(e.message, 'bad');
-          }
+      h(
+        'button',
+        {
+          type: 'button',
+          class: a.status === 'disabled' ? undefined : 'danger',
+          onclick: async () => {
+            try {
+              await post(`${path}/${a.status === 'disabled' ? 'enable' : 'disable'}`);
+              flash(a.status === 'disabled' ? 'The agent is unblocked.' : 'The agent is blocked.');
+              await again();
+            } catch (e) {
+              flash(e.message, 'bad');
+            }
+          },
         },
-      }, a.status === 'disabled' ? 'Unblock' : 'Block'),
-      h('button', {
-        type: 'button',
-        onclick: async () => {
-          try {
-            const done = await post(`${path}/reset-pin`);
-            flash(`New one-time PIN: ${done.oneTimePin} (tell the agent; shown once).`);
-            await again();
-          } catch (e) {
-            flash(e.message, 'bad');
-          }
+        a.status === 'disabled' ? 'Unblock' : 'Block',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: async () => {
+            try {
+              const done = await post(`${path}/reset-pin`);
+              flash(`New one-time PIN: ${done.oneTimePin} (tell the agent; shown once).`);
+              await again();
+            } catch (e) {
+              flash(e.message, 'bad');
+            }
+          },
         },
-      }, 'Reset the PIN'),
+        'Reset the PIN',
+      ),
     );
   }
   if (may('finance') && shown.float) {
@@ -808,12 +1052,22 @@ async function agentPage(msisdn) {
         actionForm({
           label,
           fields: [
-            { name: 'amount', label: `Amount (${shown.currency} 100.00${kind === 'adjustments' ? ' or -20.00' : ''})`, required: true },
-            { name: kind === 'credits' ? 'reference' : 'reason', label: kind === 'credits' ? 'Reference' : 'Reason', required: true },
+            {
+              name: 'amount',
+              label: `Amount (${shown.currency} 100.00${kind === 'adjustments' ? ' or -20.00' : ''})`,
+              required: true,
+            },
+            {
+              name: kind === 'credits' ? 'reference' : 'reason',
+              label: kind === 'credits' ? 'Reference' : 'Reason',
+              required: true,
+            },
           ],
           submit: kind === 'credits' ? 'Credit' : 'Adjust',
           act: async (values) => {
-            const amount = /^[A-Z]{3} /.test(values.amount) ? values.amount : `${shown.currency} ${values.amount}`;
+            const amount = /^[A-Z]{3} /.test(values.amount)
+              ? values.amount
+              : `${shown.currency} ${values.amount}`;
             const body = { ...values, amount };
             await api('POST', `${path}/${kind}`, body);
             flash('The float is changed.');
@@ -826,15 +1080,32 @@ async function agentPage(msisdn) {
     h('h1', null, a.name, ' ', stateBadge(a.status)),
     h('p', { class: 'sub' }, a.msisdn),
     facts([
-      ['Float', shown.float ? floatText({ currency: shown.currency, ...shown.float }) : 'sells on an account'],
+      [
+        'Float',
+        shown.float ? floatText({ currency: shown.currency, ...shown.float }) : 'sells on an account',
+      ],
       ['Left today', shown.allowance ? JSON.stringify(shown.allowance) : ''],
       ['Limits', JSON.stringify(a.limits)],
       ['Dealer', a.dealer ? 'yes' : a.dealerMsisdn ? `retailer of ${a.dealerMsisdn}` : 'no'],
       ['Language', a.language],
-      ['PIN', a.mustChangePin ? 'one-time PIN not yet changed' : a.lockedUntil ? `locked until ${when(a.lockedUntil)}` : 'set'],
+      [
+        'PIN',
+        a.mustChangePin
+          ? 'one-time PIN not yet changed'
+          : a.lockedUntil
+            ? `locked until ${when(a.lockedUntil)}`
+            : 'set',
+      ],
       ['Registered', when(a.createdAt)],
     ]),
-    acts.length ? h('section', { class: 'actions', 'aria-labelledby': 'h-agent-act' }, h('h2', { id: 'h-agent-act' }, 'Actions'), acts) : null,
+    acts.length
+      ? h(
+          'section',
+          { class: 'actions', 'aria-labelledby': 'h-agent-act' },
+          h('h2', { id: 'h-agent-act' }, 'Actions'),
+          acts,
+        )
+      : null,
     network && (network.retailers?.length || network.assistants?.length)
       ? h(
           'section',
@@ -853,7 +1124,12 @@ async function agentPage(msisdn) {
         )
       : null,
     statement
-      ? h('section', { 'aria-labelledby': 'h-stmt' }, h('h2', { id: 'h-stmt' }, 'Statement and commission'), statementView(statement))
+      ? h(
+          'section',
+          { 'aria-labelledby': 'h-stmt' },
+          h('h2', { id: 'h-stmt' }, 'Statement and commission'),
+          statementView(statement),
+        )
       : null,
   );
 }
@@ -899,17 +1175,36 @@ function hourChart(hours) {
       const height = (x.amount.minor / max) * (H - 10);
       y -= height;
       bars.push(
-        s('rect', { x: hour * bw + 2, y, width: bw - 4, height, class: `p${products.indexOf(x.productType) % 4}` },
-          s('title', null, `${String(hour).padStart(2, '0')}:00 ${x.productType}: ${x.count} sales, ${money(x.amount)}`)),
+        s(
+          'rect',
+          { x: hour * bw + 2, y, width: bw - 4, height, class: `p${products.indexOf(x.productType) % 4}` },
+          s(
+            'title',
+            null,
+            `${String(hour).padStart(2, '0')}:00 ${x.productType}: ${x.count} sales, ${money(x.amount)}`,
+          ),
+        ),
       );
     }
   });
-  const labels = [0, 6, 12, 18, 23].map((hour) => s('text', { x: hour * bw + bw / 2, y: H + 14, 'text-anchor': 'middle' }, `${hour}h`));
+  const labels = [0, 6, 12, 18, 23].map((hour) =>
+    s('text', { x: hour * bw + bw / 2, y: H + 14, 'text-anchor': 'middle' }, `${hour}h`),
+  );
   return h(
     'figure',
     { class: 'chart' },
-    s('svg', { viewBox: `0 0 ${W} ${H + 20}`, role: 'img', 'aria-label': 'Sales per hour, by product' }, bars, labels),
-    h('figcaption', null, 'Sales per hour: ', products.map((p, n) => h('span', { class: `key p${n % 4}` }, p))),
+    s(
+      'svg',
+      { viewBox: `0 0 ${W} ${H + 20}`, role: 'img', 'aria-label': 'Sales per hour, by product' },
+      bars,
+      labels,
+    ),
+    h(
+      'figcaption',
+      null,
+      'Sales per hour: ',
+      products.map((p, n) => h('span', { class: `key p${n % 4}` }, p)),
+    ),
   );
 }
 
@@ -922,7 +1217,12 @@ async function dayPage(date) {
   const byProduct = new Map();
   for (const line of report.sales) {
     const key = `${line.productType} ${line.total.currency}`;
-    const seen = byProduct.get(key) ?? { productType: line.productType, count: 0, currency: line.total.currency, minor: 0 };
+    const seen = byProduct.get(key) ?? {
+      productType: line.productType,
+      count: 0,
+      currency: line.total.currency,
+      minor: 0,
+    };
     seen.count += line.count;
     seen.minor += line.total.minor;
     byProduct.set(key, seen);
@@ -936,9 +1236,18 @@ async function dayPage(date) {
         location.hash = `#/day?date=${document.getElementById('day-date').value}`;
       },
     },
-    h('label', { for: 'day-date' }, h('span', null, 'Day'), h('input', { id: 'day-date', type: 'date', value: day, required: true })),
+    h(
+      'label',
+      { for: 'day-date' },
+      h('span', null, 'Day'),
+      h('input', { id: 'day-date', type: 'date', value: day, required: true }),
+    ),
     h('button', { type: 'submit' }, 'Show'),
-    h('a', { href: `/admin/reports/daily?date=${day}&format=csv`, download: `report-${day}.csv`, class: 'button' }, 'Export CSV'),
+    h(
+      'a',
+      { href: `/admin/reports/daily?date=${day}&format=csv`, download: `report-${day}.csv`, class: 'button' },
+      'Export CSV',
+    ),
   );
   show(
     h('h1', null, `The day: ${day}`),
@@ -948,7 +1257,16 @@ async function dayPage(date) {
       'section',
       { 'aria-labelledby': 'h-products' },
       h('h2', { id: 'h-products' }, 'Per product'),
-      table('Sales per product', [['Product', (x) => x.productType], ['Sales', (x) => x.count], ['Total', (x) => money({ currency: x.currency, minor: x.minor })]], [...byProduct.values()], 'No sale that day.'),
+      table(
+        'Sales per product',
+        [
+          ['Product', (x) => x.productType],
+          ['Sales', (x) => x.count],
+          ['Total', (x) => money({ currency: x.currency, minor: x.minor })],
+        ],
+        [...byProduct.values()],
+        'No sale that day.',
+      ),
     ),
     h(
       'section',
@@ -991,14 +1309,27 @@ async function dayPage(date) {
       'section',
       { 'aria-labelledby': 'h-open' },
       h('h2', { id: 'h-open' }, 'Open at the end of the day'),
-      table('Open purchases', [['State', (x) => stateBadge(x.state)], ['Count', (x) => x.count], ['Amount', (x) => money(x.amount)]], report.open, 'None.'),
+      table(
+        'Open purchases',
+        [
+          ['State', (x) => stateBadge(x.state)],
+          ['Count', (x) => x.count],
+          ['Amount', (x) => money(x.amount)],
+        ],
+        report.open,
+        'None.',
+      ),
     ),
   );
 }
 
 async function auditPage() {
   const { entries } = await get('/admin/purchases/audit?limit=200');
-  show(h('h1', null, 'Audit'), h('p', null, 'Who did what, newest first: every change, every reveal, every login.'), auditTable(entries));
+  show(
+    h('h1', null, 'Audit'),
+    h('p', null, 'Who did what, newest first: every change, every reveal, every login.'),
+    auditTable(entries),
+  );
 }
 
 // ---- routing --------------------------------------------------------------------------------
@@ -1030,10 +1361,12 @@ async function route() {
 
 function start() {
   document.getElementById('top').hidden = false;
-  document.getElementById('who').replaceChildren(
-    h('a', { href: '#/password', title: 'Change your password' }, me.operator.name),
-    ` (${me.operator.role})`,
-  );
+  document
+    .getElementById('who')
+    .replaceChildren(
+      h('a', { href: '#/password', title: 'Change your password' }, me.operator.name),
+      ` (${me.operator.role})`,
+    );
   route();
 }
 
@@ -1051,7 +1384,6 @@ window.addEventListener('hashchange', () => {
   if (!me?.operator) {
     me = null;
     loginPage();
-  }
-  else if (me.operator.mustChangePassword) passwordPage(true);
+  } else if (me.operator.mustChangePassword) passwordPage(true);
   else start();
 })();
