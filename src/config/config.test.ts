@@ -3,6 +3,7 @@ import { DEFAULT_SMS_RETRY_POLICY } from '../channels/sms/outbound/queue/retry';
 
 /** Every production environment below has its PIN pepper (refused without, see the agents' tests). */
 const PIN_SECRET = 'config-test-agent-pin-secret-0123456789';
+const PEPPER = 'config-test-operator-password-pepper-0123';
 
 /** A real purchase service: every credential set (the embedded sandbox is then not started). */
 const REAL_SERVICE = {
@@ -170,6 +171,7 @@ describe('production callbacks (#27 item 3)', () => {
   const production = {
     NODE_ENV: 'production',
     AGENT_PIN_SECRET: PIN_SECRET,
+    OPERATOR_PASSWORD_PEPPER: PEPPER,
     ...REAL_SERVICE,
     DATABASE_URL: 'postgres://gateway@db.internal:5432/gateway',
     ALLOW_IN_MEMORY: 'true',
@@ -219,6 +221,7 @@ describe('production callbacks (#27 item 3)', () => {
       check({
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'none',
       }),
@@ -235,6 +238,34 @@ describe('production callbacks (#27 item 3)', () => {
   });
 });
 
+describe("the operators' password pepper", () => {
+  it('production needs OPERATOR_PASSWORD_PEPPER, of 32 characters at least; tests have a fixed one', () => {
+    const production = {
+      NODE_ENV: 'production',
+      EMBEDDED_SANDBOX: 'true',
+      PAYMENT_PROVIDER: 'none',
+      AGENT_PIN_SECRET: PIN_SECRET,
+    };
+    expect(() => loadConfig(production)).toThrow(
+      new ConfigError(
+        "NODE_ENV=production needs OPERATOR_PASSWORD_PEPPER (32+ random characters, kept outside the database): operators' password hashes are peppered with it",
+      ),
+    );
+    expect(() => loadConfig({ ...production, OPERATOR_PASSWORD_PEPPER: 'x'.repeat(31) })).toThrow(
+      /OPERATOR_PASSWORD_PEPPER: must be at least 32 characters/,
+    );
+    const config = loadConfig({ ...production, OPERATOR_PASSWORD_PEPPER: PEPPER });
+    expect(config.console).toEqual({
+      passwordPepper: PEPPER,
+      idleMs: 30 * 60_000,
+      lockMs: 15 * 60_000,
+      secureCookies: true,
+    });
+    expect(loadConfig({}).console.passwordPepper).toBeNull();
+    expect(loadConfig({ NODE_ENV: 'test' }).console.passwordPepper).toEqual(expect.any(String));
+  });
+});
+
 describe('the PIN secret', () => {
   it('production needs AGENT_PIN_SECRET, of 32 characters at least; tests have a fixed one', () => {
     const production = { NODE_ENV: 'production', EMBEDDED_SANDBOX: 'true', PAYMENT_PROVIDER: 'none' };
@@ -246,7 +277,10 @@ describe('the PIN secret', () => {
     expect(() => loadConfig({ ...production, AGENT_PIN_SECRET: 'x'.repeat(31) })).toThrow(
       /AGENT_PIN_SECRET: must be at least 32 characters/,
     );
-    expect(loadConfig({ ...production, AGENT_PIN_SECRET: PIN_SECRET }).agents.pinSecret).toBe(PIN_SECRET);
+    expect(
+      loadConfig({ ...production, AGENT_PIN_SECRET: PIN_SECRET, OPERATOR_PASSWORD_PEPPER: PEPPER }).agents
+        .pinSecret,
+    ).toBe(PIN_SECRET);
     // Elsewhere unset: the embedded mode keeps its own beside the records (src/agents/pin-secret.ts).
     expect(loadConfig({}).agents.pinSecret).toBeNull();
     expect(loadConfig({ NODE_ENV: 'test' }).agents.pinSecret).toEqual(expect.any(String));
@@ -306,7 +340,13 @@ describe('the system of record (#29)', () => {
 
   it('refuses production with a real purchase service and no DATABASE_URL, in one line', () => {
     expect(() =>
-      loadConfig({ ...real, NODE_ENV: 'production', AGENT_PIN_SECRET: PIN_SECRET, PAYMENT_PROVIDER: 'none' }),
+      loadConfig({
+        ...real,
+        NODE_ENV: 'production',
+        AGENT_PIN_SECRET: PIN_SECRET,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
+        PAYMENT_PROVIDER: 'none',
+      }),
     ).toThrow(
       new ConfigError(
         'NODE_ENV=production needs DATABASE_URL (postgres://…): purchases, agents and floats are kept in PostgreSQL, which an operator backs up',
@@ -318,6 +358,7 @@ describe('the system of record (#29)', () => {
         ...real,
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         PAYMENT_PROVIDER: 'none',
         DATA_DIR: '/data',
       }),
@@ -327,6 +368,7 @@ describe('the system of record (#29)', () => {
         ...real,
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         PAYMENT_PROVIDER: 'none',
         DATABASE_URL: 'postgres://gw@db:5432/gw',
       }).records.url,
@@ -336,6 +378,7 @@ describe('the system of record (#29)', () => {
       loadConfig({
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'none',
       }),
@@ -351,6 +394,7 @@ describe('payments (#30)', () => {
     ...real,
     NODE_ENV: 'production',
     AGENT_PIN_SECRET: PIN_SECRET,
+    OPERATOR_PASSWORD_PEPPER: PEPPER,
     DATABASE_URL: 'postgres://gw@db:5432/gw',
     ALLOW_IN_MEMORY: 'true',
     ALLOW_OUTBOX_SMS: 'true',
@@ -431,6 +475,7 @@ describe('payments (#30)', () => {
       loadConfig({
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'mpesa',
       }),
@@ -443,6 +488,7 @@ describe('payments (#30)', () => {
       loadConfig({
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'momo',
       }),

@@ -52,6 +52,7 @@ function run(entry: string, env: Record<string, string>): Run {
       // Production refuses the embedded payment sandbox: these runs sell on the operator's wallet.
       PAYMENT_PROVIDER: 'none',
       AGENT_PIN_SECRET: 'start-stop-test-agent-pin-secret-0123456789',
+      OPERATOR_PASSWORD_PEPPER: 'start-stop-test-operator-password-pepper-0123',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -150,6 +151,10 @@ describe('gateway entry (src/main.ts)', () => {
     // The PIN pepper (AGENT_PIN_SECRET): without it the agents' rows alone give their PINs away.
     expect(await failsWithOneLine('src/main.ts', { AGENT_PIN_SECRET: '' })).toBe(
       "gateway: NODE_ENV=production needs AGENT_PIN_SECRET (32+ random characters, kept outside the database): agents' PIN hashes are peppered with it",
+    );
+    // The console's password pepper, likewise (src/operators/pepper.ts).
+    expect(await failsWithOneLine('src/main.ts', { OPERATOR_PASSWORD_PEPPER: '' })).toBe(
+      "gateway: NODE_ENV=production needs OPERATOR_PASSWORD_PEPPER (32+ random characters, kept outside the database): operators' password hashes are peppered with it",
     );
     expect(await failsWithOneLine('src/main.ts', { ADMIN_TOKEN: 'short' })).toBe(
       'gateway: ADMIN_TOKEN must be at least 16 characters',
