@@ -3,14 +3,15 @@ import { credentialLabel, sameSecret, type AdminCredential } from '../http/secre
 import { componentLogger, maskNumbersInText } from '../observability/logger';
 import type { AuditTrail } from '../purchases/care/audit';
 import type { OperatorAccounts } from './accounts';
-import { isChange, permissionFor, roleMay, type Role } from './roles';
+import { auditsItself, isChange, permissionFor, roleMay, type Role } from './roles';
 
 /**
  * The one gate of `/admin`: who asks, and whether their role may. A request is someone's by
  * `Authorization: Bearer` — a shared token (`ADMIN_TOKEN`/`ADMIN_TOKENS`, role `admin`, for the
  * CLI and automation) or an operator's personal token — or by the console's session cookie,
  * whose changes must also carry the session's CSRF token (`X-CSRF-Token`) from the same origin.
- * Every change is then written to the audit trail with who made it and what it answered.
+ * Every change done is written to the audit trail with who made it (by its domain, with what it
+ * did, or here with the request), and every refusal logged.
  */
 
 const log = componentLogger('operators');
@@ -87,19 +88,17 @@ export function adminAuth(options: AdminAuthOptions): RequestHandler {
       const caller = await identify(req, options.accounts, options.credentials);
       if (caller === undefined || caller === 'bad_token') {
         log.warn('admin request refused: no valid token or session', { path: req.path, ip: req.ip });
-        res
-          .status(401)
-          .set('WWW-Authenticate', 'Bearer realm="admin"')
-          .json({
-            error: 'unauthorized',
-            message: 'send Authorization: Bearer <token>, or log in at /console',
-          });
+        res.status(401).set('WWW-Authenticate', 'Bearer realm="admin"').json({
+          error: 'unauthorized',
+          message: 'send Authorization: Bearer <token>, or log in at /console',
+        });
         return;
       }
       const change = isChange(req.method);
-      // Every change a known caller asks for, done or refused, under its name with the answer's status.
-      if (change)
+      // Every change done (2xx) that its domain does not audit itself, under the caller's name.
+      if (change && !auditsItself(req.method, req.path))
         res.on('finish', () => {
+          if (res.statusCode < 200 || res.statusCode >= 300) return;
           const detail = `${req.method} ${maskNumbersInText(req.originalUrl.split('?')[0])} → ${res.statusCode}`;
           options.audit
             .record({ actor: caller.name, action: 'admin_change', detail })

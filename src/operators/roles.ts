@@ -23,23 +23,30 @@ const GRANTS: Record<Role, readonly Permission[]> = {
   admin: ['read', 'reveal', 'care', 'finance', 'agents', 'admin'],
 };
 
-/** What each change under `/admin` needs (the path without `/admin` and the query). */
-const CHANGES: ReadonlyArray<[method: string, path: RegExp, needs: Permission]> = [
-  ['POST', /^\/purchases\/[^/]+\/(resolve|reconcile|resend-sms)$/, 'care'],
-  ['POST', /^\/sms\/undelivered\/resend$/, 'care'],
-  ['POST', /^\/cases$/, 'care'],
-  ['POST', /^\/cases\/[^/]+\/close$/, 'care'],
-  ['PUT', /^\/notice$/, 'care'],
-  ['DELETE', /^\/notice$/, 'care'],
-  ['POST', /^\/blocklist$/, 'care'],
-  ['DELETE', /^\/blocklist\/[^/]+\/[^/]+$/, 'care'],
-  ['POST', /^\/payments\/unmatched\/[^/]+\/resolve$/, 'finance'],
-  ['POST', /^\/agents\/deposits\/[^/]+\/(approve|reject)$/, 'finance'],
-  ['POST', /^\/agents\/[^/]+\/(credits|adjustments)$/, 'finance'],
-  ['POST', /^\/agents$/, 'agents'],
-  ['POST', /^\/agents\/registrations\/[^/]+\/(approve|reject)$/, 'agents'],
-  ['POST', /^\/agents\/[^/]+\/(assistants|disable|enable|dealer|reset-pin)$/, 'agents'],
+/**
+ * What each change under `/admin` needs (the path without `/admin` and the query), and whether
+ * its domain writes its own audit entry with the operator's name (else the gate writes one).
+ */
+const CHANGES: ReadonlyArray<[method: string, path: RegExp, needs: Permission, selfAudited: boolean]> = [
+  ['POST', /^\/purchases\/[^/]+\/(resolve|reconcile|resend-sms)$/, 'care', true],
+  ['POST', /^\/sms\/undelivered\/resend$/, 'care', false],
+  ['POST', /^\/cases$/, 'care', true],
+  ['POST', /^\/cases\/[^/]+\/close$/, 'care', true],
+  ['PUT', /^\/notice$/, 'care', true],
+  ['DELETE', /^\/notice$/, 'care', true],
+  ['POST', /^\/blocklist$/, 'care', false],
+  ['DELETE', /^\/blocklist\/[^/]+\/[^/]+$/, 'care', false],
+  ['POST', /^\/payments\/unmatched\/[^/]+\/resolve$/, 'finance', true],
+  ['POST', /^\/agents\/deposits\/[^/]+\/(approve|reject)$/, 'finance', false],
+  ['POST', /^\/agents\/[^/]+\/(credits|adjustments)$/, 'finance', false],
+  ['POST', /^\/agents$/, 'agents', false],
+  ['POST', /^\/agents\/registrations\/[^/]+\/(approve|reject)$/, 'agents', false],
+  ['POST', /^\/agents\/[^/]+\/(assistants|disable|enable|dealer|reset-pin)$/, 'agents', false],
 ];
+
+const clean = (path: string): string => (path.length > 1 ? path.replace(/\/+$/, '') : path);
+const changeOf = (method: string, path: string) =>
+  CHANGES.find(([m, pattern]) => m === method && pattern.test(clean(path)));
 
 export function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
@@ -59,6 +66,10 @@ export const isChange = (method: string): boolean => method !== 'GET' && method 
 /** What a request to `/admin<path>` needs: `read` to read, `reveal` with `?reveal=true`, the table's for a change. */
 export function permissionFor(method: string, path: string, reveal: boolean): Permission {
   if (!isChange(method)) return reveal ? 'reveal' : 'read';
-  const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  return CHANGES.find(([m, pattern]) => m === method && pattern.test(clean))?.[2] ?? 'admin';
+  return changeOf(method, path)?.[2] ?? 'admin';
+}
+
+/** Whether a change's own domain audits it under the operator's name (the gate then adds nothing). */
+export function auditsItself(method: string, path: string): boolean {
+  return changeOf(method, path)?.[3] ?? false;
 }

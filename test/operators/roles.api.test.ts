@@ -94,7 +94,7 @@ describe.each(['viewer', 'care', 'finance', 'agents', 'admin'])('a %s', (role) =
   });
 });
 
-it('a care token refused a float adjustment: the float untouched, the attempt audited under its name', async () => {
+it('a care token refused a float adjustment changes nothing; a finance one is audited under its name', async () => {
   const before = (await api().get(`/admin/agents/${agent}`).set(as('shared'))).body.float;
   await api()
     .post(`/admin/agents/${agent}/adjustments`)
@@ -102,15 +102,23 @@ it('a care token refused a float adjustment: the float untouched, the attempt au
     .send({ amount: 'BWP 900.00', reason: 'x' })
     .expect(403);
   expect((await api().get(`/admin/agents/${agent}`).set(as('shared'))).body.float).toEqual(before);
+  await api()
+    .post(`/admin/agents/${agent}/adjustments`)
+    .set(as('finance'))
+    .send({ amount: 'BWP 2.00', reference: 'adj-1', note: 'bank charge refunded' })
+    .expect(201);
   const trail = new SqlAuditTrail(gateway.records);
-  await until(
-    'the refused change in the audit trail',
-    async () =>
-      (await trail.list({ limit: 500 })).find(
-        (e) =>
-          e.actor === 'care-1' && e.action === 'admin_change' && /adjustments → 403$/.test(e.detail ?? ''),
-      ) ?? null,
-  );
+  const entries = await until('the adjustment in the audit trail', async () => {
+    const found = (await trail.list({ limit: 500 })).filter((e) => /adjustments → 201$/.test(e.detail ?? ''));
+    return found.length > 0 ? found : null;
+  });
+  expect(entries.map((e) => [e.actor, e.action])).toContainEqual(['finance-1', 'admin_change']);
+  expect(JSON.stringify(entries)).not.toContain(agent);
+  expect(
+    (await trail.list({ limit: 500 })).filter(
+      (e) => e.actor === 'care-1' && /adjustments/.test(e.detail ?? ''),
+    ),
+  ).toEqual([]);
 });
 
 it('an unknown, revoked or disabled token is a 401; ADMIN_TOKEN stays an admin', async () => {
