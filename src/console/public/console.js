@@ -1057,10 +1057,12 @@ async function agentPage(msisdn) {
               label: `Amount (${shown.currency} 100.00${kind === 'adjustments' ? ' or -20.00' : ''})`,
               required: true,
             },
+            { name: 'reference', label: 'Reference (a bank slip, a ticket)', required: true },
             {
-              name: kind === 'credits' ? 'reference' : 'reason',
-              label: kind === 'credits' ? 'Reference' : 'Reason',
-              required: true,
+              name: 'note',
+              label: kind === 'credits' ? 'Note (optional)' : 'Why',
+              required: kind === 'adjustments',
+              type: 'textarea',
             },
           ],
           submit: kind === 'credits' ? 'Credit' : 'Adjust',
@@ -1068,7 +1070,8 @@ async function agentPage(msisdn) {
             const amount = /^[A-Z]{3} /.test(values.amount)
               ? values.amount
               : `${shown.currency} ${values.amount}`;
-            const body = { ...values, amount };
+            const { note, ...rest } = values;
+            const body = { ...rest, amount, ...(note && { note }) };
             await api('POST', `${path}/${kind}`, body);
             flash('The float is changed.');
             await again();
