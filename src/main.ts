@@ -63,7 +63,9 @@ async function main(): Promise<void> {
     );
   if (config.devRoutes) log.info(`simulator: open ${gateway.url}/simulator in a browser to dial as a phone`);
   log.info(
-    `console: open ${gateway.url}/console; the first operator: npm run cli -- operator add --name NAME --role admin (prints a one-time password)`,
+    gateway.firstOperatorFile
+      ? `console: open ${gateway.url}/console and log in as "admin" with the one-time password in ${gateway.firstOperatorFile} (you choose your own at once); more operators: npm run cli -- operator add --name NAME --role care (with the gateway stopped: the embedded database is one process's)`
+      : `console: open ${gateway.url}/console; an operator: npm run cli -- operator add --name NAME --role admin|care|finance|agents|viewer (prints a one-time password${config.records.url ? '' : '; with the gateway stopped in the embedded mode'})`,
   );
   const key = config.ussd.callbackSecret ? '?key=$USSD_CALLBACK_SECRET' : '';
   log.info(

@@ -60,6 +60,8 @@ import { purchaseStory } from '../purchases/care/story';
 import { OperatorAccounts } from '../operators/accounts';
 import { adminAuth } from '../operators/admin-auth';
 import { passwordPepperFor } from '../operators/pepper';
+import { makeFirstOperator } from '../operators/first-operator';
+import { IN_MEMORY } from '../records/settings';
 import { consoleRouter } from '../console/router';
 
 const log = componentLogger('gateway');
@@ -111,6 +113,8 @@ export interface Gateway {
   metrics: Metrics;
   /** The debit account's balance poll (`check()` reads it now). */
   balanceWatch: BalanceWatch;
+  /** The file with the first operator's one-time password, when this start made it (embedded records). */
+  firstOperatorFile: string | null;
   close(): Promise<void>;
 }
 
@@ -368,6 +372,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     audit: moneyPath.audit,
     policy: { idleMs: config.console.idleMs, lockMs: config.console.lockMs },
   });
+  // The embedded database is this process's: its first operator is made here (first-operator.ts).
+  const embeddedDir = config.records?.url ? undefined : config.records?.dataDir;
+  const firstOperatorFile =
+    embeddedDir && embeddedDir !== IN_MEMORY ? await makeFirstOperator(operators, embeddedDir) : null;
   app.use(consoleRouter({ accounts: operators, credentials, secureCookies: config.console.secureCookies }));
   app.use('/admin', adminAuth({ accounts: operators, credentials, audit: moneyPath.audit }));
   const care = new CustomerCare({
@@ -450,6 +458,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     outbox: moneyPath.outbox,
     metrics,
     balanceWatch,
+    firstOperatorFile,
     async close() {
       // Stop accepting, let hops in flight answer (bounded), then cut what is left.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
