@@ -937,7 +937,7 @@ async function agentsPage() {
           ['Agent', (d) => d.msisdn],
           ['Amount', (d) => (typeof d.amountMinor === 'number' ? minorText(d.amountMinor) : money(d.amount))],
           ['Bank reference', (d) => d.bankReference],
-          ['Reported', (d) => when(d.reportedAt ?? d.createdAt)],
+          ['Reported', (d) => when(d.requestedAt)],
           ['Decide', (d) => decide('deposits', d, 'finance')],
         ],
         deposits.deposits,
@@ -1138,24 +1138,29 @@ async function agentPage(msisdn) {
 }
 
 function statementView(statement) {
-  const entries = statement.entries ?? statement.lines ?? [];
-  if (!Array.isArray(entries)) return detail(statement);
+  const cur = statement.currency;
+  const entries = statement.entries ?? [];
+  const commission = entries.filter((e) => e.kind === 'commission').reduce((n, e) => n + e.amountMinor, 0);
   return [
-    facts(
-      Object.entries(statement)
-        .filter(([k, v]) => k !== 'entries' && k !== 'lines' && (typeof v !== 'object' || v === null))
-        .map(([k, v]) => [k, String(v)]),
-    ),
+    facts([
+      ['Opening', `${cur} ${minorText(statement.openingMinor)}`],
+      ['Closing', `${cur} ${minorText(statement.closingMinor)}`],
+      ['Available now', `${cur} ${minorText(statement.balance.availableMinor)}`],
+      ['Held by sales in progress', `${cur} ${minorText(statement.balance.heldMinor)}`],
+      ['Commission in this statement', `${cur} ${minorText(commission)}`],
+    ]),
     table(
       'Statement',
       [
-        ['At', (e) => when(e.at ?? e.createdAt)],
-        ['Kind', (e) => e.kind ?? e.type ?? ''],
-        ['Amount', (e) => (typeof e.amountMinor === 'number' ? minorText(e.amountMinor) : money(e.amount))],
-        ['Balance', (e) => (typeof e.balanceMinor === 'number' ? minorText(e.balanceMinor) : '')],
-        ['Reference', (e) => e.reference ?? e.purchaseKey ?? e.note ?? ''],
+        ['No.', (e) => e.seq],
+        ['At', (e) => when(e.at)],
+        ['Kind', (e) => e.kind],
+        ['Amount', (e) => minorText(e.amountMinor)],
+        ['Balance', (e) => minorText(e.balanceMinor)],
+        ['Reference', (e) => [e.reference, e.purchaseKey, e.note].filter(Boolean).join(' · ')],
       ],
       entries,
+      'No entry.',
     ),
   ];
 }
