@@ -171,7 +171,17 @@ describeInBrowser('the operators console', () => {
     // Masked: neither the number nor the meter whole.
     expect(await row.innerText()).not.toContain(phone);
     expect(await row.innerText()).not.toContain(TEST_METERS.active);
-    await row.getByRole('link').click();
+    // The same purchase by the service's TOP/… reference and by the mobile-money receipt.
+    const id = (await row.getByRole('link').getAttribute('href'))!.split('/').pop()!;
+    const bought = (await gateway.desk.get(decodeURIComponent(id)))!;
+    const receipt = (await gateway.payments!.store.getByPurchase(bought.id))!.receipt!;
+    for (const q of [bought.result!.reference!, receipt]) {
+      await page.getByLabel('Find a purchase').fill(q);
+      await page.getByLabel('Find a purchase').press('Enter');
+      await page.locator(`[data-results="1"][data-q="${q}"]`).waitFor();
+      await page.getByRole('link', { name: bought.externalReference }).waitFor();
+    }
+    await page.getByRole('link', { name: bought.externalReference }).click();
     await page.getByRole('heading', { name: /Purchase/ }).waitFor();
     const story = await page.locator('main').innerText();
     expect(story).toContain('USSD');

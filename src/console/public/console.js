@@ -453,7 +453,9 @@ async function find(q) {
   for (const result of await Promise.allSettled(asks))
     if (result.status === 'fulfilled') for (const p of result.value) found.set(p.id, p);
   const list = [...found.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
-  nodes.push(h('p', { class: 'count-line', 'data-results': list.length }, `${list.length} purchase(s)`));
+  nodes.push(
+    h('p', { class: 'count-line', 'data-results': list.length, 'data-q': q }, `${list.length} purchase(s)`),
+  );
   nodes.push(table('Purchases found', PURCHASE_COLUMNS, list, 'No purchase matches.'));
   show(...nodes);
 }
