@@ -8,7 +8,7 @@ import {
 } from '../operators/accounts';
 import { passwordPepperFor } from '../operators/pepper';
 import { ROLES } from '../operators/roles';
-import { EXIT, misused, parseFlags, runCommand, switches, valueFlags, type CliIo } from './kit';
+import { EXIT, misused, parseFlags, runCommand, switches, UsageError, valueFlags, type CliIo } from './kit';
 
 const USAGE = `usage: npm run cli -- operator <command> [flags]
   (the console's accounts, /console; needs DATABASE_URL and DATABASE_SCHEMA as the gateway has
@@ -43,6 +43,12 @@ export async function operatorCli(argv: string[], io: CliIo): Promise<number> {
   const errors = [OperatorInputError, OperatorExistsError, OperatorNotFoundError];
   return runCommand(io, 'operator', argv, errors, async (scope) => {
     const config = scope.config();
+    // With PostgreSQL and no pepper set, the gateway's pepper lives in its memory only: a
+    // password made here with another would never let its operator in.
+    if (config.records.url && !config.console.passwordPepper && (command === 'add' || command === 'reset'))
+      throw new UsageError(
+        'with DATABASE_URL, set OPERATOR_PASSWORD_PEPPER as the gateway has it (32+ characters): without it a password made here does not work there',
+      );
     const records = await scope.records(config);
     const accounts = new OperatorAccounts({
       db: records,

@@ -372,6 +372,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     audit: moneyPath.audit,
     policy: { idleMs: config.console.idleMs, lockMs: config.console.lockMs },
   });
+  if (config.records?.url && !config.console.passwordPepper)
+    log.warn(
+      "OPERATOR_PASSWORD_PEPPER is unset with DATABASE_URL: operators' passwords work only until this process stops (set it, as for the CLI)",
+    );
   // The embedded database is this process's: its first operator is made here (first-operator.ts).
   const embeddedDir = config.records?.url ? undefined : config.records?.dataDir;
   const firstOperatorFile =

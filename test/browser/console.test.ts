@@ -34,6 +34,8 @@ const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
 const NEW_PASSWORD = 'correct horse battery staple';
 const DOCS = path.resolve(__dirname, '..', '..', 'docs');
 
+/** The gateway's and the CLI's pepper, as an operator sets both. */
+const PEPPER = { OPERATOR_PASSWORD_PEPPER: 'test-console-operator-password-pepper-0123' };
 const records = testRecordsEnv('console');
 let gateway: Gateway;
 let browser: Browser;
@@ -47,7 +49,7 @@ async function cli(...argv: string[]): Promise<string> {
   const code = await main(['operator', ...argv], {
     stdout: (line) => out.push(line),
     stderr: (line) => err.push(line),
-    env: { ...records.env, USER: 'tester' },
+    env: { ...records.env, ...PEPPER, USER: 'tester' },
   });
   if (code !== 0) throw new Error(`operator ${argv.join(' ')}: exit ${code}: ${err.join('\n')}`);
   return out.join('\n');
@@ -104,6 +106,7 @@ describeInBrowser('the operators console', () => {
     gateway = await startTestGateway(
       {
         ...records.env,
+        ...PEPPER,
         ADMIN_TOKEN,
         RECONCILE_DEADLINE_MS: '1000',
         SMS_REPLIES_PER_MIN: '50',

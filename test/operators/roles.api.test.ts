@@ -13,6 +13,8 @@ import { until } from '../support/wait';
  */
 
 const ADMIN_TOKEN = 'roles-admin-token-0123456789';
+/** The gateway's and the CLI's pepper, as an operator sets both. */
+const PEPPER = { OPERATOR_PASSWORD_PEPPER: 'test-console-operator-password-pepper-0123' };
 const records = testRecordsEnv('roles');
 let gateway: Gateway;
 const tokens: Record<string, string> = {};
@@ -23,7 +25,7 @@ async function cli(...argv: string[]): Promise<string> {
   const code = await main(['operator', ...argv], {
     stdout: (line) => out.push(line),
     stderr: () => undefined,
-    env: { ...records.env, USER: 'tester' },
+    env: { ...records.env, ...PEPPER, USER: 'tester' },
   });
   if (code !== 0) throw new Error(`operator ${argv.join(' ')}: exit ${code}`);
   return out.join('\n');
@@ -33,7 +35,7 @@ const api = () => request(gateway.url);
 const as = (who: string) => ({ Authorization: `Bearer ${who === 'shared' ? ADMIN_TOKEN : tokens[who]}` });
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ ...records.env, ADMIN_TOKEN });
+  gateway = await startTestGateway({ ...records.env, ...PEPPER, ADMIN_TOKEN });
   for (const role of ['viewer', 'care', 'finance', 'agents', 'admin']) {
     await cli('add', '--name', `${role}-1`, '--role', role);
     tokens[role] = /shown once: (\S+)/.exec(await cli('token', '--name', `${role}-1`))![1];
@@ -200,4 +202,16 @@ describe('a console session', () => {
     await api().post('/console/api/logout').set({ Cookie: cookie, 'X-CSRF-Token': csrf }).expect(200);
     await api().get('/admin/purchases/counts').set('Cookie', cookie).expect(401);
   });
+});
+
+it("the CLI refuses to make a password against PostgreSQL without the gateway's pepper", async () => {
+  const err: string[] = [];
+  const code = await main(['operator', 'add', '--name', 'nopepper', '--role', 'care'], {
+    stdout: () => undefined,
+    stderr: (line) => err.push(line),
+    env: { ...records.env, USER: 'tester' },
+  });
+  expect(code).toBe(2);
+  expect(err.join('\n')).toMatch(/set OPERATOR_PASSWORD_PEPPER as the gateway has it/);
+  expect(await cli('list')).not.toContain('nopepper');
 });
