@@ -29,3 +29,9 @@ copyMatching(
   path.join(root, 'dist', 'src', 'simulator', 'public'),
   () => true,
 );
+// The operators' console (plain HTML/CSS/JS, no build step), served from beside its router.
+copyMatching(
+  path.join(root, 'src', 'console', 'public'),
+  path.join(root, 'dist', 'src', 'console', 'public'),
+  () => true,
+);

@@ -51,9 +51,8 @@ async function main(): Promise<void> {
         : config.devRoutes
           ? `outbox, read it at ${gateway.url}/dev/sms`
           : 'outbox (not served: set DEV_ROUTES=true to read it)',
-    admin: config.care.adminCredentials.length
-      ? `${gateway.url}/admin/purchases`
-      : 'disabled (set ADMIN_TOKEN)',
+    admin: `${gateway.url}/admin/purchases (a console login, an operator's token${config.care.adminCredentials.length ? ' or ADMIN_TOKEN' : '; set ADMIN_TOKEN for the CLI and automation'})`,
+    console: `${gateway.url}/console`,
     simulator: config.devRoutes ? `${gateway.url}/simulator` : 'off (set DEV_ROUTES=true)',
   });
   if (config.payments.provider === 'none')
@@ -64,6 +63,11 @@ async function main(): Promise<void> {
       },
     );
   if (config.devRoutes) log.info(`simulator: open ${gateway.url}/simulator in a browser to dial as a phone`);
+  log.info(
+    gateway.firstOperatorFile
+      ? `console: open ${gateway.url}/console and log in as "admin" with the one-time password in ${gateway.firstOperatorFile} (you choose your own at once); more operators: npm run cli -- operator add --name NAME --role care (with the gateway stopped: the embedded database is one process's)`
+      : `console: open ${gateway.url}/console; an operator: npm run cli -- operator add --name NAME --role admin|care|finance|agents|viewer (prints a one-time password${config.records.url ? '' : '; with the gateway stopped in the embedded mode'})`,
+  );
   const key = config.ussd.callbackSecret ? '?key=$USSD_CALLBACK_SECRET' : '';
   log.info(
     `dial: curl -s ${gateway.url}/ussd/africastalking${key} -d sessionId=demo-$RANDOM -d phoneNumber=%2B26771234567 ` +

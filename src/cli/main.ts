@@ -33,6 +33,8 @@ commands:
                              payments resolve-unmatched ID --note TEXT closes one once dealt with
                              (needs DATABASE_URL; npm run cli -- payments help)
   cases list|show|close      complaint cases, the care queue beside needs_attention (needs DATABASE_URL)
+  operator <command>         the console's named accounts: add, list, reset, disable, enable, token
+                             (needs DATABASE_URL; npm run cli -- operator help)
   notice set|show|clear      the operator's notice, the first line of the menu (needs DATABASE_URL)
   subscriber meters|forget   a number's saved meters; forget: a data-deletion request (needs DATABASE_URL)
 flags:
@@ -58,6 +60,7 @@ const FAMILIES: Record<string, () => Promise<Family>> = {
   subscriber: async () => (await import('./subscriber')).subscriberCli,
   notice: async () => (await import('./notice')).noticeCli,
   cases: async () => (await import('./cases')).casesCli,
+  operator: async () => (await import('./operator')).operatorCli,
 };
 
 /** Runs one command; returns the exit code. Everything it prints goes through `io`. */

@@ -4,6 +4,7 @@ import { DEFAULT_SMS_RETRY_POLICY } from '../channels/sms/outbound/queue/retry';
 /** Every production environment below has its PIN pepper (refused without, see the agents' tests). */
 const PIN_SECRET = 'config-test-agent-pin-secret-0123456789';
 const TOKEN_KEY = 'config-test-token-encryption-key-0123456789';
+const PEPPER = 'config-test-operator-password-pepper-0123';
 
 /** A real purchase service: every credential set (the embedded sandbox is then not started). */
 const REAL_SERVICE = {
@@ -172,6 +173,7 @@ describe('production callbacks (#27 item 3)', () => {
     NODE_ENV: 'production',
     AGENT_PIN_SECRET: PIN_SECRET,
     TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+    OPERATOR_PASSWORD_PEPPER: PEPPER,
     ...REAL_SERVICE,
     DATABASE_URL: 'postgres://gateway@db.internal:5432/gateway',
     ALLOW_IN_MEMORY: 'true',
@@ -222,6 +224,7 @@ describe('production callbacks (#27 item 3)', () => {
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
         TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'none',
       }),
@@ -238,6 +241,34 @@ describe('production callbacks (#27 item 3)', () => {
   });
 });
 
+describe("the operators' password pepper", () => {
+  it('production needs OPERATOR_PASSWORD_PEPPER, of 32 characters at least; tests have a fixed one', () => {
+    const production = {
+      NODE_ENV: 'production',
+      EMBEDDED_SANDBOX: 'true',
+      PAYMENT_PROVIDER: 'none',
+      AGENT_PIN_SECRET: PIN_SECRET,
+    };
+    expect(() => loadConfig(production)).toThrow(
+      new ConfigError(
+        "NODE_ENV=production needs OPERATOR_PASSWORD_PEPPER (32+ random characters, kept outside the database): operators' password hashes are peppered with it",
+      ),
+    );
+    expect(() => loadConfig({ ...production, OPERATOR_PASSWORD_PEPPER: 'x'.repeat(31) })).toThrow(
+      /OPERATOR_PASSWORD_PEPPER: must be at least 32 characters/,
+    );
+    const config = loadConfig({ ...production, OPERATOR_PASSWORD_PEPPER: PEPPER });
+    expect(config.console).toEqual({
+      passwordPepper: PEPPER,
+      idleMs: 30 * 60_000,
+      lockMs: 15 * 60_000,
+      secureCookies: true,
+    });
+    expect(loadConfig({}).console.passwordPepper).toBeNull();
+    expect(loadConfig({ NODE_ENV: 'test' }).console.passwordPepper).toEqual(expect.any(String));
+  });
+});
+
 describe('the PIN secret', () => {
   it('production needs AGENT_PIN_SECRET, of 32 characters at least; tests have a fixed one', () => {
     const production = { NODE_ENV: 'production', EMBEDDED_SANDBOX: 'true', PAYMENT_PROVIDER: 'none' };
@@ -250,8 +281,12 @@ describe('the PIN secret', () => {
       /AGENT_PIN_SECRET: must be at least 32 characters/,
     );
     expect(
-      loadConfig({ ...production, AGENT_PIN_SECRET: PIN_SECRET, TOKEN_ENCRYPTION_KEY: TOKEN_KEY }).agents
-        .pinSecret,
+      loadConfig({
+        ...production,
+        AGENT_PIN_SECRET: PIN_SECRET,
+        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
+      }).agents.pinSecret,
     ).toBe(PIN_SECRET);
     // Elsewhere unset: the embedded mode keeps its own beside the records (src/agents/pin-secret.ts).
     expect(loadConfig({}).agents.pinSecret).toBeNull();
@@ -375,6 +410,7 @@ describe('the system of record (#29)', () => {
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
         TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         PAYMENT_PROVIDER: 'none',
       }),
     ).toThrow(
@@ -389,6 +425,7 @@ describe('the system of record (#29)', () => {
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
         TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         PAYMENT_PROVIDER: 'none',
         DATA_DIR: '/data',
       }),
@@ -399,6 +436,7 @@ describe('the system of record (#29)', () => {
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
         TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         PAYMENT_PROVIDER: 'none',
         DATABASE_URL: 'postgres://gw@db:5432/gw',
       }).records.url,
@@ -409,6 +447,7 @@ describe('the system of record (#29)', () => {
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
         TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'none',
       }),
@@ -425,6 +464,7 @@ describe('payments (#30)', () => {
     NODE_ENV: 'production',
     AGENT_PIN_SECRET: PIN_SECRET,
     TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+    OPERATOR_PASSWORD_PEPPER: PEPPER,
     DATABASE_URL: 'postgres://gw@db:5432/gw',
     ALLOW_IN_MEMORY: 'true',
     ALLOW_OUTBOX_SMS: 'true',
@@ -506,6 +546,7 @@ describe('payments (#30)', () => {
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
         TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'mpesa',
       }),
@@ -519,6 +560,7 @@ describe('payments (#30)', () => {
         NODE_ENV: 'production',
         AGENT_PIN_SECRET: PIN_SECRET,
         TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+        OPERATOR_PASSWORD_PEPPER: PEPPER,
         EMBEDDED_SANDBOX: 'true',
         PAYMENT_PROVIDER: 'momo',
       }),

@@ -10,6 +10,7 @@ import type { SmsMoSettings } from '../channels/sms/mo/settings';
 import type { SmsSettings } from '../channels/sms/outbound/settings';
 import type { AggregatorSettings, UssdSettings } from '../channels/ussd/settings';
 import { TEST_PIN_SECRET } from '../agents/pin-secret';
+import { TEST_PASSWORD_PEPPER } from '../operators/pepper';
 import { AllowList } from '../http/allow-list';
 import { parseAdminCredentials, parseLowBalanceAlert, type CareSettings } from '../purchases/care/settings';
 import { TEST_TOKEN_KEY } from '../records/sealing';
@@ -111,6 +112,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     agents: agentSettings(env),
     adminToken: env.ADMIN_TOKEN,
     care: careSettings(env),
+    console: {
+      // Tests share one fixed pepper, so processes given the same records agree.
+      passwordPepper: env.OPERATOR_PASSWORD_PEPPER ?? (env.NODE_ENV === 'test' ? TEST_PASSWORD_PEPPER : null),
+      idleMs: env.CONSOLE_IDLE_MINUTES * 60_000,
+      lockMs: env.CONSOLE_LOCKOUT_MINUTES * 60_000,
+      // Production is served behind TLS: the session cookie is never sent over plain HTTP.
+      secureCookies: isProduction(env),
+    },
     metricsToken: env.METRICS_TOKEN,
     // The outbox holds tokens: served by default only in the embedded (demo) mode.
     devRoutes,

@@ -75,6 +75,10 @@ function checkKeys(env: Env): void {
     throw new ConfigError(
       'NODE_ENV=production needs TOKEN_ENCRYPTION_KEY (32+ random characters, kept outside the database): tokens and SMS texts are sealed with it at rest',
     );
+  if (!env.OPERATOR_PASSWORD_PEPPER)
+    throw new ConfigError(
+      "NODE_ENV=production needs OPERATOR_PASSWORD_PEPPER (32+ random characters, kept outside the database): operators' password hashes are peppered with it",
+    );
 }
 
 /**

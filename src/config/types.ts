@@ -4,6 +4,7 @@ import type { SmsSettings } from '../channels/sms/outbound/settings';
 import type { UssdSettings } from '../channels/ussd/settings';
 import type { LogFormat, LogLevel } from '../observability/logger';
 import type { PaymentSetup } from '../payments/setup';
+import type { ConsoleSettings } from '../operators/pepper';
 import type { CareSettings } from '../purchases/care/settings';
 import type { RecordsSettings } from '../records/settings';
 import type { SandboxSettings } from '../sandbox/settings';
@@ -69,6 +70,8 @@ export interface Config {
   adminToken: string | undefined;
   /** Customer care: labelled admin tokens, retention of resolved purchases, the balance watch. */
   care: CareSettings;
+  /** The operators' console (`/console`, src/operators): the password pepper, idle time, lockout. */
+  console: ConsoleSettings;
   /** Bearer token required on `GET /metrics`; undefined = open (scrape it on a private network). */
   metricsToken: string | undefined;
   devRoutes: boolean;

@@ -59,6 +59,12 @@ import { paymentCallbackRouter, paymentProviderFor, type PaymentPath } from './p
 import { matchableForMs, UnmatchedPayments } from '../payments/unmatched';
 import { paymentAdminRoutes } from '../payments/admin-routes';
 import { probesFor, watchQueues } from './readiness';
+import { purchaseStory } from '../purchases/care/story';
+import { OperatorAccounts } from '../operators/accounts';
+import { adminAuth } from '../operators/admin-auth';
+import { passwordPepperFor } from '../operators/pepper';
+import { makeFirstOperator } from '../operators/first-operator';
+import { consoleRouter } from '../console/router';
 
 const log = componentLogger('gateway');
 
@@ -109,6 +115,8 @@ export interface Gateway {
   metrics: Metrics;
   /** The debit account's balance poll (`check()` reads it now). */
   balanceWatch: BalanceWatch;
+  /** The file with the first operator's one-time password, when this start made it (embedded records). */
+  firstOperatorFile: string | null;
   close(): Promise<void>;
 }
 
@@ -390,56 +398,85 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     );
   }
   const credentials = config.care.adminCredentials;
-  if (credentials.length > 0) {
-    const care = new CustomerCare({
-      store: desk.store,
-      lifecycle: desk.lifecycle,
-      audit: moneyPath.audit,
+  // Named operators (src/operators): the console at /console, and the one gate of /admin that
+  // names every caller (a shared token, a personal token or a console session) and checks its role.
+  const operators = new OperatorAccounts({
+    db: moneyPath.records,
+    pepper: passwordPepperFor(
+      config.console.passwordPepper,
+      config.records?.url ? undefined : config.records?.dataDir,
+    ),
+    audit: moneyPath.audit,
+    policy: { idleMs: config.console.idleMs, lockMs: config.console.lockMs },
+  });
+  if (config.records?.url && !config.console.passwordPepper)
+    log.warn(
+      "OPERATOR_PASSWORD_PEPPER is unset with DATABASE_URL: operators' passwords work only until this process stops (set it, as for the CLI)",
+    );
+  // The embedded database is this process's: its first operator is made here (first-operator.ts).
+  const embeddedDir = config.records?.url ? undefined : config.records?.dataDir;
+  const firstOperatorFile =
+    embeddedDir && embeddedDir !== IN_MEMORY ? await makeFirstOperator(operators, embeddedDir) : null;
+  app.use(consoleRouter({ accounts: operators, credentials, secureCookies: config.console.secureCookies }));
+  app.use('/admin', adminAuth({ accounts: operators, credentials, audit: moneyPath.audit }));
+  const care = new CustomerCare({
+    store: desk.store,
+    lifecycle: desk.lifecycle,
+    audit: moneyPath.audit,
+    region: config.defaultRegion,
+  });
+  // Every admin answer masked, or its reveal audited first (src/purchases/care/masking.ts).
+  app.use(
+    '/admin',
+    adminResponses({
+      credentials,
+      recordReveal: (actor, what, purchaseId) => care.recordReveal(actor, what, purchaseId),
+    }),
+  );
+  app.use(
+    createAdminRouter({
+      desk,
+      adminToken: credentials,
+      notifications: moneyPath.sms.store,
+      care,
+      story: (id) => purchaseStory(moneyPath.records, id),
+      counts: () => desk.store.countByState(),
+    }),
+  );
+  app.use(blocklistRouter(moneyPath.spend.store, credentials, config.defaultRegion));
+  // Issue 31: complaint cases beside the needs_attention purchases, and the operator's notice.
+  app.use(
+    caseRoutes({
+      cases: moneyPath.subscribers.cases,
+      credentials,
       region: config.defaultRegion,
-    });
-    // Every admin answer masked, or its reveal audited first (src/purchases/care/masking.ts).
-    app.use(
-      '/admin',
-      adminResponses({
-        credentials,
-        recordReveal: (actor, what, purchaseId) => care.recordReveal(actor, what, purchaseId),
-      }),
-    );
-    app.use(createAdminRouter({ desk, adminToken: credentials, notifications: moneyPath.sms.store, care }));
-    app.use(blocklistRouter(moneyPath.spend.store, credentials, config.defaultRegion));
-    // Issue 31: complaint cases beside the needs_attention purchases, and the operator's notice.
-    app.use(
-      caseRoutes({
-        cases: moneyPath.subscribers.cases,
-        credentials,
-        region: config.defaultRegion,
-        needsAttention: (limit) => desk.listByState('needs_attention', { limit }),
-      }),
-    );
-    app.use(noticeRoutes(moneyPath.subscribers.notices, credentials));
-    if (unmatched) app.use(paymentAdminRoutes(unmatched, credentials));
-    app.use(
-      reportRoutes({
-        db: moneyPath.records,
-        credentials,
-        timeZone: config.timeZone,
-        floatCurrency: config.agents.currency,
-      }),
-    );
-    app.use(
-      createAgentAdminRouter({
-        desk: new AgentDesk(moneyPath.agents, accountCheckFor(moneyPath.service), {
-          onDepositDecided: moneyPath.depositTold,
-          onRegistrationDecided: registrationTeller({
-            registry: moneyPath.agents.registry,
-            locales: moneyPath.locales,
-            send: moneyPath.tellAgent,
-          }),
+      needsAttention: (limit) => desk.listByState('needs_attention', { limit }),
+    }),
+  );
+  app.use(noticeRoutes(moneyPath.subscribers.notices, credentials));
+  if (unmatched && moneyPath.payments)
+    app.use(paymentAdminRoutes(unmatched, credentials, moneyPath.payments.store));
+  app.use(
+    reportRoutes({
+      db: moneyPath.records,
+      credentials,
+      timeZone: config.timeZone,
+      floatCurrency: config.agents.currency,
+    }),
+  );
+  app.use(
+    createAgentAdminRouter({
+      desk: new AgentDesk(moneyPath.agents, accountCheckFor(moneyPath.service), {
+        onDepositDecided: moneyPath.depositTold,
+        onRegistrationDecided: registrationTeller({
+          registry: moneyPath.agents.registry,
+          locales: moneyPath.locales,
+          send: moneyPath.tellAgent,
         }),
-        adminToken: credentials,
       }),
-    );
-  }
+      adminToken: credentials,
+    }),
+  );
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });
@@ -462,6 +499,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     outbox: moneyPath.outbox,
     metrics,
     balanceWatch,
+    firstOperatorFile,
     async close() {
       probes.drain();
       // Stop accepting, let hops in flight answer (bounded), then cut what is left.

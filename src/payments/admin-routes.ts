@@ -2,6 +2,9 @@ import express, { Router, type Request } from 'express';
 import { adminErrors, type ErrorAnswer } from '../http/admin-errors';
 import { operatorOf, requireBearer, type AdminCredential } from '../http/secrets';
 import { CareInputError } from '../purchases/care/care';
+import type { SqlPaymentStore } from './store/sql';
+import { REFUND_CARE_STATES } from './store/types';
+import { limitOf } from '../purchases/care/care';
 import {
   UnmatchedNotFoundError,
   UnmatchedQueryError,
@@ -35,6 +38,9 @@ function refusal(err: Error): ErrorAnswer | undefined {
  * `/admin/payments` (bearer ADMIN_TOKEN; numbers masked unless `?reveal=true`, like every admin
  * answer):
  *
+ * - `GET /refunds?limit=`: payments whose refund needs a person (refund_failed, needs_attention);
+ * - `GET /?receipt=`: the payments a provider's receipt names; `GET /of/:purchaseId`: a
+ *   purchase's payment and every notice kept for it (given the store);
  * - `GET /unmatched?limit=&olderThanMs=`: success notices no payment of ours took, received more
  *   than `olderThanMs` ago (default: the longest one may still be matched), newest first:
  *   `{olderThanMs, total, count, notices}` (./unmatched.ts). A bad value is a 400 naming it.
@@ -46,10 +52,32 @@ function refusal(err: Error): ErrorAnswer | undefined {
 export function paymentAdminRoutes(
   unmatched: UnmatchedPayments,
   credentials: string | readonly AdminCredential[],
+  payments?: Pick<SqlPaymentStore, 'getByPurchase' | 'noticesOf' | 'listByStates' | 'listByReceipt'>,
 ): Router {
   const router = Router();
   const admin = Router();
   admin.use(requireBearer(credentials));
+
+  if (payments) {
+    // Read only, for care's console: the refunds that need a person, a receipt's payments, a
+    // purchase's payment with every provider notice (callback) kept for it.
+    admin.get('/refunds', async (req, res) => {
+      const list = await payments.listByStates(REFUND_CARE_STATES, limitOf(req.query.limit, 50, 500));
+      res.json({ states: REFUND_CARE_STATES, count: list.length, payments: list });
+    });
+    admin.get('/', async (req, res) => {
+      const receipt = req.query.receipt;
+      if (typeof receipt !== 'string' || receipt.trim() === '' || receipt.length > 64)
+        throw new CareInputError('receipt', 'receipt must be a non-empty string of at most 64 characters');
+      const list = await payments.listByReceipt(receipt.trim());
+      res.json({ receipt: receipt.trim(), count: list.length, payments: list });
+    });
+    admin.get('/of/:purchaseId', async (req, res) => {
+      const payment = await payments.getByPurchase(req.params.purchaseId);
+      const notices = payment ? await payments.noticesOf(payment.id) : [];
+      res.json({ purchaseId: req.params.purchaseId, payment, notices });
+    });
+  }
 
   admin.get('/unmatched', async (req, res) => {
     const query = unmatchedQuery({ limit: req.query.limit, olderThanMs: req.query.olderThanMs });

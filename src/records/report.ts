@@ -324,3 +324,60 @@ async function openLines(tx: Queryable, to: string): Promise<OpenLine[]> {
     .map((row) => ({ state: row.state, count: row.count, amount: money(row.currency, row.amount) }))
     .sort((a, b) => order(a.state) - order(b.state) || a.amount.currency.localeCompare(b.amount.currency));
 }
+
+/** Succeeded purchases of one local hour (0–23) and product, per currency. */
+export interface HourLine {
+  hour: number;
+  productType: string;
+  count: number;
+  amount: Money;
+}
+
+/**
+ * The day's sales per local hour and product (the console's chart): the purchases the daily
+ * report counts, each at the hour it entered `succeeded`.
+ */
+export async function hourlySales(
+  db: Database,
+  options: DailyReportOptions,
+): Promise<{ date: string; timeZone: string; hours: HourLine[] }> {
+  const { date, timeZone } = checkOptions(options);
+  const result = await db.query<{
+    hour: number;
+    product_type: string;
+    currency: string;
+    count: number;
+    amount: string;
+  }>(
+    `WITH bounds AS (
+       SELECT ($1::date)::timestamp AT TIME ZONE $2 AS from_at, ($1::date + 1)::timestamp AT TIME ZONE $2 AS to_at
+     ),
+     of_day AS (
+       SELECT t.purchase_id, t.at
+         FROM purchase_transitions t, bounds b
+        WHERE t.to_state = 'succeeded' AND t.from_state IS DISTINCT FROM 'succeeded'
+          AND t.at >= b.from_at AND t.at < b.to_at
+          AND NOT EXISTS (
+            SELECT 1 FROM purchase_transitions e
+             WHERE e.purchase_id = t.purchase_id AND e.version < t.version
+               AND e.to_state = 'succeeded' AND e.from_state IS DISTINCT FROM 'succeeded')
+     )
+     SELECT extract(hour FROM (of_day.at AT TIME ZONE $2))::int AS hour, p.product_type,
+            p.currency::text AS currency, count(*)::int AS count, sum(p.amount_minor)::text AS amount
+       FROM purchases p JOIN of_day ON of_day.purchase_id = p.id
+      WHERE p.state = 'succeeded'
+      GROUP BY 1, 2, 3
+      ORDER BY 1, 2, 3`,
+    [date, timeZone],
+  );
+  return {
+    date,
+    timeZone,
+    hours: result.rows.map((row) => ({
+      hour: row.hour,
+      productType: row.product_type,
+      count: row.count,
+      amount: money(row.currency, row.amount),
+    })),
+  };
+}

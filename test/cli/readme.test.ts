@@ -92,6 +92,7 @@ it('docs/cli.md names the CLI commands it documents', () => {
     'confirm',
     'help',
     'ledger',
+    'operator',
     'payments',
     'purchases',
     'report',

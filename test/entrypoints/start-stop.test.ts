@@ -53,6 +53,7 @@ function run(entry: string, env: Record<string, string>): Run {
       PAYMENT_PROVIDER: 'none',
       AGENT_PIN_SECRET: 'start-stop-test-agent-pin-secret-0123456789',
       TOKEN_ENCRYPTION_KEY: 'start-stop-test-token-encryption-key-0123456789',
+      OPERATOR_PASSWORD_PEPPER: 'start-stop-test-operator-password-pepper-0123',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -155,6 +156,10 @@ describe('gateway entry (src/main.ts)', () => {
     // The tokens' key (#36 item 3): without it a dump of the database hands out every token.
     expect(await failsWithOneLine('src/main.ts', { TOKEN_ENCRYPTION_KEY: '' })).toBe(
       'gateway: NODE_ENV=production needs TOKEN_ENCRYPTION_KEY (32+ random characters, kept outside the database): tokens and SMS texts are sealed with it at rest',
+    );
+    // The console's password pepper, likewise (src/operators/pepper.ts).
+    expect(await failsWithOneLine('src/main.ts', { OPERATOR_PASSWORD_PEPPER: '' })).toBe(
+      "gateway: NODE_ENV=production needs OPERATOR_PASSWORD_PEPPER (32+ random characters, kept outside the database): operators' password hashes are peppered with it",
     );
     expect(await failsWithOneLine('src/main.ts', { ADMIN_TOKEN: 'short' })).toBe(
       'gateway: ADMIN_TOKEN must be at least 16 characters',

@@ -194,6 +194,7 @@ async function startGateway(provider: 'mpesa' | 'momo'): Promise<{ url: string; 
       SMS_DRIVER: 'http',
       SMS_HTTP_URL: sink.url,
       AGENT_PIN_SECRET: 'production-run-agent-pin-secret-0123456789',
+      OPERATOR_PASSWORD_PEPPER: 'production-run-operator-password-pepper-0123',
     },
     async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok ?? false,
   );

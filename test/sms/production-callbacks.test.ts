@@ -22,6 +22,7 @@ function productionEnv(extra: Record<string, string> = {}): Record<string, strin
   return {
     NODE_ENV: 'production',
     AGENT_PIN_SECRET: 'production-callbacks-test-pin-secret-0123',
+    OPERATOR_PASSWORD_PEPPER: 'production-callbacks-operator-pepper-0123456',
     ...sandboxServiceEnv(sandbox.url),
     ALLOW_IN_MEMORY: 'true',
     ALLOW_OUTBOX_SMS: 'true',

@@ -52,7 +52,8 @@ const route =
 export function createAgentAdminRouter(options: AgentAdminRouterOptions): Router {
   const router = Router();
   const token = options.adminToken;
-  if (token === undefined || token.length === 0) return router;
+  // An empty list: no shared token, the gate of `/admin` (src/operators/admin-auth.ts) names the caller.
+  if (token === undefined || token === '') return router;
   const { desk } = options;
 
   const admin = Router();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MIN_PEPPER_LENGTH } from '../../operators/pepper';
 import { doc, FLAGS, int, optionalString } from '../variables';
 
 /**
@@ -16,6 +17,21 @@ export const operators = {
   ADMIN_TOKENS: doc(
     optionalString,
     'more operator tokens, one per person (`alice:<token>,bob:<token>`); the audit trail names who acted',
+  ),
+  OPERATOR_PASSWORD_PEPPER: doc(
+    optionalString.pipe(
+      z.string().min(MIN_PEPPER_LENGTH, `must be at least ${MIN_PEPPER_LENGTH} characters`).optional(),
+    ),
+    "server secret every operator's console password hash is peppered with (HMAC-SHA256 before scrypt); required in production, and changing it invalidates every password (`operator reset` each)",
+    'unset: a random key made at first start in `<DATA_DIR>/secrets/operator-password.key` (in memory for `memory://`)',
+  ),
+  CONSOLE_IDLE_MINUTES: doc(
+    int(30, 1, 720),
+    'a console login ends after this many minutes without a request (and after 12 hours whatever it does)',
+  ),
+  CONSOLE_LOCKOUT_MINUTES: doc(
+    int(15, 1, 1440),
+    'how long an operator account stays locked after 5 wrong passwords in a row',
   ),
   BALANCE_POLL_INTERVAL_MS: doc(
     int(60000, 0, 86_400_000),

@@ -534,6 +534,24 @@ export class SqlPaymentStore {
     });
   }
 
+  /** Payments in `states`, oldest change first (care's queue of refunds that need a person). */
+  async listByStates(states: readonly PaymentRecordState[], limit: number): Promise<PaymentRecord[]> {
+    const result = await this.db.query<Row>(
+      'SELECT record FROM payments WHERE state = ANY($1) ORDER BY requested_at, id LIMIT $2',
+      [states, limit],
+    );
+    return result.rows.map((row) => row.record);
+  }
+
+  /** The payments a provider's receipt (an M-Pesa receipt number) names: care's search. */
+  async listByReceipt(receipt: string): Promise<PaymentRecord[]> {
+    const result = await this.db.query<Row>(
+      'SELECT record FROM payments WHERE receipt = $1 ORDER BY requested_at DESC LIMIT 20',
+      [receipt],
+    );
+    return result.rows.map((row) => row.record);
+  }
+
   /** Every notice kept for a payment, oldest first (for care). */
   async noticesOf(paymentId: string): Promise<{ outcome: NoticeOutcome; notice: ProviderNotice }[]> {
     return noticesOf(this.db, paymentId);

@@ -19,13 +19,29 @@ export type CareAction =
   | 'notice_clear'
   | 'forget'
   // A payment notice no payment took, closed once its money was dealt with (src/payments/unmatched.ts).
-  | 'resolve_unmatched';
+  | 'resolve_unmatched'
+  // Operator accounts and their console sessions (src/operators), and any other change an
+  // operator made through the admin API (its method, path and answer's status).
+  | OperatorAction
+  | 'admin_change';
+
+export type OperatorAction =
+  | 'operator_add'
+  | 'operator_reset'
+  | 'operator_disable'
+  | 'operator_enable'
+  | 'operator_password'
+  | 'operator_token'
+  | 'operator_token_revoke'
+  | 'operator_login'
+  | 'operator_logout'
+  | 'operator_lockout';
 
 export interface AuditEntry {
   id: string;
   /** ISO time. */
   at: string;
-  /** The admin token's label (`ADMIN_TOKENS`), or `cli:<user>` for the operator CLI. */
+  /** The operator's name (console or personal token), the admin token's label (`ADMIN_TOKENS`), or `cli:<user>`. */
   actor: string;
   action: CareAction;
   purchaseId: string | null;

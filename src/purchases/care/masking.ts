@@ -93,7 +93,9 @@ function purchaseShown(path: string): string | undefined {
  */
 export function adminResponses(options: AdminResponsesOptions): RequestHandler {
   return (req, res, next) => {
-    const operator = credentialLabel(req.get('authorization'), options.credentials);
+    // Named by the gate of `/admin` (src/operators/admin-auth.ts), else by a shared token.
+    const caller = res.locals.caller as { name?: string } | undefined;
+    const operator = caller?.name ?? credentialLabel(req.get('authorization'), options.credentials);
     if (operator === undefined) {
       next();
       return;

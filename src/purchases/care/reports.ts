@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { requireBearer, type AdminCredential } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
 import type { Database } from '../../records/database';
-import { dailyReport, ReportInputError } from '../../records/report';
+import { dailyReport, hourlySales, ReportInputError } from '../../records/report';
 import { reportCsv } from '../../records/report-csv';
 import { maskForDisplay } from './masking';
 
@@ -54,6 +54,20 @@ export function reportRoutes(options: ReportRoutesOptions): Router {
         return;
       }
       log.error('daily report failed', { error });
+      res.status(500).json({ error: 'internal', message: 'the report failed; see the logs' });
+    }
+  });
+  // The day's sales per local hour and product (the console's chart).
+  admin.get('/hourly', async (req, res) => {
+    try {
+      const date = typeof req.query.date === 'string' ? req.query.date : '';
+      res.json(await hourlySales(options.db, { date, timeZone: options.timeZone }));
+    } catch (error) {
+      if (error instanceof ReportInputError) {
+        res.status(400).json({ error: 'invalid_request', field: error.field, message: error.message });
+        return;
+      }
+      log.error('hourly report failed', { error });
       res.status(500).json({ error: 'internal', message: 'the report failed; see the logs' });
     }
   });
