@@ -23,6 +23,7 @@ export const FAULT_KINDS = [
   'slow',
   'drop',
   'upstream_error',
+  'provider_error',
   'proxy_page',
 ] as const;
 
@@ -54,6 +55,8 @@ export class Faults extends FaultBook<FaultEndpoint, FaultKind> {}
 /** The error a fault answers with (`slow` and `drop` have none). */
 export function faultError(kind: FaultKind): SandboxError | ProxyPage {
   switch (kind) {
+    case 'provider_error':
+      return new SandboxError('provider_error', 'The provider declined the purchase (sandbox fault)');
     case 'upstream_error':
       return new SandboxError('upstream_error', 'The upstream provider call failed (sandbox fault)');
     case 'proxy_page':
