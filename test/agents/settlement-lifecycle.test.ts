@@ -13,7 +13,7 @@ import { InProcessJobQueue } from '../../src/purchases/queue';
 import { SETTLED_STATES, SqlPurchaseStore } from '../../src/purchases/store';
 import { AgentSide } from '../../src/sales/agent-side';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
-import { TEST_METERS, startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { SANDBOX_ACCOUNTS, TEST_METERS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import type { Database } from '../../src/records/database';
 import { testDatabase } from '../support/database';
 import { until } from '../support/wait';
@@ -98,6 +98,7 @@ async function sell(
   meter: string,
   totalMinor: number,
   on: RunningPurchaseDesk = desk,
+  debitedAccountId = 1001,
 ): Promise<{ key: string; record: PurchaseRecord }> {
   const key = `sale-${++seq}`;
   const intent: PurchaseIntent = {
@@ -105,7 +106,7 @@ async function sell(
     providerCode: 'BPC',
     subscriberIdentifier: meter,
     amount: { currency: 'BWP', minor: totalMinor - 150 },
-    debitedAccountId: 1001,
+    debitedAccountId,
     beneficiaryMsisdn: `2677222000${seq}`,
     requesterMsisdn: agent.msisdn,
     language: 'en-BW',
@@ -238,6 +239,67 @@ describe('no notifier wired', () => {
     expect(await outbox.list({ to: agent.msisdn })).not.toContainEqual(
       expect.objectContaining({ purchaseId: ok.record.id }),
     );
+    await expectBalanced();
+  });
+});
+
+describe('a managed-retry debit account (the service retries a failure itself)', () => {
+  const WINDOW_MS = 1500;
+  let managed: RunningPurchaseDesk;
+  let managedJobs: InProcessJobQueue;
+  beforeAll(async () => {
+    const agentSide = new AgentSide(agents, 'Africa/Gaborone');
+    managed = createPurchaseDesk({
+      store,
+      queue: (managedJobs = new InProcessJobQueue({ retryDelayMs: 50 })),
+      service: makeService(sandbox.url),
+      settlement: agentSide,
+      notifier: createNotifier({
+        queue: sms,
+        locales: loadLocales(),
+        floatOf: async (msisdn) => (await agentSide.floatOf(msisdn))?.available ?? null,
+      }),
+      config: {
+        ...lifecycleConfig,
+        reconcile: {
+          ...lifecycleConfig.reconcile,
+          managedRetryAccountIds: [SANDBOX_ACCOUNTS.managedRetry],
+          managedRetryWindowMs: WINDOW_MS,
+        },
+      },
+      settings: { inFlightMarginMs: 100, maxDelayMs: 200 },
+    });
+    await managed.startWorker();
+  });
+  afterAll(() => managedJobs.close());
+
+  it("a refused confirm keeps the agent's hold through the window, then needs attention: never released", async () => {
+    const before = await agents.float.balance(agent.msisdn);
+    // The blocked meter: confirm answers 422 meter_blocked, a refusal that would release the hold.
+    const { key, record } = await sell(TEST_METERS.blocked, 1_150, managed, SANDBOX_ACCOUNTS.managedRetry);
+    const done = await until(
+      'the purchase handed to a person',
+      async () => {
+        const r = await store.get(record.id);
+        expect(r?.state).not.toBe('failed');
+        // Held the whole time: the service may still sell it.
+        expect((await agents.float.reservation(agent.msisdn, key))?.state).toBe('held');
+        // Handed over: its settlement ran before the note (notifiedAt).
+        return r?.state === 'needs_attention' && r.notifiedAt !== null ? r : null;
+      },
+      { timeoutMs: 15_000 },
+    );
+    expect(Date.parse(done.managedRetryUntil!) - Date.parse(done.confirmSentAt!)).toBe(WINDOW_MS);
+    expect(Date.parse(done.settledAt!)).toBeGreaterThanOrEqual(Date.parse(done.managedRetryUntil!));
+    expect(done.failure).toMatchObject({ code: 'retries_disabled', charged: 'unknown' });
+    expect(await agents.float.reservation(agent.msisdn, key)).toMatchObject({
+      state: 'held',
+      amountMinor: 1_150,
+    });
+    expect(await agents.float.balance(agent.msisdn)).toMatchObject({
+      availableMinor: before.availableMinor - 1_150,
+      heldMinor: before.heldMinor + 1_150,
+    });
     await expectBalanced();
   });
 });
