@@ -286,6 +286,47 @@ describe('payment machine: the refund', () => {
     const attention = { ...asked.next, state: 'needs_attention' as const };
     expect(to(attention, refundAnswer('successful', 'AG_1', 5000))).toBe('refunded');
   });
+  /** A status query that found no such refund, as each adapter says it, `seconds` after T0. */
+  const notFound = (detail: 'RESOURCE_NOT_FOUND' | 'not_found', seconds: number): PaymentEvent => ({
+    type: 'REFUND_ANSWER',
+    status: { state: 'failed', providerReference: 'AG_1', detail },
+    at: at(seconds),
+    random: 0,
+  });
+
+  it.each(['RESOURCE_NOT_FOUND', 'not_found'] as const)(
+    'a refund status answered "not found" (%s) is asked again with backoff, never refused, until its deadline',
+    (detail) => {
+      let current = asked.next;
+      const waits: number[] = [];
+      for (const seconds of [620, 640, 680, 760]) {
+        const decision = decidePayment(current, notFound(detail, seconds), settings)!;
+        expect(decision.to).toBe('refund_requested');
+        expect(decision.next.refund).toMatchObject({ decidedAt: null, detail });
+        waits.push(decision.delayMs!);
+        current = decision.next;
+      }
+      // Backoff: each wait at least the one before, and never past the refund's deadline.
+      expect(waits).toEqual([...waits].sort((a, b) => a - b));
+      expect(waits[waits.length - 1]).toBeGreaterThan(waits[0]);
+      const nearDeadline = decidePayment(current, notFound(detail, 600 + 1795), settings)!;
+      expect(nearDeadline.delayMs).toBeLessThanOrEqual(5000);
+      // At its deadline, still unknown to the provider: a person finds out; not "refused".
+      expect(to(current, notFound(detail, 600 + 1800))).toBe('needs_attention');
+      // And a not-found never turns a refund that needs attention into a refused one.
+      expect(to({ ...current, state: 'needs_attention' }, notFound(detail, 5000))).toBeNull();
+    },
+  );
+
+  it('a refund the provider really refused is still refused (a failed status with its reason)', () => {
+    const refused: PaymentEvent = {
+      type: 'REFUND_ANSWER',
+      status: { state: 'failed', providerReference: 'AG_1', detail: 'PAYER_NOT_FOUND' },
+      at: at(700),
+      random: 0,
+    };
+    expect(to(asked.next, refused)).toBe('refund_failed');
+  });
 });
 
 describe('payment machine: helpers', () => {

@@ -11,6 +11,7 @@ import {
   nextPoll,
   paidFacts,
   polled,
+  refundNotFound,
   waitUntil,
 } from './payment/verdicts';
 
@@ -84,8 +85,9 @@ export const paymentMachine = setup({
     requestUnknown: ({ event }) => event.type === 'REQUEST_ERR' && event.error.outcome === 'unknown',
     pastExpiry: ({ context, event }) => ms(eventAt(event)) >= ms(context.payment.expiresAt),
     refundDone: ({ event }) => event.type === 'REFUND_ANSWER' && event.status.state === 'successful',
+    /** The provider refused the refund (a not-found status answer is no refusal: see refundNotFound). */
     refundRefused: ({ event }) =>
-      (event.type === 'REFUND_ANSWER' && event.status.state === 'failed') ||
+      (event.type === 'REFUND_ANSWER' && event.status.state === 'failed' && !refundNotFound(event.status)) ||
       (event.type === 'REFUND_ERR' && event.error.outcome !== 'unknown'),
     pastRefundDeadline: ({ context, event }) => ms(eventAt(event)) >= ms(context.payment.refund?.deadlineAt),
   },
@@ -208,7 +210,7 @@ export const paymentMachine = setup({
         const status = event.type === 'REFUND_ANSWER' ? event.status : null;
         const settles =
           status !== null
-            ? status.state !== 'pending'
+            ? status.state !== 'pending' && !refundNotFound(status)
             : event.type === 'REFUND_ERR' && event.error.outcome !== 'unknown';
         return {
           ...context.payment,

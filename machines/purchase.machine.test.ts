@@ -230,6 +230,166 @@ describe('purchase machine: reconcile outcomes', () => {
   });
 });
 
+describe('purchase machine: only a verdict code settles a failure (an allow-list)', () => {
+  const retryErr = (over: Partial<ErrorInfo>, seconds = 120) =>
+    ({ type: 'RETRY_ERR', error: err(over), at: at(seconds), random: 0 }) as const;
+  const confirmErr = (over: Partial<ErrorInfo>) =>
+    ({ type: 'CONFIRM_ERR', error: err(over), at: at(1), random: 0 }) as const;
+
+  it.each([
+    ['upstream_error 422: the service could not ask the provider', { status: 422, code: 'upstream_error' }],
+    ['an unknown legacy code in a 400', { status: 400, code: 'E042' }],
+    ['an unknown legacy code in a 422', { status: 422, code: 'PROVIDER_DOWN' }],
+    ['duplicate_request 409', { status: 409, code: 'duplicate_request' }],
+    ['403 forbidden', { status: 403, code: 'forbidden' }],
+    ['a proxy page 400', { status: 400, code: 'http_400' }],
+    ['provider_busy 422 (transient)', { status: 422, code: 'provider_busy', retryable: true }],
+  ] as const)('retry answered %s: asked again, no verdict', (_label, over) => {
+    const decision = decide(reconciling, retryErr(over), settings);
+    expect(decision).toMatchObject({ to: 'reconciling', patch: { failure: null } });
+    expect(decision!.delayMs).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['meter_blocked', 422],
+    ['provider_error', 422],
+    ['insufficient_balance', 402],
+    ['amount_above_maximum', 400],
+  ] as const)('retry answered %s: the transaction genuinely failed', (code, status) => {
+    expect(decide(reconciling, retryErr({ status, code }), settings)).toMatchObject({
+      to: 'failed',
+      patch: { failure: { code, charged: false } },
+    });
+  });
+
+  it.each([
+    ['a proxy page (404 without an envelope)', { status: 404, code: 'http_404' }],
+    ['a 400 page without an envelope', { status: 400, code: 'http_400' }],
+    ['upstream_error 422', { status: 422, code: 'upstream_error' }],
+    ['an unknown legacy code', { status: 400, code: 'E042' }],
+  ] as const)('confirm answered %s: unknown, reconciled, never failed', (_label, over) => {
+    expect(decide(confirming, confirmErr(over), settings)).toMatchObject({
+      to: 'unknown',
+      patch: { failure: null, reconcileDeadlineAt: at(1800) },
+    });
+  });
+
+  it('confirm refused with a documented code, or before sending (status 0), fails not charged', () => {
+    for (const over of [
+      { status: 422, code: 'meter_blocked' },
+      { status: 400, code: 'amount_below_minimum' },
+      { status: 0, code: 'unsupported_product' },
+    ])
+      expect(decide(confirming, confirmErr(over), settings)).toMatchObject({
+        to: 'failed',
+        patch: { failure: { charged: false } },
+      });
+  });
+});
+
+describe('purchase machine: a managed-retry debit account', () => {
+  const WINDOW_S = 1800;
+  const managedSettings: LifecycleSettings = {
+    ...settings,
+    managedRetryAccountIds: [1004],
+    managedRetryWindowMs: WINDOW_S * 1000,
+  };
+  const managed = (over: Parameters<typeof record>[0] = {}) =>
+    record({ intent: { ...record().intent, debitedAccountId: 1004 }, ...over });
+  const retryErr = (over: Partial<ErrorInfo>, seconds: number) =>
+    ({ type: 'RETRY_ERR', error: err(over), at: at(seconds), random: 0 }) as const;
+  const reconcilingManaged = managed({
+    state: 'reconciling',
+    version: 4,
+    confirmSentAt: SENT,
+    confirmAttempts: 1,
+    managedRetryUntil: at(WINDOW_S),
+    reconcileDeadlineAt: at(WINDOW_S + 1800),
+  });
+
+  it("the confirm stores the account's mode: the end of the service's own retries, or null", () => {
+    const start = { type: 'CONFIRM_START', at: at(0) } as const;
+    expect(decide(managed(), start, managedSettings)?.patch.managedRetryUntil).toBe(at(WINDOW_S));
+    expect(decide(record(), start, managedSettings)?.patch.managedRetryUntil).toBeNull();
+    // Self-managed by default: no account listed.
+    expect(decide(managed(), start, settings)?.patch.managedRetryUntil).toBeNull();
+  });
+
+  it('a confirm refusal is not final: unknown, reconciled past the window', () => {
+    const confirmingManaged = managed({
+      state: 'confirming',
+      version: 2,
+      confirmSentAt: SENT,
+      confirmAttempts: 1,
+      managedRetryUntil: at(WINDOW_S),
+    });
+    const decision = decide(
+      confirmingManaged,
+      { type: 'CONFIRM_ERR', error: err({ status: 422, code: 'meter_blocked' }), at: at(1), random: 0 },
+      managedSettings,
+    );
+    expect(decision).toMatchObject({
+      to: 'unknown',
+      patch: { failure: null, reconcileDeadlineAt: at(WINDOW_S + 1800), managedRetryUntil: at(WINDOW_S) },
+    });
+  });
+
+  it('before the window has passed, no answer but a success settles it', () => {
+    for (const over of [
+      { status: 403, code: 'retries_disabled' },
+      { status: 422, code: 'provider_error' },
+      { status: 404, code: 'transaction_not_found' },
+    ])
+      expect(
+        decide({ ...reconcilingManaged, notFoundCount: 1 }, retryErr(over, WINDOW_S - 1), managedSettings)
+          ?.to,
+      ).toBe('reconciling');
+    expect(
+      decide(
+        reconcilingManaged,
+        { type: 'RETRY_OK', tx: tx('SUCCESSFUL'), at: at(300), random: 0 },
+        managedSettings,
+      )?.to,
+    ).toBe('succeeded');
+  });
+
+  it('not-found answers inside the window are not counted towards "not charged"', () => {
+    const early = decide(
+      reconcilingManaged,
+      retryErr({ status: 404, code: 'transaction_not_found' }, 600),
+      managedSettings,
+    )!;
+    expect(early.patch.notFoundCount).toBe(0);
+  });
+
+  it('past the window: retries_disabled → needs_attention (never a refund); a verdict → failed', () => {
+    expect(
+      decide(
+        reconcilingManaged,
+        retryErr({ status: 403, code: 'retries_disabled' }, WINDOW_S + 1),
+        managedSettings,
+      ),
+    ).toMatchObject({
+      to: 'needs_attention',
+      patch: { failure: { code: 'retries_disabled', charged: 'unknown' } },
+    });
+    expect(
+      decide(
+        reconcilingManaged,
+        retryErr({ status: 422, code: 'provider_error' }, WINDOW_S + 1),
+        managedSettings,
+      ),
+    ).toMatchObject({ to: 'failed', patch: { failure: { code: 'provider_error', charged: false } } });
+  });
+
+  it('a restart with other settings decides the same: the stored window rules', () => {
+    // The account was taken out of managed mode since the confirm: the record still says managed.
+    expect(
+      decide(reconcilingManaged, retryErr({ status: 422, code: 'provider_error' }, 600), settings)?.to,
+    ).toBe('reconciling');
+  });
+});
+
 describe('purchase machine: states', () => {
   it('has exactly the lifecycle states; settled ones take nothing but a late-found success (and an operator)', () => {
     const states = Object.values(purchaseMachine.root.states);

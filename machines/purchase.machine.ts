@@ -6,11 +6,13 @@ import type { LifecycleSettings, PurchaseContext, PurchaseEvent } from './purcha
 import {
   backoffMs,
   errorOf,
+  isConfirmRefusal,
   isDefinitiveRefusal,
   isNotSent,
   isResendable,
+  mayConclude,
   ms,
-  pastInFlight,
+  pastManagedWindow,
   recheckUntil,
   waitMs,
   type TimedEvent,
@@ -47,14 +49,20 @@ export const purchaseMachine = setup({
       context.confirmAttempts < context.settings.maxConfirmAttempts,
     neverReachedService: ({ event }) =>
       event.type === 'CONFIRM_ERR' && (isNotSent(event.error) || isResendable(event.error)),
-    outcomeUnknown: ({ event }) => event.type === 'CONFIRM_ERR' && event.error.outcome === 'unknown',
+    /**
+     * The service refused the confirm with a documented code and owns no retry of it (a
+     * managed-retry account's service retries a refusal itself: not final for its window).
+     */
+    confirmRefused: ({ context, event }) =>
+      event.type === 'CONFIRM_ERR' && isConfirmRefusal(event.error) && context.managedRetryUntil === null,
     /**
      * `retries_disabled` (managed-retry account): the gateway cannot learn the outcome, so an
      * operator must — but only once the original confirm can no longer be in flight, since the
-     * account mode is answered whatever the transaction's state and a live confirm may still answer.
+     * account mode is answered whatever the transaction's state and a live confirm may still answer,
+     * and once the service's own retries are over (managedRetryUntil).
      */
     retriesDisabled: ({ context, event }) =>
-      event.type === 'RETRY_ERR' && event.error.code === 'retries_disabled' && pastInFlight(context, event),
+      event.type === 'RETRY_ERR' && event.error.code === 'retries_disabled' && mayConclude(context, event),
     /**
      * `transaction_not_found` repeated, both answers given once the original confirm could no
      * longer be in flight (notFoundCount counts only those: see countNotFound).
@@ -63,7 +71,7 @@ export const purchaseMachine = setup({
       event.type === 'RETRY_ERR' &&
       event.error.code === 'transaction_not_found' &&
       context.notFoundCount + 1 >= 2 &&
-      pastInFlight(context, event),
+      mayConclude(context, event),
     isNotFound: ({ event }) => event.type === 'RETRY_ERR' && event.error.code === 'transaction_not_found',
     /** Only a verdict inferred from silence is re-checked, never the service's own refusal. */
     noChargeFound: ({ context, event }) =>
@@ -71,7 +79,8 @@ export const purchaseMachine = setup({
       event.tx.status === 'SUCCESSFUL' &&
       context.failure?.charged === false &&
       context.failure.code === 'transaction_not_found',
-    definitiveRefusal: ({ event }) => event.type === 'RETRY_ERR' && isDefinitiveRefusal(event.error),
+    definitiveRefusal: ({ context, event }) =>
+      event.type === 'RETRY_ERR' && isDefinitiveRefusal(event.error) && pastManagedWindow(context, event),
     pastDeadline: ({ context, event }) => ms(event.at) >= ms(context.reconcileDeadlineAt),
   },
   actions: {
@@ -80,6 +89,13 @@ export const purchaseMachine = setup({
       confirmInFlightUntil: ({ context, event }) =>
         new Date(ms((event as { at: string }).at) + context.settings.confirmTimeoutMs).toISOString(),
       confirmAttempts: ({ context }) => context.confirmAttempts + 1,
+      // The debit account's mode as it is when this confirm goes out: a restart decides the same.
+      managedRetryUntil: ({ context, event }) =>
+        context.settings.managedRetryAccountIds?.includes(context.debitedAccountId)
+          ? new Date(
+              ms((event as { at: string }).at) + (context.settings.managedRetryWindowMs ?? 30 * 60_000),
+            ).toISOString()
+          : null,
       delayMs: null,
     }),
     scheduleResend: assign({
@@ -115,7 +131,10 @@ export const purchaseMachine = setup({
       settledAt: ({ event }) => (event as { at: string }).at,
       delayMs: null,
     }),
-    /** Entering `unknown`: the deadline runs from the confirm, reconcile starts after one base delay. */
+    /**
+     * Entering `unknown`: the deadline runs from the confirm (from the end of a managed-retry
+     * account's own retries, when later), reconcile starts after one base delay.
+     */
     becomeUnknown: assign({
       lastError: ({ event }) =>
         errorOf(event) ??
@@ -129,16 +148,19 @@ export const purchaseMachine = setup({
       confirmEndedAt: ({ event }) => (event.type === 'CONFIRM_LOST' ? null : (event as { at: string }).at),
       reconcileDeadlineAt: ({ context, event }) =>
         new Date(
-          (Number.isFinite(ms(context.confirmSentAt))
-            ? ms(context.confirmSentAt)
-            : ms((event as { at: string }).at)) + context.settings.deadlineMs,
+          Math.max(
+            Number.isFinite(ms(context.confirmSentAt))
+              ? ms(context.confirmSentAt)
+              : ms((event as { at: string }).at),
+            ms(context.managedRetryUntil) || -Infinity,
+          ) + context.settings.deadlineMs,
         ).toISOString(),
       delayMs: ({ context }) => context.settings.baseDelayMs,
     }),
     /** A not-found while the confirm may still be in flight proves nothing and is not counted. */
     countNotFound: assign({
       notFoundCount: ({ context, event }) =>
-        pastInFlight(context, event as TimedEvent) ? context.notFoundCount + 1 : context.notFoundCount,
+        mayConclude(context, event as TimedEvent) ? context.notFoundCount + 1 : context.notFoundCount,
     }),
     resetNotFound: assign({ notFoundCount: 0 }),
     waitAndAskAgain: assign({
@@ -167,8 +189,9 @@ export const purchaseMachine = setup({
       failure: () => ({
         code: 'retries_disabled',
         message:
-          'The debit account is in managed-retry mode: the service owns the outcome; find the ' +
-          'transaction by its external reference and resend the token if it succeeded',
+          'The debit account is in managed-retry mode: the service owns the outcome (it refunds the ' +
+          'account if its own retries failed); find the transaction by its external reference and ' +
+          "resend the token if it succeeded, or return the buyer's money if it did not",
         charged: 'unknown' as const,
       }),
       settledAt: ({ event }) => (event as { at: string }).at,
@@ -238,8 +261,10 @@ export const purchaseMachine = setup({
         CONFIRM_ERR: [
           { guard: 'mayResend', target: 'created', actions: 'scheduleResend' },
           { guard: 'neverReachedService', target: 'failed', actions: 'failNotCharged' },
-          { guard: 'outcomeUnknown', target: 'unknown', actions: 'becomeUnknown' },
-          { target: 'failed', actions: 'failNotCharged' },
+          { guard: 'confirmRefused', target: 'failed', actions: 'failNotCharged' },
+          // Unknown outcome (timeout, 5xx), a 4xx that is no verdict (a proxy's page, an unknown
+          // code, upstream_error), or a refusal a managed-retry account's service still retries.
+          { target: 'unknown', actions: 'becomeUnknown' },
         ],
         CONFIRM_LOST: { target: 'unknown', actions: 'becomeUnknown' },
       },
@@ -306,6 +331,8 @@ export type PurchaseSnapshot = SnapshotFrom<typeof purchaseMachine>;
 export function contextOf(record: PurchaseRecord, settings: LifecycleSettings): PurchaseContext {
   return {
     settings,
+    debitedAccountId: record.intent.debitedAccountId,
+    managedRetryUntil: record.managedRetryUntil ?? null,
     confirmSentAt: record.confirmSentAt,
     confirmInFlightUntil: record.confirmInFlightUntil ?? null,
     recheckUntil: record.recheckUntil ?? null,
@@ -330,6 +357,7 @@ export interface Decision {
     PurchaseRecord,
     | 'confirmSentAt'
     | 'confirmInFlightUntil'
+    | 'managedRetryUntil'
     | 'recheckUntil'
     | 'confirmEndedAt'
     | 'confirmAttempts'
@@ -356,7 +384,7 @@ export function decide(
   });
   if (!snapshot.can(event)) return null;
   const [next] = transition(purchaseMachine, snapshot, event);
-  const { settings: _settings, delayMs, ...patch } = next.context;
+  const { settings: _settings, debitedAccountId: _account, delayMs, ...patch } = next.context;
   return { from: record.state, to: next.value as PurchaseState, patch, delayMs };
 }
 

@@ -3,6 +3,7 @@
  * payment's success (`mismatchOf`), the polling backoff within the payer's window, and reading
  * the facts and errors out of an event. The guards and actions of `payment.machine.ts` ask these.
  */
+import type { RefundStatus } from '../../src/payments/port';
 import type { PaymentRecord } from '../../src/payments/store/types';
 import type { Money } from '../../src/vas/money';
 import type { PaymentContext, PaymentEvent, PaymentFacts, PaymentLifecycleSettings } from './types';
@@ -73,6 +74,18 @@ export const nextPoll = ({ context, event }: { context: PaymentContext; event: P
 /** What a callback or status answer says about the money; null for any other event. */
 export const paidFacts = (event: PaymentEvent): { state: string; amount?: Money; receipt?: string } | null =>
   event.type === 'CALLBACK' ? event.notice : event.type === 'STATUS' ? event.status : null;
+
+/**
+ * How the adapters say a refund status query found no such refund (MoMo's 404
+ * `RESOURCE_NOT_FOUND`, the generic provider's 404 `not_found`). Not a refusal: MoMo answers it
+ * for a while after its own 202 (it lags), so the refund is asked about again until its deadline,
+ * and past it goes to a person as unanswered — never as refused, which a person would refund again.
+ */
+const REFUND_NOT_FOUND = new Set(['not_found', 'RESOURCE_NOT_FOUND']);
+
+/** A refund answer that only says the provider does not know the refund (yet). */
+export const refundNotFound = (status: RefundStatus) =>
+  status.state === 'failed' && status.detail !== undefined && REFUND_NOT_FOUND.has(status.detail);
 
 /** A failed call as the record keeps it; null for an event that is no failure. */
 export const errorOf = (event: PaymentEvent) =>

@@ -34,6 +34,13 @@ export interface LifecycleSettings {
   recheckForMs: number;
   /** First wait between those re-checks; doubles up to maxDelayMs × 12 (an hour by default). */
   recheckEveryMs: number;
+  /**
+   * Debit accounts in managed-retry mode (interface 1.5: the service retries a failed transaction
+   * itself, then refunds): `MANAGED_RETRY_ACCOUNT_IDS`. Absent or empty: every account self-managed.
+   */
+  managedRetryAccountIds?: readonly number[];
+  /** How long such an account's service keeps retrying after a confirm (30 minutes by default). */
+  managedRetryWindowMs?: number;
 }
 
 /** What the lifecycle tells the machine about a failed call (plain data: no Error objects). */
@@ -50,6 +57,13 @@ export interface ErrorInfo {
 
 export interface PurchaseContext {
   settings: LifecycleSettings;
+  /** The purchase's debit account (read from the intent; never written by the machine). */
+  debitedAccountId: number;
+  /**
+   * Set with the confirm when its debit account was in managed-retry mode: until then the
+   * service may still be retrying it, so no failure is final (null: self-managed).
+   */
+  managedRetryUntil: string | null;
   confirmSentAt: string | null;
   confirmInFlightUntil: string | null;
   recheckUntil: string | null;

@@ -3,6 +3,11 @@
  * confirm can still be in flight, and what kind of answer a failed call is (not sent, resendable,
  * no verdict, a definitive refusal). The guards and actions of `purchase.machine.ts` ask these.
  */
+import {
+  CONFIRM_NO_VERDICT_CODES,
+  FAILED_TRANSACTION_CODES,
+  isDocumentedCode,
+} from '../../src/vas/error-codes';
 import type { ErrorInfo, LifecycleSettings, PurchaseContext, PurchaseEvent } from './types';
 
 export type TimedEvent = Extract<PurchaseEvent, { random: number }>;
@@ -50,27 +55,37 @@ export const isNotSent = (error: ErrorInfo) => error.outcome === 'not_sent';
 export const isResendable = (error: ErrorInfo) =>
   error.outcome === 'rejected' && (error.code === 'transaction_pending' || error.status === 429);
 /**
- * 4xx answers to `retry` that say nothing about the original transaction: no error envelope
- * (`http_<status>`: a proxy or load balancer answered, not the service), or a refusal of the
- * retry request itself (its shape, its path). Only retry reaches these; they never prove "not charged".
+ * A managed-retry debit account (interface 1.5): the service retries a failed transaction itself
+ * until `managedRetryUntil` (stored with the confirm). Until then no failure is final.
  */
-export const isNoVerdict = (error: ErrorInfo) =>
-  /^http_\d+$/.test(error.code) ||
-  ['missing_field', 'invalid_argument', 'method_not_allowed', 'resource_not_found'].includes(error.code);
-/** 400-class answers that settle the transaction (not our credentials, not "ask later"). */
+export const pastManagedWindow = (context: PurchaseContext, event: { at: string }) =>
+  context.managedRetryUntil === null || ms(event.at) >= ms(context.managedRetryUntil);
+
+/** A verdict inferred or told may be drawn: the confirm is past in flight and the service's own retries past. */
+export const mayConclude = (context: PurchaseContext, event: { at: string }) =>
+  pastInFlight(context, event) && pastManagedWindow(context, event);
+
+/**
+ * Confirm refused in a way that settles it: the service's own refusal of the request with a code
+ * the document lists (or ours, raised before anything was sent: status 0). A proxy's page
+ * (`http_<status>`), an unknown code or `upstream_error` says nothing: the outcome is unknown.
+ */
+export const isConfirmRefusal = (error: ErrorInfo) =>
+  error.outcome === 'rejected' &&
+  (error.status === 0 || (isDocumentedCode(error.code) && !CONFIRM_NO_VERDICT_CODES.has(error.code)));
+
+/**
+ * A `retry` answer that says the original transaction genuinely failed: only the codes of
+ * FAILED_TRANSACTION_CODES (an allow-list), not retryable, as a 4xx. Everything else — a proxy's
+ * page, a refusal of the retry request, `upstream_error`, a code we do not know — is asked again.
+ */
 export const isDefinitiveRefusal = (error: ErrorInfo) =>
   error.outcome === 'rejected' &&
-  !isNoVerdict(error) &&
-  // Not found may only mean "the confirm is still in flight": see provedNotCharged.
-  error.code !== 'transaction_not_found' &&
+  FAILED_TRANSACTION_CODES.has(error.code) &&
   !error.retryable &&
   error.status !== null &&
   error.status >= 400 &&
-  error.status < 500 &&
-  error.status !== 401 &&
-  error.status !== 403 &&
-  error.status !== 409 &&
-  error.status !== 429;
+  error.status < 500;
 
 /** A failed call as the record keeps it (`lastError`); null for an event that is no failure. */
 export const errorOf = (event: PurchaseEvent) =>

@@ -88,6 +88,21 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('reads the managed-retry debit accounts: none by default (self-managed), a list, a bad one refused by name', () => {
+    expect(loadConfig({}).reconcile).toMatchObject({
+      managedRetryAccountIds: [],
+      managedRetryWindowMs: 1_800_000,
+    });
+    expect(
+      loadConfig({ MANAGED_RETRY_ACCOUNT_IDS: ' 1004, 1007 ', MANAGED_RETRY_WINDOW_MS: '60000' }).reconcile,
+    ).toMatchObject({ managedRetryAccountIds: [1004, 1007], managedRetryWindowMs: 60_000 });
+    expect(loadConfig({ MANAGED_RETRY_ACCOUNT_IDS: '' }).reconcile.managedRetryAccountIds).toEqual([]);
+    for (const bad of ['1004;1007', 'abc', '1004,'])
+      expect(() => loadConfig({ MANAGED_RETRY_ACCOUNT_IDS: bad })).toThrow(
+        'invalid configuration: MANAGED_RETRY_ACCOUNT_IDS: must be account ids separated by commas',
+      );
+  });
+
   it('accepts redis:// and rediss:// URLs and never echoes one in an error', () => {
     expect(loadConfig({ REDIS_URL: 'rediss://:pw@redis.internal:6380/1' }).redisUrl).toBe(
       'rediss://:pw@redis.internal:6380/1',

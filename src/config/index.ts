@@ -101,6 +101,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       deadlineMs: env.RECONCILE_DEADLINE_MS,
       baseDelayMs: env.RECONCILE_BASE_DELAY_MS,
       recheckMs: env.RECONCILE_RECHECK_MS,
+      managedRetryAccountIds: env.MANAGED_RETRY_ACCOUNT_IDS ?? [],
+      managedRetryWindowMs: env.MANAGED_RETRY_WINDOW_MS,
       sweepEveryMs: env.PURCHASE_SWEEP_INTERVAL_MS,
       delayNoticeMs: env.DELAY_NOTICE_S * 1000,
     },

@@ -47,12 +47,15 @@ export interface Config {
   /**
    * `sweepEveryMs`: how often workers look for purchases left without a job (0: only at start);
    * `delayNoticeMs` (`DELAY_NOTICE_S`): a purchase without an outcome this long gets one SMS (0: never);
-   * `recheckMs`: how long a "no charge found" verdict is re-checked before a paid buyer is refunded.
+   * `recheckMs`: how long a "no charge found" verdict is re-checked before a paid buyer is refunded;
+   * `managedRetryAccountIds`/`managedRetryWindowMs`: debit accounts whose service retries failures itself.
    */
   reconcile: {
     deadlineMs: number;
     baseDelayMs: number;
     recheckMs: number;
+    managedRetryAccountIds: number[];
+    managedRetryWindowMs: number;
     sweepEveryMs: number;
     delayNoticeMs: number;
   };

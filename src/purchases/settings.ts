@@ -3,7 +3,13 @@ import type { LifecycleSettings } from '../../machines/purchase.machine';
 /** The configuration the lifecycle reads. */
 export interface LifecycleConfig {
   purchaseApi: { confirmTimeoutMs: number };
-  reconcile: { deadlineMs: number; baseDelayMs: number; recheckMs?: number };
+  reconcile: {
+    deadlineMs: number;
+    baseDelayMs: number;
+    recheckMs?: number;
+    managedRetryAccountIds?: readonly number[];
+    managedRetryWindowMs?: number;
+  };
 }
 
 /** Lifecycle settings from the gateway configuration, with test overrides. */
@@ -21,6 +27,8 @@ export function settingsFromConfig(
     maxConfirmAttempts: 5,
     recheckForMs: config.reconcile.recheckMs ?? 24 * 3600_000,
     recheckEveryMs: 5 * 60_000,
+    managedRetryAccountIds: config.reconcile.managedRetryAccountIds ?? [],
+    managedRetryWindowMs: config.reconcile.managedRetryWindowMs ?? 30 * 60_000,
     ...overrides,
   };
 }

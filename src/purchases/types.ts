@@ -101,6 +101,13 @@ export interface PurchaseRecord {
    * stored with the send so a process with another timeout never judges it by its own.
    */
   confirmInFlightUntil?: string | null;
+  /**
+   * Written with the confirm when its debit account was in managed-retry mode
+   * (`MANAGED_RETRY_ACCOUNT_IDS`): the service retries a failed transaction itself until then
+   * (ISO), so no refusal is final, no refund and no float release before it. Absent/null:
+   * self-managed (the gateway's own `retry` decides).
+   */
+  managedRetryUntil?: string | null;
   /** After a verdict that is not a fact (no charge found, needs_attention): re-check until then (ISO). */
   recheckUntil?: string | null;
   /**

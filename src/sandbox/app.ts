@@ -23,6 +23,7 @@ import {
   FAULT_KINDS,
   faultError,
   Faults,
+  ProxyPage,
   Timers,
   type FaultEndpoint,
 } from './faults';
@@ -358,6 +359,10 @@ export function createSandboxApp(config: AppConfig, logger: Logger): SandboxApp 
   });
 
   app.use((raw: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (raw instanceof ProxyPage) {
+      if (open(res) && !res.headersSent) res.status(raw.status).type('html').send(raw.body);
+      return;
+    }
     const err = toSandboxError(raw);
     if (err.code === 'internal_error' && !(raw instanceof SandboxError)) {
       logger.error('sandbox internal error', { error: raw instanceof Error ? raw.message : String(raw) });

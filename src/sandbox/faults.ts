@@ -22,6 +22,9 @@ export const FAULT_KINDS = [
   'internal_error',
   'slow',
   'drop',
+  'upstream_error',
+  'provider_error',
+  'proxy_page',
 ] as const;
 
 export type FaultEndpoint = (typeof FAULT_ENDPOINTS)[number];
@@ -31,14 +34,33 @@ export type Fault = KitFault<FaultKind>;
 
 /** Default of `completes`: the ambiguous faults complete, the clean refusals do not. */
 export function defaultCompletes(kind: FaultKind): boolean {
-  return kind === 'provider_timeout' || kind === 'slow' || kind === 'drop';
+  return kind === 'provider_timeout' || kind === 'slow' || kind === 'drop' || kind === 'proxy_page';
+}
+
+/**
+ * A page a proxy or load balancer in front of the service answers (`proxy_page`): a 404 in HTML,
+ * no error envelope. The error handler renders it as such.
+ */
+export class ProxyPage extends Error {
+  readonly status = 404;
+  readonly body = '<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>';
+  constructor() {
+    super('proxy page (sandbox fault)');
+    this.name = 'ProxyPage';
+  }
 }
 
 export class Faults extends FaultBook<FaultEndpoint, FaultKind> {}
 
 /** The error a fault answers with (`slow` and `drop` have none). */
-export function faultError(kind: FaultKind): SandboxError {
+export function faultError(kind: FaultKind): SandboxError | ProxyPage {
   switch (kind) {
+    case 'provider_error':
+      return new SandboxError('provider_error', 'The provider declined the purchase (sandbox fault)');
+    case 'upstream_error':
+      return new SandboxError('upstream_error', 'The upstream provider call failed (sandbox fault)');
+    case 'proxy_page':
+      return new ProxyPage();
     case 'provider_timeout':
       return new SandboxError(
         'provider_timeout',

@@ -67,3 +67,37 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, { type: ErrorType; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Whether `code` is one the document lists (table 7.3). */
+export function isDocumentedCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}
+
+/**
+ * The codes by which `retry` says the original transaction genuinely failed (1.2: "a 400-class
+ * error means the transaction genuinely failed"): the provider's or the service's refusal of the
+ * purchase itself. An allow-list: every other answer says nothing about the transaction and is
+ * asked again — `upstream_error` (the service could not ask the provider), a refusal of the
+ * retry request (its shape, its path, our role), `duplicate_request` (an earlier one may have
+ * been sold), a code the document does not list (legacy codes are "not shown"), a proxy's page.
+ * `transaction_not_found` is a verdict of its own (repeated, past the in-flight window).
+ */
+export const FAILED_TRANSACTION_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+  'meter_blocked',
+  'meter_not_found',
+  'meter_not_allowed',
+  'meter_unsupported',
+  'invalid_meter_number',
+  'amount_below_minimum',
+  'amount_above_maximum',
+  'amount_below_charges',
+  'insufficient_balance',
+  'provider_error',
+]);
+
+/**
+ * A 4xx the service answered to confirm without settling it: `upstream_error` (its call to the
+ * provider failed: the provider may have sold). A confirm refusal is otherwise final only with a
+ * documented code; a proxy's page (`http_<status>`) or an unknown code leaves the outcome unknown.
+ */
+export const CONFIRM_NO_VERDICT_CODES: ReadonlySet<string> = new Set<ErrorCode>(['upstream_error']);

@@ -16,7 +16,7 @@ import { SETTLED_STATES, SqlPurchaseStore } from '../../src/purchases/store';
 import { AgentSide } from '../../src/sales/agent-side';
 import { releaseOrphanHolds } from '../../src/sales/orphan-holds';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
-import { TEST_METERS, startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { SANDBOX_ACCOUNTS, TEST_METERS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import type { Database } from '../../src/records/database';
 import { testDatabase } from '../support/database';
 import { until } from '../support/wait';
@@ -101,6 +101,7 @@ async function sell(
   meter: string,
   totalMinor: number,
   on: RunningPurchaseDesk = desk,
+  debitedAccountId = 1001,
 ): Promise<{ key: string; record: PurchaseRecord }> {
   const key = `sale-${++seq}`;
   const intent: PurchaseIntent = {
@@ -108,7 +109,7 @@ async function sell(
     providerCode: 'BPC',
     subscriberIdentifier: meter,
     amount: { currency: 'BWP', minor: totalMinor - 150 },
-    debitedAccountId: 1001,
+    debitedAccountId,
     beneficiaryMsisdn: `2677222000${seq}`,
     requesterMsisdn: agent.msisdn,
     language: 'en-BW',
@@ -340,6 +341,67 @@ describe('an agent sale care resolved', () => {
     });
     const statement = await agents.float.statement(agent.msisdn);
     expect(statement.entries.filter((e) => e.purchaseKey === key && e.kind === 'release')).toHaveLength(1);
+    await expectBalanced();
+  });
+});
+
+describe('a managed-retry debit account (the service retries a failure itself)', () => {
+  const WINDOW_MS = 1500;
+  let managed: RunningPurchaseDesk;
+  let managedJobs: InProcessJobQueue;
+  beforeAll(async () => {
+    const agentSide = new AgentSide(agents, 'Africa/Gaborone');
+    managed = createPurchaseDesk({
+      store,
+      queue: (managedJobs = new InProcessJobQueue({ retryDelayMs: 50 })),
+      service: makeService(sandbox.url),
+      settlement: agentSide,
+      notifier: createNotifier({
+        queue: sms,
+        locales: loadLocales(),
+        floatOf: async (msisdn) => (await agentSide.floatOf(msisdn))?.available ?? null,
+      }),
+      config: {
+        ...lifecycleConfig,
+        reconcile: {
+          ...lifecycleConfig.reconcile,
+          managedRetryAccountIds: [SANDBOX_ACCOUNTS.managedRetry],
+          managedRetryWindowMs: WINDOW_MS,
+        },
+      },
+      settings: { inFlightMarginMs: 100, maxDelayMs: 200 },
+    });
+    await managed.startWorker();
+  });
+  afterAll(() => managedJobs.close());
+
+  it("a refused confirm keeps the agent's hold through the window, then needs attention: never released", async () => {
+    const before = await agents.float.balance(agent.msisdn);
+    // The blocked meter: confirm answers 422 meter_blocked, a refusal that would release the hold.
+    const { key, record } = await sell(TEST_METERS.blocked, 1_150, managed, SANDBOX_ACCOUNTS.managedRetry);
+    const done = await until(
+      'the purchase handed to a person',
+      async () => {
+        const r = await store.get(record.id);
+        expect(r?.state).not.toBe('failed');
+        // Held the whole time: the service may still sell it.
+        expect((await agents.float.reservation(agent.msisdn, key))?.state).toBe('held');
+        // Handed over: its settlement ran before the note (notifiedAt).
+        return r?.state === 'needs_attention' && r.notifiedAt !== null ? r : null;
+      },
+      { timeoutMs: 15_000 },
+    );
+    expect(Date.parse(done.managedRetryUntil!) - Date.parse(done.confirmSentAt!)).toBe(WINDOW_MS);
+    expect(Date.parse(done.settledAt!)).toBeGreaterThanOrEqual(Date.parse(done.managedRetryUntil!));
+    expect(done.failure).toMatchObject({ code: 'retries_disabled', charged: 'unknown' });
+    expect(await agents.float.reservation(agent.msisdn, key)).toMatchObject({
+      state: 'held',
+      amountMinor: 1_150,
+    });
+    expect(await agents.float.balance(agent.msisdn)).toMatchObject({
+      availableMinor: before.availableMinor - 1_150,
+      heldMinor: before.heldMinor + 1_150,
+    });
     await expectBalanced();
   });
 });

@@ -171,6 +171,8 @@ const serializeState = (s: PurchaseSnapshot) =>
 
 const input: PurchaseContext = {
   settings,
+  debitedAccountId: 1001,
+  managedRetryUntil: null,
   confirmSentAt: null,
   confirmInFlightUntil: null,
   recheckUntil: null,

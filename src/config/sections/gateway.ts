@@ -90,6 +90,21 @@ export const purchaseService = {
     'account debited for purchases',
     'the first CURRENT account',
   ),
+  MANAGED_RETRY_ACCOUNT_IDS: doc(
+    optionalString.pipe(
+      z
+        .string()
+        .regex(/^\s*[0-9]+\s*(,\s*[0-9]+\s*)*$/, 'must be account ids separated by commas, e.g. 1004,1007')
+        .transform((v) => v.split(',').map((id) => Number(id.trim())))
+        .optional(),
+    ),
+    "debit accounts the service runs in managed-retry mode (it retries a failed transaction itself, then refunds the account): a refusal of their confirm is not final until `MANAGED_RETRY_WINDOW_MS` has passed and `retry` says so; never refunded, and an agent's float never released, before",
+    'none: every account self-managed, as the service defaults',
+  ),
+  MANAGED_RETRY_WINDOW_MS: doc(
+    int(30 * 60_000, 1000, 24 * 3600_000),
+    "how long after a confirm a managed-retry account's service keeps retrying it (the service's 5 attempts over 30 minutes)",
+  ),
   SMS_SOURCE_CHANNEL: doc(
     z.enum(SOURCE_CHANNELS).optional().default('USSD'),
     `\`source_channel\` of SMS purchases on v1, which has no \`SMS_MO\`: ${SOURCE_CHANNELS.map((c) => `\`${c}\``).join(', ')}`,

@@ -180,7 +180,10 @@ export function createPaymentSandboxApp(config: AppConfig, logger: Logger): Paym
       throw sandboxError(400, `operation must be one of ${FAULT_OPERATIONS.join(', ')}`);
     }
     if (!FAULT_KINDS.includes(kind) || !validFault(operation, kind)) {
-      throw sandboxError(400, `fault must be one of ${FAULT_KINDS.join(', ')} (callback: drop or slow)`);
+      throw sandboxError(
+        400,
+        `fault must be one of ${FAULT_KINDS.join(', ')} (callback: drop or slow; not_found: refund_status only)`,
+      );
     }
     const count = body.count ?? 1;
     const delayMs = body.delayMs ?? 2000;

@@ -15,7 +15,7 @@ export const FAULT_OPERATIONS = [
   'refund_status',
   'callback',
 ] as const;
-export const FAULT_KINDS = ['unavailable', 'internal_error', 'slow', 'drop'] as const;
+export const FAULT_KINDS = ['unavailable', 'internal_error', 'slow', 'drop', 'not_found'] as const;
 
 export type FaultOperation = (typeof FAULT_OPERATIONS)[number];
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -27,8 +27,13 @@ export function defaultCompletes(kind: FaultKind): boolean {
   return kind === 'slow' || kind === 'drop';
 }
 
-/** A callback can only be lost (`drop`) or late (`slow`): it has no answer to turn into a 5xx. */
+/**
+ * A callback can only be lost (`drop`) or late (`slow`): it has no answer to turn into a 5xx.
+ * `not_found` (the wire's 404 for a refund it does not know yet: MoMo lags behind its own 202)
+ * is a refund status query's only.
+ */
 export function validFault(operation: FaultOperation, kind: FaultKind): boolean {
+  if (kind === 'not_found') return operation === 'refund_status';
   return operation !== 'callback' || kind === 'drop' || kind === 'slow';
 }
 

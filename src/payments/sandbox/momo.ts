@@ -59,6 +59,7 @@ const badRequest = (message: string): WireError => momoError(400, 'BAD_REQUEST',
 const notFound = (): WireError => momoError(404, 'RESOURCE_NOT_FOUND', 'Requested resource was not found.');
 
 function faultFailure(kind: FaultKind): WireError {
+  if (kind === 'not_found') return notFound();
   return kind === 'unavailable'
     ? momoError(503, 'SERVICE_UNAVAILABLE', 'Service unavailable (sandbox fault)')
     : momoError(500, 'INTERNAL_PROCESSING_ERROR', 'An internal error occurred (sandbox fault)');
