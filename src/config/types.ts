@@ -4,6 +4,7 @@ import type { SmsSettings } from '../channels/sms/outbound/settings';
 import type { UssdSettings } from '../channels/ussd/settings';
 import type { LogLevel } from '../observability/logger';
 import type { PaymentSetup } from '../payments/setup';
+import type { ReconciliationConfig } from '../reconciliation/settings';
 import type { CareSettings } from '../purchases/care/settings';
 import type { RecordsSettings } from '../records/settings';
 import type { SandboxSettings } from '../sandbox/settings';
@@ -67,6 +68,8 @@ export interface Config {
   care: CareSettings;
   /** Bearer token required on `GET /metrics`; undefined = open (scrape it on a private network). */
   metricsToken: string | undefined;
+  /** The three-way reconciliation: nightly run, alerts, the late window (src/reconciliation). */
+  reconciliation: ReconciliationConfig;
   devRoutes: boolean;
   /**
    * Production with a real purchase service, without `ALLOW_OPEN_CALLBACKS=true`: the gateway

@@ -56,6 +56,15 @@ import type { LifecycleSettings } from '../../machines/purchase.machine';
 import { paymentCallbackRouter, paymentProviderFor, type PaymentPath } from './payments';
 import { matchableForMs, UnmatchedPayments } from '../payments/unmatched';
 import { paymentAdminRoutes } from '../payments/admin-routes';
+import {
+  MISMATCH_REASONS,
+  openByReason,
+  reconciliationFor,
+  reconciliationRoutes,
+  startNightly,
+  type Nightly,
+  type Reconciliation,
+} from '../reconciliation';
 
 const log = componentLogger('gateway');
 
@@ -106,6 +115,9 @@ export interface Gateway {
   metrics: Metrics;
   /** The debit account's balance poll (`check()` reads it now). */
   balanceWatch: BalanceWatch;
+  /** The three-way reconciliation, and what runs it by itself (src/reconciliation). */
+  reconciliation: Reconciliation;
+  nightly: Nightly;
   close(): Promise<void>;
 }
 
@@ -317,6 +329,24 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       )
     : null;
   if (unmatched) metrics.watchUnmatchedPayments(() => unmatched.count());
+  // The operator's books: the providers' statements, the wallet and our records, matched daily.
+  const reconciliation = reconciliationFor(config, {
+    db: moneyPath.records,
+    audit: moneyPath.audit,
+    service: moneyPath.service,
+    paymentSandboxUrl: paymentSandbox?.url,
+  });
+  metrics.watchReconciliation(MISMATCH_REASONS, () => openByReason(moneyPath.records));
+  const nightly = startNightly({
+    reconciliation,
+    timeZone: config.timeZone,
+    nightlyAt: config.reconciliation.nightlyAt,
+    alert: {
+      webhookUrl: config.reconciliation.alertWebhookUrl,
+      msisdn: config.reconciliation.alertMsisdn,
+      sendSms: moneyPath.tellAgent,
+    },
+  });
   const metricsToken = config.metricsToken;
   app.use(
     metricsRouter(metrics, {
@@ -380,6 +410,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     );
     app.use(noticeRoutes(moneyPath.subscribers.notices, credentials));
     if (unmatched) app.use(paymentAdminRoutes(unmatched, credentials));
+    app.use(reconciliationRoutes(reconciliation, credentials));
     app.use(
       reportRoutes({
         db: moneyPath.records,
@@ -424,6 +455,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     outbox: moneyPath.outbox,
     metrics,
     balanceWatch,
+    reconciliation,
+    nightly,
     async close() {
       // Stop accepting, let hops in flight answer (bounded), then cut what is left.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -437,6 +470,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         await closed;
       }
       balanceWatch.stop();
+      nightly.stop();
       await smsChannel.close();
       await sessions.close();
       await moneyPath.close();

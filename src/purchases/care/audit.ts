@@ -19,7 +19,15 @@ export type CareAction =
   | 'notice_clear'
   | 'forget'
   // A payment notice no payment took, closed once its money was dealt with (src/payments/unmatched.ts).
-  | 'resolve_unmatched';
+  | 'resolve_unmatched'
+  // The reconciliation's mismatch queue (src/reconciliation/queue.ts): worked like a case.
+  | 'mismatch_assign'
+  | 'mismatch_note'
+  | 'mismatch_close'
+  // A mismatch a later run no longer finds (its statement came, the vend was found), closed by the run.
+  | 'mismatch_clear'
+  // A provider statement imported (src/reconciliation/store.ts).
+  | 'statement_import';
 
 export interface AuditEntry {
   id: string;
