@@ -299,13 +299,13 @@ export function matchDay(input: DayInput): DayMatch {
   }
   for (const line of refundLines) {
     if (usedRefundLines.has(line)) continue;
+    const ref = line.accountReference;
     const earlier =
       (line.linkedReceipt && otherByReceipt.get(`${line.provider} ${line.linkedReceipt}`)) ||
-      [...paymentsById.values()].find(
-        (p) =>
-          p.refund &&
-          (p.refund.id === line.accountReference || p.refund.providerReference === line.accountReference),
-      );
+      (ref !== null &&
+        [...paymentsById.values()].find(
+          (p) => p.refund && (p.refund.id === ref || p.refund.providerReference === ref),
+        ));
     if (earlier) {
       matchedLate += 1;
       continue;

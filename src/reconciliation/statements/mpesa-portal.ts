@@ -69,9 +69,11 @@ export function readMpesaPortal(rows: string[][], header: number, currency: stri
       amount: { currency, minor: kind === 'payment' ? paidIn : withdrawn || paidIn },
       payer: msisdnIn(cell('otherParty')) ?? msisdnIn(details),
       accountReference: kind === 'payment' ? account : null,
+      // Charges name the payment they are for too: only a reversal gives a receipt back.
       linkedReceipt:
-        present(cell('linked')) ??
-        (reversal ? present(/transaction\s+([A-Z0-9]{8,12})/i.exec(details)?.[1]) : null),
+        kind !== 'refund'
+          ? null
+          : (present(cell('linked')) ?? present(/transaction\s+([A-Z0-9]{8,12})/i.exec(details)?.[1])),
       details,
     });
   });

@@ -39,7 +39,8 @@ export function readStatement(content: string | Buffer, options: ReadOptions): P
   }
   let rows: string[][];
   try {
-    rows = parse(text, { relax_column_count: true, skip_empty_lines: true, bom: true }) as string[][];
+    // Empty lines kept: a row's index is its line's (for the errors), the readers skip them.
+    rows = parse(text, { relax_column_count: true, bom: true }) as string[][];
   } catch (error) {
     throw new StatementFormatError(`not readable as CSV (${(error as Error).message}): ${EXPECTED_FORMATS}`);
   }
