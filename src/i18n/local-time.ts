@@ -60,8 +60,22 @@ export function nextDay(day: string): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** Offsets by zone and quarter-hour (a zone's offset changes only on a quarter-hour). */
+const offsets = new Map<string, number>();
+const QUARTER_HOUR_MS = 900_000;
+
 /** How far `timeZone` is ahead of UTC at `utcMs` (ms; the en-US formatter is used only here). */
 function zoneOffsetMs(utcMs: number, timeZone: string): number {
+  const key = `${timeZone} ${Math.floor(utcMs / QUARTER_HOUR_MS)}`;
+  const known = offsets.get(key);
+  if (known !== undefined) return known;
+  if (offsets.size > 10_000) offsets.clear();
+  const offset = computeOffsetMs(Math.floor(utcMs / QUARTER_HOUR_MS) * QUARTER_HOUR_MS, timeZone);
+  offsets.set(key, offset);
+  return offset;
+}
+
+function computeOffsetMs(utcMs: number, timeZone: string): number {
   const parts = Object.fromEntries(
     formatter('en-US', timeZone, {
       hourCycle: 'h23',

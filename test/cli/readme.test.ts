@@ -94,6 +94,7 @@ it('docs/cli.md names the CLI commands it documents', () => {
     'ledger',
     'payments',
     'purchases',
+    'reconcile',
     'report',
     'retry',
     'sms',
