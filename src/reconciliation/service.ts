@@ -6,7 +6,7 @@ import { noteOf } from '../purchases/care/care';
 import type { Database } from '../records/database';
 import { fetchDebitAccount } from '../sales/debit-account';
 import type { PurchaseService } from '../vas';
-import { parseMoney, type Money } from '../vas/money';
+import { formatMoney, parseMoney, type Money } from '../vas/money';
 import { MismatchQueue } from './queue';
 import {
   reconcileDay,
@@ -108,8 +108,8 @@ export class Reconciliation {
     const id = await declareTopUp(this.options.db, { accountId, at, amount, note, actor, now: this.clock() });
     await this.options.audit.record({
       actor,
-      action: 'statement_import',
-      detail: `wallet top-up ${id} declared`,
+      action: 'wallet_topup',
+      detail: `wallet top-up ${id}: ${formatMoney(amount)} on account ${accountId}`,
       note,
     });
     return { id, accountId, at: at.toISOString(), amount };

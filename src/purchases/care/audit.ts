@@ -26,8 +26,9 @@ export type CareAction =
   | 'mismatch_close'
   // A mismatch a later run no longer finds (its statement came, the vend was found), closed by the run.
   | 'mismatch_clear'
-  // A provider statement imported (src/reconciliation/store.ts).
-  | 'statement_import';
+  // A provider statement imported, money moved on the wallet declared (src/reconciliation/service.ts).
+  | 'statement_import'
+  | 'wallet_topup';
 
 export interface AuditEntry {
   id: string;
