@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SqlAuditTrail } from '../../src/purchases/care/audit-sql';
 import { Reconciliation, startNightly } from '../../src/reconciliation';
+import { reconcileDay } from '../../src/reconciliation/reconcile';
 import { nextLocalTime } from '../../src/reconciliation/schedule';
+import { recordBalance } from '../../src/reconciliation/store';
 import { testDatabase, type TestDatabase } from '../support/database';
 import { until } from '../support/wait';
 
@@ -68,7 +70,7 @@ it('a statement imported twice changes nothing; another format is refused and ch
   expect(counts.rows[0]).toEqual({ s: '2', l: '5' });
 });
 
-it('a day that does not close is told to finance by webhook and SMS, once per run; the gauge counts stay', async () => {
+it('a day that does not close is told to finance by webhook and SMS, once per run', async () => {
   const sms: { id: string; to: string; message: string }[] = [];
   const nightly = startNightly({
     reconciliation: reconciliation(),
@@ -99,6 +101,46 @@ it('a day that does not close is told to finance by webhook and SMS, once per ru
   } finally {
     nightly.stop();
   }
+});
+
+it('a top-up declared after the run explains the drift: the next run closes the mismatch itself, audited', async () => {
+  const r = reconciliation();
+  const at = (iso: string) => new Date(iso);
+  await recordBalance(test.db, {
+    accountId: 9,
+    at: at('2026-11-09T21:00:00Z'),
+    balance: { currency: 'KES', minor: 100000 },
+    source: 'test',
+  });
+  await recordBalance(test.db, {
+    accountId: 9,
+    at: at('2026-11-10T21:00:00Z'),
+    balance: { currency: 'KES', minor: 150000 },
+    source: 'test',
+  });
+  const settings = { ...r.options.settings, accountId: 9 };
+  const drifted = await reconcileDay(test.db, new SqlAuditTrail(test.db), settings, '2026-11-10');
+  expect(drifted).toMatchObject({
+    status: 'open',
+    open: { wallet_drift: 1 },
+    wallet: { drift: 'KES 500.00' },
+  });
+  await r.declareTopUp(
+    { accountId: 9, amount: 'KES 500.00', at: '2026-11-10T08:00:00Z', note: 'bank transfer 7781' },
+    'cli:finance',
+  );
+  const cleared = await reconcileDay(test.db, new SqlAuditTrail(test.db), settings, '2026-11-10');
+  expect(cleared).toMatchObject({
+    status: 'closed',
+    cleared: 1,
+    open: {},
+    closed: { wallet_drift: 1 },
+    wallet: { drift: 'KES 0.00' },
+  });
+  const audit = await test.db.query<{ action: string }>(
+    `SELECT action FROM care_audit WHERE action IN ('wallet_topup', 'mismatch_clear') ORDER BY seq`,
+  );
+  expect(audit.rows.map((a) => a.action)).toEqual(['wallet_topup', 'mismatch_clear']);
 });
 
 it('the next nightly time is the next local HH:MM', () => {
