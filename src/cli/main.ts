@@ -1,7 +1,7 @@
 /**
  * Operator CLI (`npm run cli -- <command>`): dispatches to a command family, one file each
  * (`./service` for check/validate/confirm/retry, `./blocklist`, `./agent`, `./purchases`,
- * `./ledger`, `./report`, `./sms`, `./payments`, `./cases`, `./notice`, `./subscriber`); what
+ * `./ledger`, `./report`, `./sms`, `./payments`, `./cases`, `./notice`, `./subscriber`, `./reconcile`); what
  * they share is in `./kit`. A family is loaded only when it runs, so `--help` answers at once.
  */
 import winston from 'winston';
@@ -35,6 +35,9 @@ commands:
   cases list|show|close      complaint cases, the care queue beside needs_attention (needs DATABASE_URL)
   operator <command>         the console's named accounts: add, list, reset, disable, enable, token
                              (needs DATABASE_URL; npm run cli -- operator help)
+  reconcile <command>        the provider's statement, the wallet and our records matched: import,
+                             day --date D (exit 1 while open), the mismatch queue (needs DATABASE_URL;
+                             npm run cli -- reconcile help)
   notice set|show|clear      the operator's notice, the first line of the menu (needs DATABASE_URL)
   subscriber meters|forget   a number's saved meters; forget: a data-deletion request (needs DATABASE_URL)
 flags:
@@ -61,6 +64,7 @@ const FAMILIES: Record<string, () => Promise<Family>> = {
   notice: async () => (await import('./notice')).noticeCli,
   cases: async () => (await import('./cases')).casesCli,
   operator: async () => (await import('./operator')).operatorCli,
+  reconcile: async () => (await import('./reconcile')).reconcileCli,
 };
 
 /** Runs one command; returns the exit code. Everything it prints goes through `io`. */

@@ -123,12 +123,22 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       secureCookies: isProduction(env),
     },
     metricsToken: env.METRICS_TOKEN,
+    reconciliation: {
+      nightlyAt: env.RECONCILIATION_NIGHTLY ? hourMinute(env.RECONCILIATION_NIGHTLY_AT) : null,
+      alertWebhookUrl: env.RECONCILIATION_ALERT_WEBHOOK_URL,
+      alertMsisdn: env.RECONCILIATION_ALERT_MSISDN?.replace(/^\+/, ''),
+      lateWindowMs: env.RECONCILIATION_LATE_WINDOW_MIN * 60_000,
+      pull: env.RECONCILIATION_PULL === undefined ? payments.embedded : flag(env.RECONCILIATION_PULL),
+    },
     // The outbox holds tokens: served by default only in the embedded (demo) mode.
     devRoutes,
     callbacksMustBeGuarded: isProduction(env) && !embeddedSandbox && !env.ALLOW_OPEN_CALLBACKS,
     host: env.HOST ?? (embeddedSandbox ? '127.0.0.1' : '0.0.0.0'),
   };
 }
+
+/** `01:30` → {hour: 1, minute: 30} (the schema checked the shape). */
+const hourMinute = (text: string) => ({ hour: Number(text.slice(0, 2)), minute: Number(text.slice(3, 5)) });
 
 /** `true`, `1`, `yes` (the schema has refused anything but these and their negations). */
 const flag = (value: string) => ['true', '1', 'yes'].includes(value);

@@ -5,6 +5,7 @@ import { sms, smsMo, ussd } from './sections/channels';
 import { payments } from './sections/payments';
 import { agents, spend } from './sections/sales';
 import { operators } from './sections/operators';
+import { reconciliation } from './sections/reconciliation';
 
 export { variableDocs, type VariableDoc } from './variables';
 
@@ -30,6 +31,7 @@ export const SECTIONS = {
   'Spending rules': spend,
   'Field agents': agents,
   'Operators and customer care': operators,
+  Reconciliation: reconciliation,
 };
 
 export const EnvSchema = z.object({
@@ -45,6 +47,7 @@ export const EnvSchema = z.object({
   ...spend,
   ...agents,
   ...operators,
+  ...reconciliation,
 });
 
 export type Env = z.infer<typeof EnvSchema>;

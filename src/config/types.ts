@@ -5,6 +5,7 @@ import type { UssdSettings } from '../channels/ussd/settings';
 import type { LogFormat, LogLevel } from '../observability/logger';
 import type { PaymentSetup } from '../payments/setup';
 import type { ConsoleSettings } from '../operators/pepper';
+import type { ReconciliationConfig } from '../reconciliation/settings';
 import type { CareSettings } from '../purchases/care/settings';
 import type { RecordsSettings } from '../records/settings';
 import type { SandboxSettings } from '../sandbox/settings';
@@ -77,6 +78,8 @@ export interface Config {
   console: ConsoleSettings;
   /** Bearer token required on `GET /metrics`; undefined = open (scrape it on a private network). */
   metricsToken: string | undefined;
+  /** The three-way reconciliation: nightly run, alerts, the late window (src/reconciliation). */
+  reconciliation: ReconciliationConfig;
   devRoutes: boolean;
   /**
    * Production with a real purchase service, without `ALLOW_OPEN_CALLBACKS=true`: the gateway

@@ -65,6 +65,15 @@ import { adminAuth } from '../operators/admin-auth';
 import { passwordPepperFor } from '../operators/pepper';
 import { makeFirstOperator } from '../operators/first-operator';
 import { consoleRouter } from '../console/router';
+import {
+  MISMATCH_REASONS,
+  openByReason,
+  reconciliationFor,
+  reconciliationRoutes,
+  startNightly,
+  type Nightly,
+  type Reconciliation,
+} from '../reconciliation';
 
 const log = componentLogger('gateway');
 
@@ -117,6 +126,9 @@ export interface Gateway {
   balanceWatch: BalanceWatch;
   /** The file with the first operator's one-time password, when this start made it (embedded records). */
   firstOperatorFile: string | null;
+  /** The three-way reconciliation, and what runs it by itself (src/reconciliation). */
+  reconciliation: Reconciliation;
+  nightly: Nightly;
   close(): Promise<void>;
 }
 
@@ -363,6 +375,24 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       )
     : null;
   if (unmatched) metrics.watchUnmatchedPayments(() => unmatched.count());
+  // The operator's books: the providers' statements, the wallet and our records, matched daily.
+  const reconciliation = reconciliationFor(config, {
+    db: moneyPath.records,
+    audit: moneyPath.audit,
+    service: moneyPath.service,
+    paymentSandboxUrl: paymentSandbox?.url,
+  });
+  metrics.watchReconciliation(MISMATCH_REASONS, () => openByReason(moneyPath.records));
+  const nightly = startNightly({
+    reconciliation,
+    timeZone: config.timeZone,
+    nightlyAt: config.reconciliation.nightlyAt,
+    alert: {
+      webhookUrl: config.reconciliation.alertWebhookUrl,
+      msisdn: config.reconciliation.alertMsisdn,
+      sendSms: moneyPath.tellAgent,
+    },
+  });
   const metricsToken = config.metricsToken;
   app.use(
     metricsRouter(metrics, {
@@ -456,6 +486,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   app.use(noticeRoutes(moneyPath.subscribers.notices, credentials));
   if (unmatched && moneyPath.payments)
     app.use(paymentAdminRoutes(unmatched, credentials, moneyPath.payments.store));
+  app.use(reconciliationRoutes(reconciliation, credentials));
   app.use(
     reportRoutes({
       db: moneyPath.records,
@@ -500,6 +531,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     metrics,
     balanceWatch,
     firstOperatorFile,
+    reconciliation,
+    nightly,
     async close() {
       probes.drain();
       // Stop accepting, let hops in flight answer (bounded), then cut what is left.
@@ -515,6 +548,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       }
       balanceWatch.stop();
       await queueWatch?.close();
+      nightly.stop();
       await smsChannel.close();
       await sessions.close();
       await moneyPath.close();

@@ -59,3 +59,67 @@ export function nextDay(day: string): string {
   d.setUTCDate(d.getUTCDate() + 1);
   return d.toISOString().slice(0, 10);
 }
+
+/** Offsets by zone and quarter-hour (a zone's offset changes only on a quarter-hour). */
+const offsets = new Map<string, number>();
+const QUARTER_HOUR_MS = 900_000;
+
+/** How far `timeZone` is ahead of UTC at `utcMs` (ms; the en-US formatter is used only here). */
+function zoneOffsetMs(utcMs: number, timeZone: string): number {
+  const key = `${timeZone} ${Math.floor(utcMs / QUARTER_HOUR_MS)}`;
+  const known = offsets.get(key);
+  if (known !== undefined) return known;
+  if (offsets.size > 10_000) offsets.clear();
+  const offset = computeOffsetMs(Math.floor(utcMs / QUARTER_HOUR_MS) * QUARTER_HOUR_MS, timeZone);
+  offsets.set(key, offset);
+  return offset;
+}
+
+function computeOffsetMs(utcMs: number, timeZone: string): number {
+  const parts = Object.fromEntries(
+    formatter('en-US', timeZone, {
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    })
+      .formatToParts(new Date(utcMs))
+      .filter((p) => p.type !== 'literal')
+      .map((p) => [p.type, Number(p.value)]),
+  ) as Record<string, number>;
+  const asUtc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+  return asUtc - Math.floor(utcMs / 1000) * 1000;
+}
+
+/**
+ * The instant a wall-clock time names in `timeZone` (`2026-11-23 00:00:00` in Africa/Gaborone →
+ * 2026-11-22T22:00:00Z): statements and day boundaries are written in local time.
+ */
+export function localInstant(
+  fields: { year: number; month: number; day: number; hour?: number; minute?: number; second?: number },
+  timeZone: string,
+): Date {
+  const wall = Date.UTC(
+    fields.year,
+    fields.month - 1,
+    fields.day,
+    fields.hour ?? 0,
+    fields.minute ?? 0,
+    fields.second ?? 0,
+  );
+  const guess = wall - zoneOffsetMs(wall, timeZone);
+  return new Date(wall - zoneOffsetMs(guess, timeZone));
+}
+
+/** `[from, to)` of the local day `day` (`YYYY-MM-DD`) in `timeZone`. */
+export function localDayBounds(day: string, timeZone: string): { from: Date; to: Date } {
+  const [year, month, date] = day.split('-').map(Number);
+  const next = nextDay(day).split('-').map(Number);
+  return {
+    from: localInstant({ year, month, day: date }, timeZone),
+    to: localInstant({ year: next[0], month: next[1], day: next[2] }, timeZone),
+  };
+}

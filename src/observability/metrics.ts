@@ -270,6 +270,23 @@ export class Metrics {
     });
   }
 
+  /**
+   * `reconciliation_mismatches_open{reason}`: mismatches of the three-way reconciliation still
+   * open, every reason always present (0 when none), so an alert on `> 0` sees each one.
+   */
+  watchReconciliation(reasons: readonly string[], count: () => Promise<Record<string, number>>): void {
+    new Gauge({
+      name: 'reconciliation_mismatches_open',
+      help: 'Reconciliation mismatches still open, by reason: /admin/reconciliation/mismatches',
+      labelNames: ['reason'],
+      registers: [this.registry],
+      async collect() {
+        const open = await count().catch(() => null);
+        if (open) for (const reason of reasons) this.set({ reason }, open[reason] ?? 0);
+      },
+    });
+  }
+
   private counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
   }

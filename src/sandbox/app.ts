@@ -29,6 +29,7 @@ import {
 } from './faults';
 import { CATALOGUE, type SandboxUser } from './fixtures';
 import { Ledger, type Transaction } from './ledger';
+import { formatMoney } from './money';
 import { Purchases, type PurchaseInput } from './purchases';
 import { accountView, ledgerRow, legacyTransaction, v1Transaction } from './render';
 import { SCENARIOS, type ProductType } from './scenarios';
@@ -319,6 +320,50 @@ export function createSandboxApp(config: AppConfig, logger: Logger): SandboxApp 
           .allAccounts()
           .map((a) => ({ ...accountView(a), owner_id: a.ownerId, managed_retries: a.managedRetries })),
       ),
+  });
+  // The wallet's movements (every debit, every adjustment), and money moved outside the interface.
+  route('/sandbox/accounts/:id/movements', {
+    GET: (req, res) => {
+      const account = ledger.account(Number(req.params.id));
+      if (!account) throw new SandboxError('resource_not_found', `Account ${req.params.id} not found`);
+      res.json(
+        ledger.movementsOf(account.id).map((m) => ({
+          account_id: m.accountId,
+          at: m.at.toISOString(),
+          amount: formatMoney(m.amountMinor, account.currency),
+          balance_after: formatMoney(m.balanceAfterMinor, account.currency),
+          transaction_id: m.transactionId,
+          note: m.note,
+        })),
+      );
+    },
+  });
+  route('/sandbox/accounts/:id/adjust', {
+    POST: (req, res) => {
+      const account = ledger.account(Number(req.params.id));
+      if (!account) throw new SandboxError('resource_not_found', `Account ${req.params.id} not found`);
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const match =
+        typeof body.amount === 'string' ? /^(-?)(\d{1,12})(?:\.(\d{1,2}))?$/.exec(body.amount.trim()) : null;
+      if (!match)
+        throw new SandboxError(
+          'invalid_argument',
+          'amount must be a decimal text such as "-50.00"',
+          'amount',
+        );
+      const minor = (Number(match[2]) * 100 + Number((match[3] ?? '').padEnd(2, '0'))) * (match[1] ? -1 : 1);
+      if (minor === 0) throw new SandboxError('invalid_argument', 'amount must not be zero', 'amount');
+      const note =
+        typeof body.note === 'string' && body.note.trim() ? body.note.trim().slice(0, 120) : 'adjustment';
+      const m = ledger.adjust(account.id, minor, note);
+      res.status(201).json({
+        account_id: m.accountId,
+        at: m.at.toISOString(),
+        amount: formatMoney(m.amountMinor, account.currency),
+        balance_after: formatMoney(m.balanceAfterMinor, account.currency),
+        note: m.note,
+      });
+    },
   });
   route('/sandbox/errors', {
     GET: (_req, res) => void res.json(Object.entries(ERROR_CODES).map(([code, v]) => ({ code, ...v }))),

@@ -65,9 +65,22 @@ export interface Transaction {
   completedAt: Date | null;
 }
 
+/** One movement of a wallet: a purchase's debit, or money moved outside the interface. */
+export interface Movement {
+  accountId: number;
+  at: Date;
+  /** Signed: a debit is negative. */
+  amountMinor: number;
+  balanceAfterMinor: number;
+  /** The purchase that debited it; null for an adjustment. */
+  transactionId: number | null;
+  note: string;
+}
+
 export class Ledger {
   private readonly accounts = new Map<number, Account>();
   private readonly transactions: Transaction[] = [];
+  private readonly movements: Movement[] = [];
 
   constructor() {
     for (const seed of ACCOUNT_SEEDS) this.accounts.set(seed.id, { ...seed, currency: CURRENCY });
@@ -91,7 +104,7 @@ export class Ledger {
   }
 
   /** Debits `totalMinor` or throws 402 insufficient_balance with the gap in the message. */
-  debit(accountId: number, totalMinor: number): void {
+  debit(accountId: number, totalMinor: number, transactionId: number | null = null): void {
     const account = this.accounts.get(accountId);
     if (!account)
       throw new SandboxError('resource_not_found', `Account ${accountId} not found`, 'debited_account_id');
@@ -106,6 +119,39 @@ export class Ledger {
       );
     }
     account.balanceMinor -= totalMinor;
+    this.movements.push({
+      accountId,
+      at: new Date(),
+      amountMinor: -totalMinor,
+      balanceAfterMinor: account.balanceMinor,
+      transactionId,
+      note: transactionId === null ? 'debit' : `purchase ${transactionId}`,
+    });
+  }
+
+  /**
+   * Money moved on the wallet outside the interface (a top-up, a debit by the operator's own
+   * back office): it changes the balance and shows in the movements, never in a transaction.
+   */
+  adjust(accountId: number, amountMinor: number, note: string): Movement {
+    const account = this.accounts.get(accountId);
+    if (!account) throw new SandboxError('resource_not_found', `Account ${accountId} not found`);
+    account.balanceMinor += amountMinor;
+    const movement = {
+      accountId,
+      at: new Date(),
+      amountMinor,
+      balanceAfterMinor: account.balanceMinor,
+      transactionId: null,
+      note,
+    };
+    this.movements.push(movement);
+    return movement;
+  }
+
+  /** One wallet's movements, oldest first. */
+  movementsOf(accountId: number): readonly Movement[] {
+    return this.movements.filter((m) => m.accountId === accountId);
   }
 
   record(transaction: Transaction): void {

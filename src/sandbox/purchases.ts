@@ -86,7 +86,7 @@ export class Purchases {
       return transaction;
     }
     try {
-      this.ledger.debit(account.id, transaction.totalMinor);
+      this.ledger.debit(account.id, transaction.totalMinor, transaction.id);
     } catch (err) {
       transaction.status = 'FAILED';
       transaction.failure = err as SandboxError;

@@ -95,6 +95,7 @@ it('docs/cli.md names the CLI commands it documents', () => {
     'operator',
     'payments',
     'purchases',
+    'reconcile',
     'report',
     'retry',
     'sms',

@@ -36,6 +36,9 @@ import {
 } from './momo';
 import { behaviourOf, TEST_PAYERS } from './payers';
 import { Payments, PromptAnswerError, promptText, type PayerTiming } from './payments';
+import { localDayBounds } from '../../i18n/local-time';
+import { parseDecimalAmount } from '../../vas/money';
+import { momoPortalCsv, mpesaPortalCsv } from './statement';
 
 export interface AppConfig extends PayerTiming {
   daraja: DarajaSettings;
@@ -140,6 +143,89 @@ export function createPaymentSandboxApp(config: AppConfig, logger: Logger): Paym
     }
   });
   app.get('/sandbox/refunds', (_req, res) => void res.json({ refunds: ledger.allRefunds().map(refundRow) }));
+
+  // --- Statements, and the faults only a statement shows --------------------------------
+  /** `?date=YYYY-MM-DD&tz=` → the local day's [from, to); one line when either is not one. */
+  const dayOf = (req: Request, defaultZone: string): { from: Date; to: Date; zone: string } => {
+    const date = req.query.date;
+    const zone = typeof req.query.tz === 'string' ? req.query.tz : defaultZone;
+    if (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(date))
+      throw sandboxError(400, 'date must be YYYY-MM-DD');
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: zone });
+    } catch {
+      throw sandboxError(400, `tz must be an IANA time zone, not ${zone}`);
+    }
+    return { ...localDayBounds(date, zone), zone };
+  };
+  // M-Pesa's organisation portal export of a day (East Africa Time unless ?tz=).
+  app.get('/sandbox/statements/mpesa', (req, res) => {
+    const day = dayOf(req, 'Africa/Nairobi');
+    res
+      .type('text/csv')
+      .send(mpesaPortalCsv(ledger, { shortcode: config.daraja.shortcode, ...day, now: new Date() }));
+  });
+  // MTN MoMo's partner portal export of a day (UTC unless ?tz=).
+  app.get('/sandbox/statements/momo', (req, res) => {
+    const day = dayOf(req, 'UTC');
+    res.type('text/csv').send(momoPortalCsv(ledger, { ...day, merchant: config.momo.apiUserId }));
+  });
+  // The payer is charged a second time for a prompt already paid (no callback: only the statement shows it).
+  app.post('/sandbox/payments/:id/charge-again', (req, res) => {
+    const p = ledger.payment(String(req.params.id));
+    if (!p) throw sandboxError(404, `no payment ${req.params.id}`);
+    if (p.state !== 'successful')
+      throw sandboxError(409, `payment ${p.id} is ${p.state}: only a paid one can be charged again`);
+    const reference = p.wire === 'daraja' ? p.payee : (p.wireData.externalId ?? p.id);
+    const entry = ledger.addDirect(
+      { wire: p.wire, msisdn: p.msisdn, amount: p.amount, accountReference: reference, paymentId: p.id },
+      new Date(),
+    );
+    res
+      .status(201)
+      .json({ ...entry, amount: formatMoney(entry.amount), completedAt: entry.completedAt.toISOString() });
+  });
+  // A payer pays the paybill (or MoMo account) directly, with no prompt of ours.
+  app.post('/sandbox/direct-payments', (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (body.wire !== 'daraja' && body.wire !== 'momo')
+      throw sandboxError(400, 'wire must be daraja or momo');
+    if (typeof body.msisdn !== 'string' || !/^\d{6,15}$/.test(body.msisdn))
+      throw sandboxError(400, 'msisdn must be 6 to 15 digits (E.164 without +)');
+    const amount = typeof body.amount === 'string' ? parseDecimalAmount(body.amount) : null;
+    if (!amount?.ok)
+      throw sandboxError(400, 'amount must be a positive decimal with at most two places, as text');
+    const currency =
+      body.wire === 'daraja'
+        ? config.daraja.currency
+        : typeof body.currency === 'string'
+          ? body.currency
+          : 'EUR';
+    const reference =
+      typeof body.accountReference === 'string' ? body.accountReference.slice(0, 20) : 'DIRECT';
+    const entry = ledger.addDirect(
+      {
+        wire: body.wire,
+        msisdn: body.msisdn,
+        amount: { currency, minor: amount.minor },
+        accountReference: reference,
+        paymentId: null,
+      },
+      new Date(),
+    );
+    res
+      .status(201)
+      .json({ ...entry, amount: formatMoney(entry.amount), completedAt: entry.completedAt.toISOString() });
+  });
+  // The provider said this refund was made, but the money never went back: it leaves the statement.
+  app.post('/sandbox/refunds/:id/drop', (req, res) => {
+    const r = ledger.refund(String(req.params.id));
+    if (!r) throw sandboxError(404, `no refund ${req.params.id}`);
+    if (r.state !== 'successful')
+      throw sandboxError(409, `refund ${r.id} is ${r.state}: only a completed one can be dropped`);
+    r.dropped = true;
+    res.json({ ...(refundRow(r) as object), dropped: true });
+  });
   app.get('/sandbox/callbacks', (_req, res) => void res.json({ callbacks: callbacks.deliveries() }));
   app.get('/sandbox/prompts', (req, res) => {
     const msisdn = typeof req.query.msisdn === 'string' ? req.query.msisdn : undefined;

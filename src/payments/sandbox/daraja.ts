@@ -11,6 +11,16 @@ import { parseDecimalAmount, type Money } from '../../vas/money';
 import { basicCredentials, isCallbackUrl, withFault, WireError, type Context } from './context';
 import type { FaultKind } from './faults';
 import type { Failure, Payment, Refund } from './ledger';
+import { localInstant } from '../../i18n/local-time';
+import { darajaPull } from './statement';
+
+/** `2026-12-01 08:36:00` (the hour may have one digit) in East Africa Time, as the Pull API takes it. */
+function pullTime(value: unknown): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{1,2}):(\d{2}):(\d{2})$/.exec(String(value ?? '').trim());
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number);
+  return localInstant({ year, month, day, hour, minute, second }, 'Africa/Nairobi');
+}
 
 export interface DarajaSettings {
   consumerKey: string;
@@ -263,6 +273,20 @@ export function darajaRoutes(app: Express, ctx: Context, settings: DarajaSetting
     });
   });
 
+  // Pull Transactions: the C2B money in of a window (EAT), a page from OffSetValue.
+  route('/pulltransactions/v1/query', 'POST', async (req, res) => {
+    requireBearer(req);
+    const body = jsonBody(req);
+    if (String(body.ShortCode ?? '') !== settings.shortcode) throw invalid('ShortCode');
+    const from = pullTime(body.StartDate);
+    if (!from) throw invalid('StartDate');
+    const to = pullTime(body.EndDate);
+    if (!to || to < from) throw invalid('EndDate');
+    const offset = Number(body.OffSetValue ?? '0');
+    if (!Number.isSafeInteger(offset) || offset < 0) throw invalid('OffSetValue');
+    res.json(darajaPull(ctx.ledger, { from, to, offset, organisation: 'Gateway Payment Sandbox' }));
+  });
+
   route('/mpesa/reversal/v1/request', 'POST', async (req, res) => {
     requireBearer(req);
     const body = jsonBody(req);
@@ -323,4 +347,4 @@ export function darajaFallback(raw: unknown): WireError {
 }
 
 export const isDarajaPath = (path: string): boolean =>
-  path.startsWith('/mpesa/') || path.startsWith('/oauth/');
+  path.startsWith('/mpesa/') || path.startsWith('/oauth/') || path.startsWith('/pulltransactions/');

@@ -51,6 +51,24 @@ export interface Refund {
   wireData: Record<string, string>;
   createdAt: Date;
   completedAt: Date | null;
+  /** The provider said it was done but the money never went back: it is left off the statement. */
+  dropped?: boolean;
+}
+
+/**
+ * Money in that no prompt asked for: a payer who paid the till or paybill directly, or a second
+ * charge for a prompt already paid. On the statement only; no callback announces it.
+ */
+export interface DirectPayment {
+  receipt: string;
+  wire: Wire;
+  msisdn: string;
+  amount: Money;
+  /** The account reference the payer typed (or the prompt's, for a second charge). */
+  accountReference: string;
+  /** The prompt charged again, when it is one. */
+  paymentId: string | null;
+  completedAt: Date;
 }
 
 export type NewPayment = Omit<
@@ -83,6 +101,7 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 export class Ledger {
   private readonly payments = new Map<string, Payment>();
   private readonly refunds = new Map<string, Refund>();
+  private readonly direct: DirectPayment[] = [];
 
   has(id: string): boolean {
     return this.payments.has(id);
@@ -174,6 +193,18 @@ export class Ledger {
     this.refunds.set(refund.id, refund);
     if (!refusal && req.payment) req.payment.refund = refund;
     return refund;
+  }
+
+  /** Money in without a prompt (see {@link DirectPayment}). */
+  addDirect(input: Omit<DirectPayment, 'receipt' | 'completedAt'>, now: Date): DirectPayment {
+    const entry: DirectPayment = { ...input, receipt: newReceipt(input.wire), completedAt: now };
+    this.direct.push(entry);
+    return entry;
+  }
+
+  /** Oldest first. */
+  directPayments(): readonly DirectPayment[] {
+    return this.direct;
   }
 
   /** The money goes back: a pending refund succeeds. */

@@ -23,7 +23,16 @@ export type CareAction =
   // Operator accounts and their console sessions (src/operators), and any other change an
   // operator made through the admin API (its method, path and answer's status).
   | OperatorAction
-  | 'admin_change';
+  | 'admin_change'
+  // The reconciliation's mismatch queue (src/reconciliation/queue.ts): worked like a case.
+  | 'mismatch_assign'
+  | 'mismatch_note'
+  | 'mismatch_close'
+  // A mismatch a later run no longer finds (its statement came, the vend was found), closed by the run.
+  | 'mismatch_clear'
+  // A provider statement imported, money moved on the wallet declared (src/reconciliation/service.ts).
+  | 'statement_import'
+  | 'wallet_topup';
 
 export type OperatorAction =
   | 'operator_add'
