@@ -27,9 +27,20 @@ export interface InboundSmsQueue {
   close(): Promise<void>;
 }
 
-/** Attempts per message; the conversation is idempotent per key, so a retry never answers twice. */
-const ATTEMPTS = 5;
+/**
+ * Attempts per message; the conversation is idempotent per key, so a retry never answers twice.
+ * Enough, at waits doubling from 1 s to at most 5 s, to outlast a PostgreSQL failover or restart
+ * (about 5 minutes): the provider was answered 200 and never sends the message again, so a job
+ * that gave up in the outage would be a buyer's message lost.
+ */
+const ATTEMPTS = 60;
 const RETRY_DELAY_MS = 1000;
+const MAX_RETRY_DELAY_MS = 5000;
+
+/** The wait before attempt `attempt + 1`: doubling from `base`, at most {@link MAX_RETRY_DELAY_MS}. */
+export function inboundRetryDelayMs(attempt: number, base = RETRY_DELAY_MS): number {
+  return Math.min(base * 2 ** Math.min(attempt - 1, 20), Math.max(base, MAX_RETRY_DELAY_MS));
+}
 
 /** The embedded mode's queue: runs each job soon after it is added, retrying with backoff. */
 export class InProcessInboundQueue implements InboundSmsQueue {
@@ -66,7 +77,7 @@ export class InProcessInboundQueue implements InboundSmsQueue {
             this.timers.delete(timer);
             this.run(job, attempt + 1);
           },
-          this.retryDelayMs * 2 ** (attempt - 1),
+          inboundRetryDelayMs(attempt, this.retryDelayMs),
         );
         this.timers.add(timer);
       })
@@ -109,7 +120,7 @@ export class BullmqInboundQueue implements InboundSmsQueue {
       prefix: options.prefix,
       defaultJobOptions: {
         attempts: ATTEMPTS,
-        backoff: { type: 'exponential', delay: RETRY_DELAY_MS },
+        backoff: { type: 'capped' },
         removeOnComplete: { age: 3600 },
         removeOnFail: { count: 1000 },
       },
@@ -128,6 +139,7 @@ export class BullmqInboundQueue implements InboundSmsQueue {
       prefix: this.options.prefix,
       concurrency: this.options.concurrency ?? 8,
       maxStalledCount: 5,
+      settings: { backoffStrategy: (attemptsMade: number) => inboundRetryDelayMs(attemptsMade) },
     });
     this.worker.on('failed', (job, error) =>
       log.warn('inbound sms job failed', { jobId: job?.id, attemptsMade: job?.attemptsMade, error }),
