@@ -57,6 +57,7 @@ import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
 import type { LifecycleSettings } from '../../machines/purchase.machine';
 import { paymentCallbackRouter, paymentProviderFor, type PaymentPath } from './payments';
 import { matchableForMs, UnmatchedPayments } from '../payments/unmatched';
+import { UnknownPayments } from '../payments/unknown';
 import { paymentAdminRoutes } from '../payments/admin-routes';
 import { probesFor, watchQueues } from './readiness';
 import { purchaseStory } from '../purchases/care/story';
@@ -375,6 +376,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       )
     : null;
   if (unmatched) metrics.watchUnmatchedPayments(() => unmatched.count());
+  // Payments whose outcome nobody learnt (src/payments/unknown.ts): in front of a person, not silence.
+  const unknown = moneyPath.payments ? new UnknownPayments(moneyPath.payments.store, moneyPath.audit) : null;
+  if (unknown) metrics.watchUnknownPayments(() => unknown.count());
   // The operator's books: the providers' statements, the wallet and our records, matched daily.
   const reconciliation = reconciliationFor(config, {
     db: moneyPath.records,
@@ -485,7 +489,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   );
   app.use(noticeRoutes(moneyPath.subscribers.notices, credentials));
   if (unmatched && moneyPath.payments)
-    app.use(paymentAdminRoutes(unmatched, credentials, moneyPath.payments.store));
+    app.use(paymentAdminRoutes(unmatched, credentials, moneyPath.payments.store, unknown ?? undefined));
   app.use(reconciliationRoutes(reconciliation, credentials));
   app.use(
     reportRoutes({

@@ -254,6 +254,22 @@ export class Metrics {
   }
 
   /**
+   * `payments_outcome_unknown`, read from `count` at each scrape: payments whose outcome nobody
+   * learnt once their re-checks were over, not reviewed by a person (src/payments/unknown.ts).
+   */
+  watchUnknownPayments(count: () => Promise<number>): void {
+    new Gauge({
+      name: 'payments_outcome_unknown',
+      help: 'Payments nobody learnt the outcome of (re-checks over): a person looks each up at the provider: /admin/payments/unknown',
+      registers: [this.registry],
+      async collect() {
+        const n = await count().catch(() => null);
+        if (n !== null) this.set(n);
+      },
+    });
+  }
+
+  /**
    * `payment_notices_spooled`, read from `count` at each scrape: provider callbacks and push
    * answers kept while PostgreSQL was away, not applied yet (src/payments/spool.ts). Above 0 for
    * long: the records are still away, or refuse what was kept.

@@ -37,6 +37,7 @@ const CHANGES: ReadonlyArray<[method: string, path: RegExp, needs: Permission, s
   ['POST', /^\/blocklist$/, 'care', false],
   ['DELETE', /^\/blocklist\/[^/]+\/[^/]+$/, 'care', false],
   ['POST', /^\/payments\/unmatched\/[^/]+\/resolve$/, 'finance', true],
+  ['POST', /^\/payments\/unknown\/[^/]+\/review$/, 'finance', true],
   ['POST', /^\/agents\/deposits\/[^/]+\/(approve|reject)$/, 'finance', false],
   ['POST', /^\/agents\/[^/]+\/(credits|adjustments)$/, 'finance', false],
   ['POST', /^\/agents$/, 'agents', false],

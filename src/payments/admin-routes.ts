@@ -12,6 +12,7 @@ import {
   unmatchedQuery,
   type UnmatchedPayments,
 } from './unmatched';
+import { UnknownPaymentNotFoundError, type UnknownPayments } from './unknown';
 
 const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
 
@@ -27,7 +28,7 @@ function refusal(err: Error): ErrorAnswer | undefined {
     };
   if (err instanceof CareInputError)
     return { status: 400, body: { error: 'invalid_request', field: err.field, message: err.message } };
-  if (err instanceof UnmatchedNotFoundError)
+  if (err instanceof UnmatchedNotFoundError || err instanceof UnknownPaymentNotFoundError)
     return { status: 404, body: { error: 'not_found', message: err.message } };
   if (err instanceof UnmatchedStateError)
     return { status: 409, body: { error: err.reason, message: err.message } };
@@ -48,11 +49,16 @@ function refusal(err: Error): ErrorAnswer | undefined {
  *   its `resolution {by, at, note}`, audited. 400 a missing, blank or too long note; 404 no such
  *   notice; 409 resolved already (`already_resolved`), not money no payment took
  *   (`not_unmatched_success`) or still young enough to be taken (`still_matchable`).
+ * - `GET /unknown?limit=`: payments whose outcome nobody learnt (`unknown`, re-checks over, not
+ *   reviewed), newest first: `{total, count, payments}` (./unknown.ts);
+ *   `POST /unknown/:id/review {note}`: what a person found at the provider and did, audited; 404
+ *   when no such payment waits.
  */
 export function paymentAdminRoutes(
   unmatched: UnmatchedPayments,
   credentials: string | readonly AdminCredential[],
   payments?: Pick<SqlPaymentStore, 'getByPurchase' | 'noticesOf' | 'listByStates' | 'listByReceipt'>,
+  unknown?: UnknownPayments,
 ): Router {
   const router = Router();
   const admin = Router();
@@ -76,6 +82,15 @@ export function paymentAdminRoutes(
       const payment = await payments.getByPurchase(req.params.purchaseId);
       const notices = payment ? await payments.noticesOf(payment.id) : [];
       res.json({ purchaseId: req.params.purchaseId, payment, notices });
+    });
+  }
+
+  if (unknown) {
+    admin.get('/unknown', async (req, res) => {
+      res.json(await unknown.list(limitOf(req.query.limit, 50, 500)));
+    });
+    admin.post('/unknown/:id/review', express.json({ limit: '16kb' }), async (req, res) => {
+      res.json({ payment: await unknown.review(req.params.id, body(req).note, operatorOf(res)) });
     });
   }
 

@@ -452,6 +452,42 @@ export class SqlPaymentStore {
     return counts;
   }
 
+  /**
+   * Payments whose outcome nobody learnt: `unknown` with their re-checks over (`recheckUntil`
+   * passed), not reviewed by a person yet, newest first, and how many there are.
+   */
+  async outcomeUnknown(limit: number): Promise<{ total: number; payments: PaymentRecord[] }> {
+    const now = this.clock().toISOString();
+    const where = `state = 'unknown' AND NOT (record ? 'review') AND coalesce(record ->> 'recheckUntil', '') <= $1`;
+    const [count, list] = await Promise.all([
+      this.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM payments WHERE ${where}`, [now]),
+      limit > 0
+        ? this.db.query<Row>(
+            `SELECT record FROM payments WHERE ${where} ORDER BY requested_at DESC, id DESC LIMIT $2`,
+            [now, limit],
+          )
+        : Promise.resolve({ rows: [] as Row[] }),
+    ]);
+    return { total: Number(count.rows[0]?.n ?? 0), payments: list.rows.map((row) => row.record) };
+  }
+
+  /**
+   * A person looked a payment of {@link outcomeUnknown} up at the provider and says what they
+   * found (`note`): noted on the record (`review`), so it leaves the list; the state stays. The
+   * record as written, or null when it is no such payment any more (gone, moved on, reviewed).
+   */
+  async reviewOutcomeUnknown(id: string, by: string, note: string): Promise<PaymentRecord | null> {
+    if (!isUuid(id)) return null;
+    const at = this.clock().toISOString();
+    const reviewed = await this.db.query<Row>(
+      `UPDATE payments SET record = record || jsonb_build_object('review', jsonb_build_object('by', $2::text, 'at', $3::text, 'note', $4::text))
+        WHERE id = $1 AND state = 'unknown' AND NOT (record ? 'review') AND coalesce(record ->> 'recheckUntil', '') <= $3
+        RETURNING record`,
+      [id, by, at, note],
+    );
+    return reviewed.rows[0]?.record ?? null;
+  }
+
   /** Keep a provider's notice as received (before acting on it); returns its id. */
   async recordNotice(provider: string, notice: ProviderNotice): Promise<string> {
     return (await this.keepNotice(provider, notice)).id;

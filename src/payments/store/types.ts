@@ -118,6 +118,8 @@ export interface PaymentRecord {
    */
   recheckRound?: number;
   recheckAt?: string | null;
+  /** A person looked an `unknown` payment up at the provider once its re-checks were over (src/payments/unknown.ts). */
+  review?: { by: string; at: string; note: string };
   refund: RefundRecord | null;
 }
 

@@ -20,6 +20,8 @@ export type CareAction =
   | 'forget'
   // A payment notice no payment took, closed once its money was dealt with (src/payments/unmatched.ts).
   | 'resolve_unmatched'
+  // A payment whose outcome nobody learnt, looked up at the provider by a person (src/payments/unknown.ts).
+  | 'review_unknown_payment'
   // Operator accounts and their console sessions (src/operators), and any other change an
   // operator made through the admin API (its method, path and answer's status).
   | OperatorAction
