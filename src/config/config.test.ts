@@ -263,6 +263,7 @@ describe("the operators' password pepper", () => {
       EMBEDDED_SANDBOX: 'true',
       PAYMENT_PROVIDER: 'none',
       AGENT_PIN_SECRET: PIN_SECRET,
+      TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
     };
     expect(() => loadConfig(production)).toThrow(
       new ConfigError(
@@ -352,6 +353,7 @@ describe('the keys of records in PostgreSQL (#36 items 2 and 3)', () => {
       ...production,
       TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
       TOKEN_ENCRYPTION_KEY_PREVIOUS: ' old-key-one , old-key-two ',
+      OPERATOR_PASSWORD_PEPPER: PEPPER,
     });
     expect(config.records.previousTokenKeys).toEqual(['old-key-one', 'old-key-two']);
     expect(config.records.tokenRetentionMs).toBe(90 * 24 * 3600_000);
@@ -601,7 +603,12 @@ describe('LOG_FORMAT', () => {
   it('is pretty on a terminal in the embedded mode, JSON in production, under test and with a real service', () => {
     expect(loadConfig({}).logFormat).toBe('pretty-on-a-terminal');
     const staging = { NODE_ENV: 'production', EMBEDDED_SANDBOX: 'true', PAYMENT_PROVIDER: 'none' };
-    expect(loadConfig({ ...staging, AGENT_PIN_SECRET: 'x'.repeat(32) }).logFormat).toBe('json');
+    const keys = {
+      AGENT_PIN_SECRET: PIN_SECRET,
+      TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+      OPERATOR_PASSWORD_PEPPER: PEPPER,
+    };
+    expect(loadConfig({ ...staging, ...keys }).logFormat).toBe('json');
     expect(loadConfig({ NODE_ENV: 'test' }).logFormat).toBe('json');
     expect(loadConfig({ ...REAL_SERVICE }).logFormat).toBe('json');
   });

@@ -1,6 +1,8 @@
 import axios from 'axios';
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app';
 import { loadConfig } from '../../src/config';
+import { TEST_PIN_SECRET } from '../../src/agents/pin-secret';
+import { TEST_TOKEN_KEY } from '../../src/records/sealing';
 import { testRecordsEnv } from '../support/database';
 import { until } from '../support/wait';
 
@@ -22,6 +24,9 @@ export async function startTestGateway(
     PAYMENT_SANDBOX_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     RECONCILE_BASE_DELAY_MS: '50',
+    // The keys every process sharing a test's PostgreSQL agrees on (a test may set its own).
+    AGENT_PIN_SECRET: TEST_PIN_SECRET,
+    TOKEN_ENCRYPTION_KEY: TEST_TOKEN_KEY,
     ...records?.env,
     ...env,
   });

@@ -28,8 +28,8 @@ beforeAll(async () => {
   await proxy.start();
   gateway = await startTestGateway(
     {
+      ...records.env,
       DATABASE_URL: proxy.urlFor(TEST_DATABASE_URL),
-      DATABASE_SCHEMA: records.env.DATABASE_SCHEMA,
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: prefix,
       PURCHASE_SWEEP_INTERVAL_MS: '500',
