@@ -37,7 +37,7 @@ export const PAID_WAITING_AFTER_MS = 10 * 60_000;
 
 /**
  * The money check of every settled purchase that needed collection (succeeded or failed), and of
- * every paid one left `created` (past {@link PAID_WAITING_AFTER_MS}, or `settledBefore`):
+ * every paid one left `created` past {@link PAID_WAITING_AFTER_MS} (and `settledBefore`):
  * payments collected − refunds must equal what the purchase service was paid for it (0 or the
  * total). `settledBefore`: only purchases last written before then (a refund just started is
  * not a discrepancy yet).
@@ -74,7 +74,7 @@ export async function paymentDiscrepancies(
           AND (pu.state IN ('succeeded', 'failed')
                AND ($1::timestamptz IS NULL OR pu.updated_at < $1::timestamptz)
             OR pu.state = 'created'
-               AND pu.updated_at < coalesce($1::timestamptz, now() - make_interval(secs => $2 / 1000.0)))
+               AND pu.updated_at < least(coalesce($1::timestamptz, 'infinity'), now() - make_interval(secs => $2 / 1000.0)))
      )
      SELECT purchase_id, purchase_state, payment_id, payment_state, refund_state, currency,
             total::text, collected::text, refunded::text, sold::text
