@@ -184,6 +184,10 @@ it('a callback that comes while the records are away is acknowledged, spooled, a
   });
   expect(delivery.status).toBe(200);
   expect(await spooled()).toBe(1);
+  // /healthz says why: the records do not answer (still 200: nothing to restart for it).
+  const health = await axios.get(`${gateway.url}/healthz`, { validateStatus: () => true });
+  expect(health.status).toBe(200);
+  expect(health.data).toMatchObject({ status: 'degraded', problems: { records: expect.any(String) } });
   proxy.restore();
 
   await soldOnce(purchase.id);
