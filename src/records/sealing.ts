@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { secretFilePath, secretFor } from './secret-file';
 import { IN_MEMORY } from './settings';
 
 /**
@@ -163,7 +162,7 @@ export interface TokenKeySettings {
 
 /** The key file's path under a data directory. */
 export function tokenKeyPath(dataDir: string): string {
-  return resolve(dataDir, 'secrets', 'token.key');
+  return secretFilePath(dataDir, 'token.key');
 }
 
 // One per process: in-memory records live and die with it.
@@ -183,18 +182,5 @@ export function sealerFor(settings: TokenKeySettings): Sealer {
 }
 
 function keyFile(dataDir: string): Buffer {
-  const path = tokenKeyPath(dataDir);
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  mkdirSync(resolve(dataDir, 'secrets'), { recursive: true, mode: 0o700 });
-  try {
-    // `wx`: a second process starting at the same moment keeps the first one's key.
-    writeFileSync(path, randomBytes(32), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return readFileSync(path);
+  return secretFor('token.key', null, dataDir);
 }
