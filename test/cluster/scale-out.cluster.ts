@@ -134,9 +134,9 @@ let killedAt = 0;
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 
 /** User + system CPU time of a running process, from /proc (0 once it is gone). */
-function cpuMs(process: NodeProcess): number {
+function cpuMs(pid: number | undefined): number {
   try {
-    const stat = readFileSync(`/proc/${process.pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   } catch {
@@ -144,7 +144,22 @@ function cpuMs(process: NodeProcess): number {
   }
 }
 
-const processes = () => ({ 'gateway A': a, 'gateway B': b, 'worker 1': w1, 'worker 2': w2 });
+/**
+ * Whose CPU a phase measures: the four processes, the three Redis masters, and this test
+ * process (the load, the purchase-service sandbox and the SMS provider). PostgreSQL is shared
+ * with the other suites on the machine and not counted.
+ */
+const processes = (): Record<string, () => number> => ({
+  'gateway A': () => cpuMs(a.pid),
+  'gateway B': () => cpuMs(b.pid),
+  'worker 1': () => cpuMs(w1.pid),
+  'worker 2': () => cpuMs(w2.pid),
+  'redis masters': () => world.redisCluster!.pids.reduce((sum, pid) => sum + cpuMs(pid), 0),
+  'load + sandbox + SMS provider': () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  },
+});
 
 /**
  * Runs the load for PHASE_MS on `gateways`, then lets every buyer finish the purchase it is in
@@ -152,7 +167,7 @@ const processes = () => ({ 'gateway A': a, 'gateway B': b, 'worker 1': w1, 'work
  */
 async function phase(name: string, gateways: NodeProcess[], during?: (phase: Phase) => Promise<void>) {
   pool = gateways;
-  const cpuBefore = Object.fromEntries(Object.entries(processes()).map(([k, p]) => [k, cpuMs(p)]));
+  const cpuBefore = Object.fromEntries(Object.entries(processes()).map(([k, read]) => [k, read()]));
   const current: Phase = {
     name,
     gateways: gateways.length,
@@ -207,7 +222,7 @@ async function phase(name: string, gateways: NodeProcess[], during?: (phase: Pha
   ];
   await Promise.all([...buyers, during?.(current)]);
   current.endedAt = Math.min(Date.now(), endsAt);
-  for (const [k, p] of Object.entries(processes())) current.cpuMs[k] = Math.max(0, cpuMs(p) - cpuBefore[k]);
+  for (const [k, read] of Object.entries(processes())) current.cpuMs[k] = Math.max(0, read() - cpuBefore[k]);
   phases.push(current);
 }
 
@@ -289,6 +304,7 @@ it('two gateways and two workers on a Redis Cluster: throughput, p99, one gatewa
     const purchases = p.purchases.ussd + p.purchases.sms + p.purchases.agent;
     const gatewayCpu = p.cpuMs['gateway A'] + p.cpuMs['gateway B'];
     const workerCpu = p.cpuMs['worker 1'] + p.cpuMs['worker 2'];
+    const allCpu = Object.values(p.cpuMs).reduce((sum, ms) => sum + ms, 0);
     return {
       phase: p.name,
       gateways: p.gateways,
@@ -303,6 +319,9 @@ it('two gateways and two workers on a Redis Cluster: throughput, p99, one gatewa
       failedHops: p.failedHops,
       gatewayCpuMsPerHop: hops ? Number((gatewayCpu / hops).toFixed(1)) : 0,
       workerCpuMsPerPurchase: purchases ? Number((workerCpu / purchases).toFixed(1)) : 0,
+      /** Every counted process's CPU per hop, and the share of the machine's cores it used. */
+      allCpuMsPerHop: hops ? Number((allCpu / hops).toFixed(1)) : 0,
+      coresUsed: Number((allCpu / (p.endedAt - p.startedAt)).toFixed(2)),
       cpuMs: p.cpuMs,
     };
   });
@@ -321,10 +340,16 @@ it('two gateways and two workers on a Redis Cluster: throughput, p99, one gatewa
     [
       '',
       `Scale-out (issue 41): load ${LOAD.ussd} USSD + ${LOAD.sms} SMS + ${LOAD.agents} agents at once, ${PHASE_MS / 1000} s a phase`,
-      'phase | load1 | hops/s | hops/s per gateway | purchases/min | hop p50 / p99 ms | failed hops | gateway CPU ms/hop | worker CPU ms/purchase',
+      'phase | load1 | hops/s | hops/s per gateway | purchases/min | hop p50 / p99 ms | failed hops | gateway CPU ms/hop | worker CPU ms/purchase | all CPU ms/hop | cores used',
       ...figures.map(
         (f) =>
-          `${f.phase} | ${f.load1} | ${f.hopsPerS} | ${f.hopsPerSPerGateway} | ${f.purchasesPerMin} | ${f.hopP50Ms} / ${f.hopP99Ms} | ${f.failedHops} | ${f.gatewayCpuMsPerHop} | ${f.workerCpuMsPerPurchase}`,
+          `${f.phase} | ${f.load1} | ${f.hopsPerS} | ${f.hopsPerSPerGateway} | ${f.purchasesPerMin} | ${f.hopP50Ms} / ${f.hopP99Ms} | ${f.failedHops} | ${f.gatewayCpuMsPerHop} | ${f.workerCpuMsPerPurchase} | ${f.allCpuMsPerHop} | ${f.coresUsed}`,
+      ),
+      ...figures.map(
+        (f) =>
+          `  ${f.phase}: CPU ms ${Object.entries(f.cpuMs)
+            .map(([k, ms]) => `${k} ${Math.round(ms)}`)
+            .join(', ')}`,
       ),
       `purchases: ${row.intents} (${JSON.stringify(report.purchasesByState)}); debits ${row.debits}, tokens delivered ${row.tokensDelivered}, failures told ${row.failuresTold}`,
       `SMS sent again for want of an answer: ${resent.length}${resent.map((r) => `\n  ${r}`).join('')}`,
