@@ -43,6 +43,9 @@ const gatewayEnv = () =>
     ADMIN_TOKEN: ADMIN,
     SMS_RATE_PER_MIN: '1000',
     SMS_REPLIES_PER_MIN: '1000',
+    // A quiet machine runs ~60 sales a minute per agent: past the day's default 200 sales / BWP 20 000.
+    AGENT_MAX_DAY_VALUE: '10000000.00',
+    AGENT_MAX_DAY_COUNT: '1000000',
   });
 let a: NodeProcess;
 let b: NodeProcess;
@@ -73,7 +76,7 @@ afterAll(async () => {
   await world.close();
 }, 60_000);
 
-/** A float agent with BWP 5000.00 on its float and its PIN set (by SMS, answered by a worker). */
+/** A float agent with BWP 100 000.00 on its float (~980 sales) and its PIN set (by SMS, answered by a worker). */
 async function floatAgent(msisdn: string): Promise<string> {
   const post = async (url: string, body: object) => {
     const response = await fetch(`${a.url}${url}`, {
@@ -85,7 +88,7 @@ async function floatAgent(msisdn: string): Promise<string> {
     return (await response.json()) as { oneTimePin?: string };
   };
   const added = await post('/admin/agents', { msisdn, name: 'Shop', float: true });
-  await post(`/admin/agents/${msisdn}/credits`, { amount: 'BWP 5000.00', reference: `top-${msisdn}` });
+  await post(`/admin/agents/${msisdn}/credits`, { amount: 'BWP 100000.00', reference: `top-${msisdn}` });
   await sendSms(`pin-${msisdn}`, msisdn, `PIN ${added.oneTimePin} ${AGENT_PIN}`);
   await until(`${msisdn}'s PIN changed`, () =>
     world.sink.acceptedTo(msisdn).some((hit) => hit.message === 'Your PIN is changed.'),

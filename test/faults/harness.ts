@@ -210,6 +210,7 @@ export async function buy(
   const attempts = options.attempts ?? 80;
   // "Send the token to": 1 This phone (asked for electricity unless USSD_ASK_TOKEN_RECIPIENT=false).
   const inputs = ['', ...(options.inputs?.(meter) ?? ['1', meter, '1', '100', '1'])];
+  let lastScreen = '';
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     const session = `${options.label ?? 'f'}-${phone}-${attempt}`;
     try {
@@ -217,6 +218,7 @@ export async function buy(
         const began = Date.now();
         const reply = await hop(route(i), session, phone, inputs.slice(1, i + 1).join('*'));
         options.onHop?.(Date.now() - began, reply.status === 200);
+        lastScreen = reply.body;
         if (reply.end) break;
       }
     } catch {
@@ -227,7 +229,9 @@ export async function buy(
     // A subscriber whose dialogue was cut dials again a moment later.
     await new Promise((resolve) => setTimeout(resolve, REDIAL_MS));
   }
-  throw new Error(`no purchase recorded for ${phone} after ${attempts} dialogues`);
+  throw new Error(
+    `no purchase recorded for ${phone} after ${attempts} dialogues; the last screen: ${lastScreen}`,
+  );
 }
 
 /** A settled intent and what reached its subscriber. */
