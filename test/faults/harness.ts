@@ -9,6 +9,7 @@ import { openRecords } from '../../src/records/open';
 import { SANDBOX_CREDENTIALS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { hop, ledger, type LedgerRow } from '../e2e/harness';
 import { testRecordsEnv } from '../support/database';
+import { OwnRedisCluster } from '../support/redis-cluster';
 import { OwnRedisServer, type TestPersistence } from '../support/redis-server';
 import { testPrefix } from '../support/redis';
 import { until } from '../support/wait';
@@ -18,7 +19,8 @@ import { SmsSink, type SinkHit } from './sms-sink';
 /**
  * The fault suite's world: the sandbox purchase service (behind a proxy that can answer 429),
  * a redis-server of its own (tests kill it), a PostgreSQL schema of its own for the records, and
- * the SMS provider (`SMS_DRIVER=http`). Gateways
+ * the SMS provider (`SMS_DRIVER=http`); or, for the scale-out suite, a Redis Cluster of three
+ * masters in place of the one redis-server (`new World('none', { cluster: true })`). Gateways
  * (in-process or child processes) are started by each test with `gatewayEnv()`. Every fault is
  * judged the same way (`judge`): against the sandbox ledger and what the SMS provider accepted.
  */
@@ -51,7 +53,9 @@ export class World {
   sandbox!: RunningSandbox;
   proxy!: RateLimitProxy;
   readonly redisServer: OwnRedisServer;
-  /** The test's own Redis connection (reconnects after Redis restarts). */
+  /** With `{ cluster: true }`: the Redis Cluster every process of this world uses instead. */
+  readonly redisCluster: OwnRedisCluster | undefined;
+  /** The test's own Redis connection (reconnects after Redis restarts); none on a Cluster. */
   redis!: Redis;
   /** Where every gateway of this world keeps its records, as one deployment's instances do. */
   readonly records = testRecordsEnv('faults');
@@ -60,8 +64,9 @@ export class World {
   store!: SqlPurchaseStore;
   private nextMeter = 0;
 
-  constructor(persistence: TestPersistence = 'none') {
+  constructor(persistence: TestPersistence = 'none', options: { cluster?: boolean } = {}) {
     this.redisServer = new OwnRedisServer(persistence);
+    this.redisCluster = options.cluster ? new OwnRedisCluster() : undefined;
   }
 
   async start(): Promise<void> {
@@ -69,9 +74,12 @@ export class World {
     this.proxy = new RateLimitProxy(this.sandbox.url);
     await this.proxy.start();
     await this.sink.start();
-    await this.redisServer.start();
-    this.redis = new Redis(this.redisServer.url, { maxRetriesPerRequest: 1 });
-    this.redis.on('error', () => undefined);
+    if (this.redisCluster) await this.redisCluster.start();
+    else {
+      await this.redisServer.start();
+      this.redis = new Redis(this.redisServer.url, { maxRetriesPerRequest: 1 });
+      this.redis.on('error', () => undefined);
+    }
     this.db = await openRecords({
       url: this.records.env.DATABASE_URL,
       schema: this.records.env.DATABASE_SCHEMA,
@@ -81,11 +89,12 @@ export class World {
   }
 
   async close(): Promise<void> {
-    this.redis.disconnect();
+    this.redis?.disconnect();
     await this.sink.close();
     await this.proxy.close();
     await this.sandbox.close();
     await this.redisServer.destroy();
+    await this.redisCluster?.destroy();
     await this.db.close();
     await this.records.drop();
   }
@@ -93,7 +102,9 @@ export class World {
   /** The gateway's environment: this world's Redis, service (through the proxy) and SMS provider. */
   gatewayEnv(extra: Record<string, string> = {}): Record<string, string> {
     return {
-      REDIS_URL: this.redisServer.url,
+      ...(this.redisCluster
+        ? { REDIS_URL: this.redisCluster.url, REDIS_CLUSTER: 'true' }
+        : { REDIS_URL: this.redisServer.url }),
       REDIS_PREFIX: this.prefix,
       ...this.records.env,
       PURCHASE_API_BASE_URL: this.proxy.url,
@@ -171,6 +182,19 @@ const REDIAL_MS = 250;
 /** Where each hop of a dialogue goes (one gateway, or several behind a load balancer). */
 export type Route = (hopIndex: number) => Pick<Gateway, 'url'>;
 
+/** What `buy` may be told besides the defaults (BWP 100 of electricity for this phone). */
+export interface BuyOptions {
+  attempts?: number;
+  label?: string;
+  meter?: string;
+  /** What is typed after the dial, given the meter (an agent's sale: PIN, menu, meter, …). */
+  inputs?: (meter: string) => string[];
+  /** Whose purchase records show the sale was made (default: `phone`'s; an agent's customer). */
+  recordedFor?: string;
+  /** Told each hop answered (its duration, and whether the gateway answered 200). */
+  onHop?: (ms: number, ok: boolean) => void;
+}
+
 /**
  * One subscriber buying BWP 100 of electricity over USSD, dialling again (a new session) while
  * the gateway has no purchase for them: a dialogue cut by a fault is what a subscriber redials.
@@ -180,27 +204,34 @@ export async function buy(
   world: World,
   route: Route,
   phone: string,
-  options: { attempts?: number; label?: string; meter?: string } = {},
+  options: BuyOptions = {},
 ): Promise<string> {
   const meter = options.meter ?? world.meter();
   const attempts = options.attempts ?? 80;
   // "Send the token to": 1 This phone (asked for electricity unless USSD_ASK_TOKEN_RECIPIENT=false).
-  const inputs = ['', '1', meter, '1', '100', '1'];
+  const inputs = ['', ...(options.inputs?.(meter) ?? ['1', meter, '1', '100', '1'])];
+  let lastScreen = '';
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     const session = `${options.label ?? 'f'}-${phone}-${attempt}`;
     try {
       for (let i = 0; i < inputs.length; i += 1) {
+        const began = Date.now();
         const reply = await hop(route(i), session, phone, inputs.slice(1, i + 1).join('*'));
+        options.onHop?.(Date.now() - began, reply.status === 200);
+        lastScreen = reply.body;
         if (reply.end) break;
       }
     } catch {
       // The gateway was away (killed, restarting): the subscriber dials again.
+      options.onHop?.(0, false);
     }
-    if ((await world.purchasesOf(phone)).length > 0) return meter;
+    if ((await world.purchasesOf(options.recordedFor ?? phone)).length > 0) return meter;
     // A subscriber whose dialogue was cut dials again a moment later.
     await new Promise((resolve) => setTimeout(resolve, REDIAL_MS));
   }
-  throw new Error(`no purchase recorded for ${phone} after ${attempts} dialogues`);
+  throw new Error(
+    `no purchase recorded for ${phone} after ${attempts} dialogues; the last screen: ${lastScreen}`,
+  );
 }
 
 /** A settled intent and what reached its subscriber. */

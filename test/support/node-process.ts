@@ -25,6 +25,11 @@ export class NodeProcess {
     return `http://127.0.0.1:${this.chosenPort}`;
   }
 
+  /** Its process id while it runs (the scale-out suite reads its CPU time from /proc). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** What it printed (stderr and stdout), for a failure's message. */
   get log(): string {
     return this.output;

@@ -18,6 +18,11 @@ export class OwnRedisCluster {
   private readonly processes: ChildProcess[] = [];
   private readonly dir = mkdtempSync(join(tmpdir(), 'gw-cluster-'));
 
+  /** The masters' process ids (the scale-out suite reads their CPU time). */
+  get pids(): number[] {
+    return this.processes.flatMap((child) => (child.pid === undefined ? [] : [child.pid]));
+  }
+
   /** One node's URL: the gateway discovers the others from it. */
   get url(): string {
     return `redis://127.0.0.1:${this.ports[0]}`;
