@@ -4,6 +4,8 @@ import axios from 'axios';
 import type { Browser, Page } from 'playwright-core';
 import { main } from '../../src/cli/main';
 import type { Gateway } from '../../src/gateway/app';
+import { localDay } from '../../src/i18n/local-time';
+import { DECISIONS } from '../../src/reconciliation/queue';
 import { TEST_METERS } from '../../src/sandbox';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { dialogue, newPhone, outbox, startTestGateway, waitForSms } from '../e2e/harness';
@@ -33,6 +35,8 @@ const ADMIN_TOKEN = 'console-admin-token-0123456789';
 const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
 const NEW_PASSWORD = 'correct horse battery staple';
 const DOCS = path.resolve(__dirname, '..', '..', 'docs');
+// A zone where it is not near midnight now: the reconciled day must not change under the test.
+const TZ = new Date().getUTCHours() >= 1 && new Date().getUTCHours() <= 21 ? 'UTC' : 'Pacific/Honolulu';
 
 /** The gateway's and the CLI's pepper, as an operator sets both. */
 const PEPPER = { OPERATOR_PASSWORD_PEPPER: 'test-console-operator-password-pepper-0123' };
@@ -99,6 +103,39 @@ async function settledIn(id: string, states: string[]): Promise<PurchaseRecord> 
   });
 }
 
+type Mismatch = { id: number; reason: string; amount: string; state: string; facts: { summary: string } };
+
+/**
+ * Money in that no payment of ours holds (a payer paid the paybill directly), found as finance
+ * finds it each morning: the day's statement imported, the day reconciled. The mismatch, and all open.
+ */
+async function walkInMismatch(
+  amount: string,
+): Promise<{ payer: string; walkIn: Mismatch; open: Mismatch[] }> {
+  const payer = newPhone();
+  const sandbox = gateway.paymentSandbox!.url;
+  await axios.post(`${sandbox}/sandbox/direct-payments`, {
+    wire: 'daraja',
+    msisdn: payer,
+    amount,
+    accountReference: 'WALKIN',
+  });
+  const day = localDay(new Date(), TZ);
+  const csv = await axios.get<string>(`${sandbox}/sandbox/statements/mpesa`, {
+    params: { date: day, tz: TZ },
+    responseType: 'text',
+  });
+  await axios.post(`${gateway.url}/admin/reconciliation/statements`, csv.data, {
+    headers: { ...auth.headers, 'content-type': 'text/csv' },
+  });
+  await axios.get(`${gateway.url}/admin/reconciliation`, { ...auth, params: { date: day } });
+  const open = (await axios.get(`${gateway.url}/admin/reconciliation/mismatches`, auth)).data
+    .mismatches as Mismatch[];
+  const walkIn = open.find((m) => m.reason === 'statement_payment_unknown' && m.amount === `BWP ${amount}`);
+  if (!walkIn) throw new Error(`no statement_payment_unknown mismatch of ${amount}: ${JSON.stringify(open)}`);
+  return { payer, walkIn, open };
+}
+
 describeInBrowser('the operators console', () => {
   let adminPassword = '';
 
@@ -108,6 +145,7 @@ describeInBrowser('the operators console', () => {
         ...records.env,
         ...PEPPER,
         ADMIN_TOKEN,
+        TZ,
         RECONCILE_DEADLINE_MS: '1000',
         SMS_REPLIES_PER_MIN: '50',
         SMS_RATE_PER_MIN: '50',
@@ -348,6 +386,113 @@ describeInBrowser('the operators console', () => {
       const shown = (await axios.get(`${gateway.url}/admin/agents/${agent}`, auth)).data;
       expect(JSON.stringify(shown.float)).toContain('5000');
       expect(phoneProblems.filter((p) => !/status of 403/.test(p))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a finance operator takes a reconciliation mismatch and closes it with a decision', async () => {
+    const { payer, walkIn, open } = await walkInMismatch('42.00');
+    const unknown = (await axios.get(`${gateway.url}/admin/payments/unknown`, auth)).data.total as number;
+
+    const password = await addOperator('fiona', 'finance');
+    const context = await browser.newContext();
+    const finance = await context.newPage();
+    const financeProblems = watchPage(finance, gateway.url);
+    try {
+      await logIn(finance, 'fiona', password);
+      await finance.getByLabel('One-time password').fill(password);
+      await finance.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+      await finance.getByLabel('New password again').fill(NEW_PASSWORD);
+      await finance.getByRole('button', { name: 'Change the password' }).click();
+      await finance.getByRole('heading', { name: 'Today' }).waitFor();
+      // Both queues on the home page, with the API's counts.
+      const tile = (label: string) => finance.locator(`[data-count="${label}"] .count`);
+      expect(await tile('Reconciliation mismatches').innerText()).toBe(String(open.length));
+      expect(await tile('Payments of unknown outcome').innerText()).toBe(String(unknown));
+
+      await tile('Reconciliation mismatches').click();
+      await finance
+        .getByRole('heading', { name: `Reconciliation mismatches (${open.length})` })
+        .waitFor({ timeout: 10_000 })
+        .catch(async (e: Error) => {
+          throw new Error(`${e.message}\n${await finance.locator('main').innerText()}`);
+        });
+      await finance.getByRole('heading', { name: `Payments of unknown outcome (${unknown})` }).waitFor();
+      const row = finance
+        .getByRole('table', { name: 'Open reconciliation mismatches' })
+        .getByRole('row')
+        .filter({ has: finance.getByRole('cell', { name: String(walkIn.id), exact: true }) });
+      const shown = await row.innerText();
+      expect(shown).toContain('statement_payment_unknown');
+      expect(shown).toContain(walkIn.facts.summary);
+      expect(shown).toContain('investigate');
+      expect(shown).toContain('nobody');
+      // Masked, as everything else: the payer's number is not on the page.
+      expect(await finance.locator('main').innerText()).not.toContain(payer);
+      expect(await finance.locator('main').innerText()).not.toContain(payer.slice(3));
+
+      // Taken by the keyboard alone.
+      await row.getByRole('button', { name: `Assign mismatch ${walkIn.id} to me` }).focus();
+      await finance.keyboard.press('Enter');
+      await finance.getByText(`Mismatch ${walkIn.id} is assigned to you.`).waitFor();
+      const again = finance
+        .getByRole('table', { name: 'Open reconciliation mismatches' })
+        .getByRole('row')
+        .filter({ has: finance.getByRole('cell', { name: String(walkIn.id), exact: true }) });
+      await again.getByRole('cell', { name: 'fiona', exact: true }).waitFor();
+      expect(await again.getByRole('button', { name: /Assign mismatch/ }).count()).toBe(0);
+
+      const close = again.getByRole('form', { name: `Close mismatch ${walkIn.id}` });
+      // The decisions offered are the API's.
+      expect(await close.getByLabel('Decision').locator('option').allInnerTexts()).toEqual([...DECISIONS]);
+      await close.getByLabel('Decision').selectOption('refunded');
+      await close
+        .getByLabel('What was decided and done')
+        .fill('payer found by phone, reversed on the portal');
+      await close.getByRole('button', { name: 'Close' }).click();
+      await finance.getByText(`Mismatch ${walkIn.id} is closed (refunded).`).waitFor();
+      await finance
+        .getByRole('heading', { name: `Reconciliation mismatches (${open.length - 1})` })
+        .waitFor();
+
+      const closed = (await axios.get(`${gateway.url}/admin/reconciliation/mismatches/${walkIn.id}`, auth))
+        .data.mismatch;
+      expect(closed).toMatchObject({
+        state: 'closed',
+        decision: 'refunded',
+        assignee: 'fiona',
+        closedBy: 'fiona',
+      });
+      const trail = (await axios.get(`${gateway.url}/admin/purchases/audit?limit=100`, auth)).data
+        .entries as Array<{ actor: string; action: string }>;
+      expect(trail.filter((e) => e.actor === 'fiona').map((e) => e.action)).toEqual(
+        expect.arrayContaining(['mismatch_assign', 'mismatch_close']),
+      );
+      expect(financeProblems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a viewer sees the mismatches but is offered nothing to do with them', async () => {
+    const { walkIn } = await walkInMismatch('43.00');
+    const password = await addOperator('vic', 'viewer');
+    const context = await browser.newContext();
+    const viewer = await context.newPage();
+    try {
+      await logIn(viewer, 'vic', password);
+      await viewer.getByLabel('One-time password').fill(password);
+      await viewer.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+      await viewer.getByLabel('New password again').fill(NEW_PASSWORD);
+      await viewer.getByRole('button', { name: 'Change the password' }).click();
+      await viewer.getByRole('heading', { name: 'Today' }).waitFor();
+      await viewer.goto(`${gateway.url}/console#/queues#mismatches`);
+      await viewer.getByRole('table', { name: 'Open reconciliation mismatches' }).waitFor();
+      await viewer.getByRole('cell', { name: String(walkIn.id), exact: true }).waitFor();
+      expect(await viewer.getByRole('button', { name: /Assign mismatch/ }).count()).toBe(0);
+      expect(await viewer.getByRole('form', { name: /mismatch/ }).count()).toBe(0);
+      expect(await viewer.getByRole('form', { name: /Review payment/ }).count()).toBe(0);
     } finally {
       await context.close();
     }

@@ -1544,8 +1544,9 @@ async function auditPage() {
 async function route() {
   if (!me) return;
   const hash = location.hash.slice(1) || '/';
-  const [pathPart, query = ''] = hash.split('?');
-  const params = new URLSearchParams(query.split('#')[0]);
+  // `#/queues#mismatches`: the page, then the section to scroll to (queues() reads it).
+  const [pathPart, query = ''] = hash.split('#')[0].split('?');
+  const params = new URLSearchParams(query);
   const parts = pathPart.split('/').filter(Boolean).map(decodeURIComponent);
   for (const link of document.querySelectorAll('nav a'))
     link.toggleAttribute('aria-current', link.getAttribute('href') === `#/${parts[0] ?? ''}`);
