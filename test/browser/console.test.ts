@@ -6,6 +6,8 @@ import { main } from '../../src/cli/main';
 import type { Gateway } from '../../src/gateway/app';
 import { localDay } from '../../src/i18n/local-time';
 import { DECISIONS } from '../../src/reconciliation/queue';
+import { TEST_PAYERS } from '../../src/payments/sandbox';
+import { formatMoney, type Money } from '../../src/vas/money';
 import { TEST_METERS } from '../../src/sandbox';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { dialogue, newPhone, outbox, startTestGateway, waitForSms } from '../e2e/harness';
@@ -46,21 +48,22 @@ let browser: Browser;
 let page: Page;
 let problems: string[];
 
-/** `npm run cli -- operator …` on the gateway's records; its stdout. */
-async function cli(...argv: string[]): Promise<string> {
+/** `npm run cli -- operator …` on the gateway's records (or `env`'s); its stdout. */
+async function cliOn(env: object, ...argv: string[]): Promise<string> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await main(['operator', ...argv], {
     stdout: (line) => out.push(line),
     stderr: (line) => err.push(line),
-    env: { ...records.env, ...PEPPER, USER: 'tester' },
+    env: { ...env, ...PEPPER, USER: 'tester' },
   });
   if (code !== 0) throw new Error(`operator ${argv.join(' ')}: exit ${code}: ${err.join('\n')}`);
   return out.join('\n');
 }
+const cli = (...argv: string[]) => cliOn(records.env, ...argv);
 
-async function addOperator(name: string, role: string): Promise<string> {
-  const printed = await cli('add', '--name', name, '--role', role);
+async function addOperator(name: string, role: string, env: object = records.env): Promise<string> {
+  const printed = await cliOn(env, 'add', '--name', name, '--role', role);
   return /one-time password: (\S+)/.exec(printed)![1];
 }
 
@@ -71,8 +74,8 @@ async function shot(name: string, target: Page = page): Promise<void> {
     await target.screenshot({ path: path.join(DOCS, `${name}.png`), fullPage: true });
 }
 
-async function logIn(target: Page, name: string, password: string): Promise<void> {
-  await target.goto(`${gateway.url}/console`);
+async function logIn(target: Page, name: string, password: string, url = gateway.url): Promise<void> {
+  await target.goto(`${url}/console`);
   await target.getByLabel('Name').fill(name);
   await target.getByLabel('Password').fill(password);
   await target.getByLabel('Password').press('Enter');
@@ -534,5 +537,87 @@ describeInBrowser('the operators console', () => {
       validateStatus: () => true,
     });
     expect(after.status).toBe(401);
+  });
+});
+
+describeInBrowser('the operators console: a payment nobody learnt the outcome of', () => {
+  const ownRecords = testRecordsEnv('console-unknown');
+  const payer = TEST_PAYERS.find((p) => p.behaviour === 'callback_lost')!.msisdn;
+  let own: Gateway;
+  let ownBrowser: Browser;
+
+  beforeAll(async () => {
+    // Its own gateway: the payer's window and the re-checks of a moment, not minutes.
+    own = await startTestGateway(
+      { ...ownRecords.env, ...PEPPER, ADMIN_TOKEN, SPEND_DAY_MAX_COUNT: '100' },
+      {
+        paymentSandbox: { approveDelayMs: 50 },
+        paymentLifecycle: {
+          windowMs: 600,
+          marginMs: 200,
+          recheckForMs: 800,
+          recheckEveryMs: 200,
+          requestTimeoutMs: 500,
+          lostMarginMs: 200,
+          pollBaseMs: 200,
+          pollMaxMs: 400,
+        },
+      },
+    );
+    ownBrowser = await launchChromium(executable!);
+  });
+  afterAll(async () => {
+    await ownBrowser?.close();
+    await own?.close();
+    await ownRecords.drop();
+  });
+
+  it('finance sees it counted and in its queue, and reviews it with a note', async () => {
+    // The push is carried out, its answer dropped, and the callback never comes.
+    await axios.post(`${own.paymentSandbox!.url}/sandbox/faults`, { operation: 'collect', fault: 'drop' });
+    await dialogue(own, `console-unknown-${Date.now()}`, payer, ['1', TEST_METERS.active, '1', '100', '1']);
+    const [purchase] = await own.desk.listByMsisdn(payer);
+    const waiting = await until(
+      'the payment in front of a person',
+      async () => {
+        const { payments } = (await axios.get(`${own.url}/admin/payments/unknown`, auth)).data as {
+          payments: Array<{ id: string; purchaseId: string; amount: Money }>;
+        };
+        return payments.find((p) => p.purchaseId === purchase.id) ?? null;
+      },
+      { timeoutMs: 30_000 },
+    );
+
+    const password = await addOperator('fred', 'finance', ownRecords.env);
+    const page = await ownBrowser.newPage();
+    const pageProblems = watchPage(page, own.url);
+    await logIn(page, 'fred', password, own.url);
+    await page.getByLabel('One-time password').fill(password);
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('New password again').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByRole('heading', { name: 'Today' }).waitFor();
+    const tile = page.locator('[data-count="Payments of unknown outcome"] .count');
+    expect(await tile.innerText()).toBe('1');
+    await tile.click();
+    await page.getByRole('heading', { name: 'Payments of unknown outcome (1)' }).waitFor();
+    const table = page.getByRole('table', { name: 'Payments of unknown outcome' });
+    expect(await table.innerText()).toContain(formatMoney(waiting.amount));
+    expect(await page.locator('main').innerText()).not.toContain(payer);
+    const review = table.getByRole('form', { name: `Review payment ${waiting.id}` });
+    await review
+      .getByLabel('What the provider said and what was done')
+      .fill('not in the statement: nothing taken');
+    await review.getByRole('button', { name: 'Reviewed' }).click();
+    await page.getByText('The payment is reviewed.').waitFor();
+    await page.getByRole('heading', { name: 'Payments of unknown outcome (0)' }).waitFor();
+    const trail = (await axios.get(`${own.url}/admin/purchases/audit?limit=50`, auth)).data.entries as Array<{
+      actor: string;
+      action: string;
+    }>;
+    expect(trail).toContainEqual(
+      expect.objectContaining({ actor: 'fred', action: 'review_unknown_payment' }),
+    );
+    expect(pageProblems).toEqual([]);
   });
 });
