@@ -375,7 +375,7 @@ async function home() {
     [
       'Reconciliation mismatches',
       '#/queues#mismatches',
-      async () => (await get(`/admin/reconciliation/mismatches?limit=${QUEUE_LIMIT}`)).count,
+      async () => atLeast((await get(`/admin/reconciliation/mismatches?limit=${QUEUE_LIMIT}`)).count),
     ],
     [
       'Payments of unknown outcome',
@@ -720,6 +720,8 @@ function auditTable(entries) {
 
 /** The most a queue's list asks for (the API's own cap). */
 const QUEUE_LIMIT = 500;
+/** A list's count, `500+` when the list was cut at the cap (the mismatch list has no total). */
+const atLeast = (count) => (count >= QUEUE_LIMIT ? `${count}+` : count);
 
 /**
  * What a person may decide, closing a mismatch: the API's list (src/reconciliation/queue.ts
@@ -957,7 +959,7 @@ async function queues() {
       h(
         'h2',
         { id: 'h-mismatches' },
-        mismatches ? `Reconciliation mismatches (${mismatches.count})` : 'Reconciliation mismatches',
+        mismatches ? `Reconciliation mismatches (${atLeast(mismatches.count)})` : 'Reconciliation mismatches',
       ),
       mismatches
         ? table(
