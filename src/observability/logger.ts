@@ -41,7 +41,8 @@ export function maskToken(token: string): string {
 /** Keys whose values are never shown (`[redacted]`), phone numbers, and prepaid tokens. */
 export const SECRET_KEYS =
   /pass(word)?|secret|authorization|api_?key|access_?token|refresh_?token|^pin$|cookie/i;
-export const MSISDN_KEYS = /msisdn|phone|^to$|^from$|beneficiary|requester/i;
+// `payer`: a statement line's (a reconciliation mismatch's facts, src/reconciliation/match.ts).
+export const MSISDN_KEYS = /msisdn|phone|^to$|^from$|^payer$|beneficiary|requester/i;
 export const TOKEN_KEYS = /^tokens?$|^raw_?token$/i;
 
 /** A date or a time (`2026-11-01`, `2026-11-01T00:00:00.000Z`): under `from`/`to` it is no number to mask. */

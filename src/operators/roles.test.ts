@@ -17,12 +17,17 @@ describe('who may do what on /admin', () => {
     ['POST', '/agents/26771234567/credits/', 'finance'],
     ['POST', '/agents/deposits/4/approve', 'finance'],
     ['POST', '/payments/unmatched/n1/resolve', 'finance'],
+    ['POST', '/payments/unknown/u1/review', 'finance'],
+    ['POST', '/reconciliation/mismatches/3/assign', 'finance'],
+    ['POST', '/reconciliation/mismatches/3/note', 'finance'],
+    ['POST', '/reconciliation/mismatches/3/close', 'finance'],
     ['POST', '/agents/26771234567/reset-pin', 'agents'],
     ['POST', '/agents/registrations/2/reject', 'agents'],
     ['POST', '/agents', 'agents'],
     // Not listed: only an admin.
     ['POST', '/purchases/p1/forget', 'admin'],
     ['PUT', '/agents/26771234567', 'admin'],
+    ['POST', '/reconciliation/statements', 'admin'],
   ])('%s %s needs %s', (method, path, needs) => {
     expect(permissionFor(method, path, false)).toBe(needs);
   });

@@ -10,7 +10,8 @@ export type Role = (typeof ROLES)[number];
 /**
  * `read`: every list and record, masked; `reveal`: full numbers and tokens (audited); `care`:
  * purchases, SMS, cases, the notice, the blocklist; `finance`: money moved by hand (float
- * credits and adjustments, agents' top-ups, unmatched payments); `agents`: the network
+ * credits and adjustments, agents' top-ups, unmatched payments, payments of unknown outcome,
+ * the reconciliation's mismatch queue); `agents`: the network
  * (register, approve a retailer, block, PIN reset, dealer); `admin`: anything else.
  */
 export type Permission = 'read' | 'reveal' | 'care' | 'finance' | 'agents' | 'admin';
@@ -38,6 +39,7 @@ const CHANGES: ReadonlyArray<[method: string, path: RegExp, needs: Permission, s
   ['DELETE', /^\/blocklist\/[^/]+\/[^/]+$/, 'care', false],
   ['POST', /^\/payments\/unmatched\/[^/]+\/resolve$/, 'finance', true],
   ['POST', /^\/payments\/unknown\/[^/]+\/review$/, 'finance', true],
+  ['POST', /^\/reconciliation\/mismatches\/[^/]+\/(assign|note|close)$/, 'finance', true],
   ['POST', /^\/agents\/deposits\/[^/]+\/(approve|reject)$/, 'finance', false],
   ['POST', /^\/agents\/[^/]+\/(credits|adjustments)$/, 'finance', false],
   ['POST', /^\/agents$/, 'agents', false],

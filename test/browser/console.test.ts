@@ -4,6 +4,10 @@ import axios from 'axios';
 import type { Browser, Page } from 'playwright-core';
 import { main } from '../../src/cli/main';
 import type { Gateway } from '../../src/gateway/app';
+import { localDay } from '../../src/i18n/local-time';
+import { DECISIONS } from '../../src/reconciliation/queue';
+import { TEST_PAYERS } from '../../src/payments/sandbox';
+import { formatMoney, type Money } from '../../src/vas/money';
 import { TEST_METERS } from '../../src/sandbox';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { dialogue, newPhone, outbox, startTestGateway, waitForSms } from '../e2e/harness';
@@ -33,6 +37,8 @@ const ADMIN_TOKEN = 'console-admin-token-0123456789';
 const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
 const NEW_PASSWORD = 'correct horse battery staple';
 const DOCS = path.resolve(__dirname, '..', '..', 'docs');
+// A zone where it is not near midnight now: the reconciled day must not change under the test.
+const TZ = new Date().getUTCHours() >= 1 && new Date().getUTCHours() <= 21 ? 'UTC' : 'Pacific/Honolulu';
 
 /** The gateway's and the CLI's pepper, as an operator sets both. */
 const PEPPER = { OPERATOR_PASSWORD_PEPPER: 'test-console-operator-password-pepper-0123' };
@@ -42,21 +48,22 @@ let browser: Browser;
 let page: Page;
 let problems: string[];
 
-/** `npm run cli -- operator …` on the gateway's records; its stdout. */
-async function cli(...argv: string[]): Promise<string> {
+/** `npm run cli -- operator …` on the gateway's records (or `env`'s); its stdout. */
+async function cliOn(env: object, ...argv: string[]): Promise<string> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await main(['operator', ...argv], {
     stdout: (line) => out.push(line),
     stderr: (line) => err.push(line),
-    env: { ...records.env, ...PEPPER, USER: 'tester' },
+    env: { ...env, ...PEPPER, USER: 'tester' },
   });
   if (code !== 0) throw new Error(`operator ${argv.join(' ')}: exit ${code}: ${err.join('\n')}`);
   return out.join('\n');
 }
+const cli = (...argv: string[]) => cliOn(records.env, ...argv);
 
-async function addOperator(name: string, role: string): Promise<string> {
-  const printed = await cli('add', '--name', name, '--role', role);
+async function addOperator(name: string, role: string, env: object = records.env): Promise<string> {
+  const printed = await cliOn(env, 'add', '--name', name, '--role', role);
   return /one-time password: (\S+)/.exec(printed)![1];
 }
 
@@ -67,8 +74,8 @@ async function shot(name: string, target: Page = page): Promise<void> {
     await target.screenshot({ path: path.join(DOCS, `${name}.png`), fullPage: true });
 }
 
-async function logIn(target: Page, name: string, password: string): Promise<void> {
-  await target.goto(`${gateway.url}/console`);
+async function logIn(target: Page, name: string, password: string, url = gateway.url): Promise<void> {
+  await target.goto(`${url}/console`);
   await target.getByLabel('Name').fill(name);
   await target.getByLabel('Password').fill(password);
   await target.getByLabel('Password').press('Enter');
@@ -99,6 +106,39 @@ async function settledIn(id: string, states: string[]): Promise<PurchaseRecord> 
   });
 }
 
+type Mismatch = { id: number; reason: string; amount: string; state: string; facts: { summary: string } };
+
+/**
+ * Money in that no payment of ours holds (a payer paid the paybill directly), found as finance
+ * finds it each morning: the day's statement imported, the day reconciled. The mismatch, and all open.
+ */
+async function walkInMismatch(
+  amount: string,
+): Promise<{ payer: string; walkIn: Mismatch; open: Mismatch[] }> {
+  const payer = newPhone();
+  const sandbox = gateway.paymentSandbox!.url;
+  await axios.post(`${sandbox}/sandbox/direct-payments`, {
+    wire: 'daraja',
+    msisdn: payer,
+    amount,
+    accountReference: 'WALKIN',
+  });
+  const day = localDay(new Date(), TZ);
+  const csv = await axios.get<string>(`${sandbox}/sandbox/statements/mpesa`, {
+    params: { date: day, tz: TZ },
+    responseType: 'text',
+  });
+  await axios.post(`${gateway.url}/admin/reconciliation/statements`, csv.data, {
+    headers: { ...auth.headers, 'content-type': 'text/csv' },
+  });
+  await axios.get(`${gateway.url}/admin/reconciliation`, { ...auth, params: { date: day } });
+  const open = (await axios.get(`${gateway.url}/admin/reconciliation/mismatches`, auth)).data
+    .mismatches as Mismatch[];
+  const walkIn = open.find((m) => m.reason === 'statement_payment_unknown' && m.amount === `BWP ${amount}`);
+  if (!walkIn) throw new Error(`no statement_payment_unknown mismatch of ${amount}: ${JSON.stringify(open)}`);
+  return { payer, walkIn, open };
+}
+
 describeInBrowser('the operators console', () => {
   let adminPassword = '';
 
@@ -108,6 +148,7 @@ describeInBrowser('the operators console', () => {
         ...records.env,
         ...PEPPER,
         ADMIN_TOKEN,
+        TZ,
         RECONCILE_DEADLINE_MS: '1000',
         SMS_REPLIES_PER_MIN: '50',
         SMS_RATE_PER_MIN: '50',
@@ -353,6 +394,113 @@ describeInBrowser('the operators console', () => {
     }
   });
 
+  it('a finance operator takes a reconciliation mismatch and closes it with a decision', async () => {
+    const { payer, walkIn, open } = await walkInMismatch('42.00');
+    const unknown = (await axios.get(`${gateway.url}/admin/payments/unknown`, auth)).data.total as number;
+
+    const password = await addOperator('fiona', 'finance');
+    const context = await browser.newContext();
+    const finance = await context.newPage();
+    const financeProblems = watchPage(finance, gateway.url);
+    try {
+      await logIn(finance, 'fiona', password);
+      await finance.getByLabel('One-time password').fill(password);
+      await finance.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+      await finance.getByLabel('New password again').fill(NEW_PASSWORD);
+      await finance.getByRole('button', { name: 'Change the password' }).click();
+      await finance.getByRole('heading', { name: 'Today' }).waitFor();
+      // Both queues on the home page, with the API's counts.
+      const tile = (label: string) => finance.locator(`[data-count="${label}"] .count`);
+      expect(await tile('Reconciliation mismatches').innerText()).toBe(String(open.length));
+      expect(await tile('Payments of unknown outcome').innerText()).toBe(String(unknown));
+
+      await tile('Reconciliation mismatches').click();
+      await finance
+        .getByRole('heading', { name: `Reconciliation mismatches (${open.length})` })
+        .waitFor({ timeout: 10_000 })
+        .catch(async (e: Error) => {
+          throw new Error(`${e.message}\n${await finance.locator('main').innerText()}`);
+        });
+      await finance.getByRole('heading', { name: `Payments of unknown outcome (${unknown})` }).waitFor();
+      const row = finance
+        .getByRole('table', { name: 'Open reconciliation mismatches' })
+        .getByRole('row')
+        .filter({ has: finance.getByRole('cell', { name: String(walkIn.id), exact: true }) });
+      const shown = await row.innerText();
+      expect(shown).toContain('statement_payment_unknown');
+      expect(shown).toContain(walkIn.facts.summary);
+      expect(shown).toContain('investigate');
+      expect(shown).toContain('nobody');
+      // Masked, as everything else: the payer's number is not on the page.
+      expect(await finance.locator('main').innerText()).not.toContain(payer);
+      expect(await finance.locator('main').innerText()).not.toContain(payer.slice(3));
+
+      // Taken by the keyboard alone.
+      await row.getByRole('button', { name: `Assign mismatch ${walkIn.id} to me` }).focus();
+      await finance.keyboard.press('Enter');
+      await finance.getByText(`Mismatch ${walkIn.id} is assigned to you.`).waitFor();
+      const again = finance
+        .getByRole('table', { name: 'Open reconciliation mismatches' })
+        .getByRole('row')
+        .filter({ has: finance.getByRole('cell', { name: String(walkIn.id), exact: true }) });
+      await again.getByRole('cell', { name: 'fiona', exact: true }).waitFor();
+      expect(await again.getByRole('button', { name: /Assign mismatch/ }).count()).toBe(0);
+
+      const close = again.getByRole('form', { name: `Close mismatch ${walkIn.id}` });
+      // The decisions offered are the API's.
+      expect(await close.getByLabel('Decision').locator('option').allInnerTexts()).toEqual([...DECISIONS]);
+      await close.getByLabel('Decision').selectOption('refunded');
+      await close
+        .getByLabel('What was decided and done')
+        .fill('payer found by phone, reversed on the portal');
+      await close.getByRole('button', { name: 'Close' }).click();
+      await finance.getByText(`Mismatch ${walkIn.id} is closed (refunded).`).waitFor();
+      await finance
+        .getByRole('heading', { name: `Reconciliation mismatches (${open.length - 1})` })
+        .waitFor();
+
+      const closed = (await axios.get(`${gateway.url}/admin/reconciliation/mismatches/${walkIn.id}`, auth))
+        .data.mismatch;
+      expect(closed).toMatchObject({
+        state: 'closed',
+        decision: 'refunded',
+        assignee: 'fiona',
+        closedBy: 'fiona',
+      });
+      const trail = (await axios.get(`${gateway.url}/admin/purchases/audit?limit=100`, auth)).data
+        .entries as Array<{ actor: string; action: string }>;
+      expect(trail.filter((e) => e.actor === 'fiona').map((e) => e.action)).toEqual(
+        expect.arrayContaining(['mismatch_assign', 'mismatch_close']),
+      );
+      expect(financeProblems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a viewer sees the mismatches but is offered nothing to do with them', async () => {
+    const { walkIn } = await walkInMismatch('43.00');
+    const password = await addOperator('vic', 'viewer');
+    const context = await browser.newContext();
+    const viewer = await context.newPage();
+    try {
+      await logIn(viewer, 'vic', password);
+      await viewer.getByLabel('One-time password').fill(password);
+      await viewer.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+      await viewer.getByLabel('New password again').fill(NEW_PASSWORD);
+      await viewer.getByRole('button', { name: 'Change the password' }).click();
+      await viewer.getByRole('heading', { name: 'Today' }).waitFor();
+      await viewer.goto(`${gateway.url}/console#/queues#mismatches`);
+      await viewer.getByRole('table', { name: 'Open reconciliation mismatches' }).waitFor();
+      await viewer.getByRole('cell', { name: String(walkIn.id), exact: true }).waitFor();
+      expect(await viewer.getByRole('button', { name: /Assign mismatch/ }).count()).toBe(0);
+      expect(await viewer.getByRole('form', { name: /mismatch/ }).count()).toBe(0);
+      expect(await viewer.getByRole('form', { name: /Review payment/ }).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('locks an account after five wrong passwords, the right one included while locked', async () => {
     const password = await addOperator('lou', 'viewer');
     const context = await browser.newContext();
@@ -389,5 +537,87 @@ describeInBrowser('the operators console', () => {
       validateStatus: () => true,
     });
     expect(after.status).toBe(401);
+  });
+});
+
+describeInBrowser('the operators console: a payment nobody learnt the outcome of', () => {
+  const ownRecords = testRecordsEnv('console-unknown');
+  const payer = TEST_PAYERS.find((p) => p.behaviour === 'callback_lost')!.msisdn;
+  let own: Gateway;
+  let ownBrowser: Browser;
+
+  beforeAll(async () => {
+    // Its own gateway: the payer's window and the re-checks of a moment, not minutes.
+    own = await startTestGateway(
+      { ...ownRecords.env, ...PEPPER, ADMIN_TOKEN, SPEND_DAY_MAX_COUNT: '100' },
+      {
+        paymentSandbox: { approveDelayMs: 50 },
+        paymentLifecycle: {
+          windowMs: 600,
+          marginMs: 200,
+          recheckForMs: 800,
+          recheckEveryMs: 200,
+          requestTimeoutMs: 500,
+          lostMarginMs: 200,
+          pollBaseMs: 200,
+          pollMaxMs: 400,
+        },
+      },
+    );
+    ownBrowser = await launchChromium(executable!);
+  });
+  afterAll(async () => {
+    await ownBrowser?.close();
+    await own?.close();
+    await ownRecords.drop();
+  });
+
+  it('finance sees it counted and in its queue, and reviews it with a note', async () => {
+    // The push is carried out, its answer dropped, and the callback never comes.
+    await axios.post(`${own.paymentSandbox!.url}/sandbox/faults`, { operation: 'collect', fault: 'drop' });
+    await dialogue(own, `console-unknown-${Date.now()}`, payer, ['1', TEST_METERS.active, '1', '100', '1']);
+    const [purchase] = await own.desk.listByMsisdn(payer);
+    const waiting = await until(
+      'the payment in front of a person',
+      async () => {
+        const { payments } = (await axios.get(`${own.url}/admin/payments/unknown`, auth)).data as {
+          payments: Array<{ id: string; purchaseId: string; amount: Money }>;
+        };
+        return payments.find((p) => p.purchaseId === purchase.id) ?? null;
+      },
+      { timeoutMs: 30_000 },
+    );
+
+    const password = await addOperator('fred', 'finance', ownRecords.env);
+    const page = await ownBrowser.newPage();
+    const pageProblems = watchPage(page, own.url);
+    await logIn(page, 'fred', password, own.url);
+    await page.getByLabel('One-time password').fill(password);
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('New password again').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByRole('heading', { name: 'Today' }).waitFor();
+    const tile = page.locator('[data-count="Payments of unknown outcome"] .count');
+    expect(await tile.innerText()).toBe('1');
+    await tile.click();
+    await page.getByRole('heading', { name: 'Payments of unknown outcome (1)' }).waitFor();
+    const table = page.getByRole('table', { name: 'Payments of unknown outcome' });
+    expect(await table.innerText()).toContain(formatMoney(waiting.amount));
+    expect(await page.locator('main').innerText()).not.toContain(payer);
+    const review = table.getByRole('form', { name: `Review payment ${waiting.id}` });
+    await review
+      .getByLabel('What the provider said and what was done')
+      .fill('not in the statement: nothing taken');
+    await review.getByRole('button', { name: 'Reviewed' }).click();
+    await page.getByText('The payment is reviewed.').waitFor();
+    await page.getByRole('heading', { name: 'Payments of unknown outcome (0)' }).waitFor();
+    const trail = (await axios.get(`${own.url}/admin/purchases/audit?limit=50`, auth)).data.entries as Array<{
+      actor: string;
+      action: string;
+    }>;
+    expect(trail).toContainEqual(
+      expect.objectContaining({ actor: 'fred', action: 'review_unknown_payment' }),
+    );
+    expect(pageProblems).toEqual([]);
   });
 });

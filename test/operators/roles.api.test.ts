@@ -63,6 +63,21 @@ const CHANGES: Array<[string, 'post' | 'put' | 'delete', () => string, object]> 
   ['block an agent', 'post', () => `/admin/agents/${agent}/disable`, {}],
   ['resend an SMS', 'post', () => '/admin/purchases/no-such-purchase/resend-sms', {}],
   ['clear the notice', 'delete', () => '/admin/notice', {}],
+  // No such mismatch or payment: one let through answers 404, refused ones 403 before looking.
+  ['assign a mismatch', 'post', () => '/admin/reconciliation/mismatches/999999/assign', { assignee: 'x' }],
+  ['note a mismatch', 'post', () => '/admin/reconciliation/mismatches/999999/note', { note: 'looked' }],
+  [
+    'close a mismatch',
+    'post',
+    () => '/admin/reconciliation/mismatches/999999/close',
+    { decision: 'other', note: 'looked' },
+  ],
+  [
+    'review an unknown payment',
+    'post',
+    () => '/admin/payments/unknown/00000000-0000-4000-8000-000000000000/review',
+    { note: 'looked it up' },
+  ],
 ];
 /** Which roles each change above lets through. */
 const ALLOWED: Record<string, string[]> = {
@@ -71,6 +86,10 @@ const ALLOWED: Record<string, string[]> = {
   'block an agent': ['agents', 'admin'],
   'resend an SMS': ['care', 'admin'],
   'clear the notice': ['care', 'admin'],
+  'assign a mismatch': ['finance', 'admin'],
+  'note a mismatch': ['finance', 'admin'],
+  'close a mismatch': ['finance', 'admin'],
+  'review an unknown payment': ['finance', 'admin'],
 };
 
 describe.each(['viewer', 'care', 'finance', 'agents', 'admin'])('a %s', (role) => {
@@ -83,8 +102,10 @@ describe.each(['viewer', 'care', 'finance', 'agents', 'admin'])('a %s', (role) =
 
   it.each(CHANGES)('may %s only if its role says so', async (what, method, path, body) => {
     const answer = await api()[method](path()).set(as(role)).send(body);
-    if (ALLOWED[what].includes(role)) expect(answer.status).not.toBe(403);
-    else expect(answer.body).toMatchObject({ error: 'forbidden', role });
+    if (ALLOWED[what].includes(role)) {
+      expect(answer.status).not.toBe(403);
+      if (/mismatch|unknown payment/.test(what)) expect(answer.status).toBe(404);
+    } else expect(answer.body).toMatchObject({ error: 'forbidden', role });
     if (answer.status === 200 && what === 'block an agent')
       await api().post(`/admin/agents/${agent}/enable`).set(as('shared')).expect(200);
   });

@@ -372,6 +372,16 @@ async function home() {
       '#/queues#cases',
       async () => (await get('/admin/cases?state=open&limit=500')).count,
     ],
+    [
+      'Reconciliation mismatches',
+      '#/queues#mismatches',
+      async () => atLeast((await get(`/admin/reconciliation/mismatches?limit=${QUEUE_LIMIT}`)).count),
+    ],
+    [
+      'Payments of unknown outcome',
+      '#/queues#unknown',
+      async () => (await get('/admin/payments/unknown?limit=1')).total,
+    ],
     ['Top-ups to approve', '#/agents', async () => (await get('/admin/agents/deposits')).count],
     ['Registrations to approve', '#/agents', async () => (await get('/admin/agents/registrations')).count],
   ];
@@ -708,13 +718,98 @@ function auditTable(entries) {
   );
 }
 
+/** The most a queue's list asks for (the API's own cap). */
+const QUEUE_LIMIT = 500;
+/** A list's count, `500+` when the list was cut at the cap (the mismatch list has no total). */
+const atLeast = (count) => (count >= QUEUE_LIMIT ? `${count}+` : count);
+
+/**
+ * What a person may decide, closing a mismatch: the API's list (src/reconciliation/queue.ts
+ * DECISIONS; the browser test checks the two agree).
+ */
+const MISMATCH_DECISIONS = ['vended', 'refunded', 'written_off', 'settled_late', 'not_a_mismatch', 'other'];
+
+/** A mismatch's facts in a line: its summary, then the receipt and amount it is about. */
+function mismatchFacts(m) {
+  const statement = m.facts?.statement;
+  const ours = m.facts?.ours;
+  const line = statement?.receipt ? statement : statement?.second;
+  return [
+    m.facts?.summary,
+    line?.receipt ? `statement ${line.receipt} ${line.amount ?? ''} ${line.payer ?? ''}`.trim() : null,
+    ours?.paymentId ? `our payment ${ours.receipt ?? ours.paymentId} ${ours.amount ?? ''}`.trim() : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+/** What finance may do with an open mismatch: take it, note it, close it with a decision. */
+function mismatchActions(m, reload) {
+  if (!may('finance')) return '';
+  const mine = m.assignee === me.operator.name;
+  return h(
+    'div',
+    { class: 'actions' },
+    mine
+      ? null
+      : h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Assign mismatch ${m.id} to me`,
+            onclick: async (event) => {
+              const button = event.currentTarget;
+              button.disabled = true;
+              try {
+                await post(`/admin/reconciliation/mismatches/${m.id}/assign`, { assignee: me.operator.name });
+                flash(`Mismatch ${m.id} is assigned to you.`);
+                await reload();
+              } catch (e) {
+                flash(e.message, 'bad');
+                button.disabled = false;
+              }
+            },
+          },
+          'Assign to me',
+        ),
+    actionForm({
+      label: `Note on mismatch ${m.id}`,
+      fields: [{ name: 'note', label: 'What was found', type: 'textarea', required: true }],
+      submit: 'Add the note',
+      act: async ({ note }) => {
+        await post(`/admin/reconciliation/mismatches/${m.id}/note`, { note });
+        flash(`Mismatch ${m.id}: note added.`);
+        await reload();
+      },
+    }),
+    actionForm({
+      label: `Close mismatch ${m.id}`,
+      fields: [
+        { name: 'decision', label: 'Decision', type: 'select', options: MISMATCH_DECISIONS, required: true },
+        { name: 'note', label: 'What was decided and done', type: 'textarea', required: true },
+      ],
+      submit: 'Close',
+      act: async ({ decision, note }) => {
+        await post(`/admin/reconciliation/mismatches/${m.id}/close`, { decision, note });
+        flash(`Mismatch ${m.id} is closed (${decision}).`);
+        await reload();
+      },
+    }),
+  );
+}
+
+/** A queue that is not set up here (no PostgreSQL, no payments) answers 404: shown so, not as empty. */
+const orAbsent = (promise) => promise.catch((e) => (e.status === 404 ? null : Promise.reject(e)));
+
 async function queues() {
-  const [needs, refunds, unmatched, undelivered, cases] = await Promise.all([
+  const [needs, refunds, unmatched, undelivered, cases, mismatches, unknown] = await Promise.all([
     get('/admin/purchases?state=needs_attention&limit=200'),
     get('/admin/payments/refunds?limit=200').catch(() => ({ payments: [] })),
     get('/admin/payments/unmatched?limit=200').catch(() => ({ notices: [], total: 0 })),
     get('/admin/sms/undelivered?limit=200'),
     get('/admin/cases?state=open&limit=200'),
+    orAbsent(get(`/admin/reconciliation/mismatches?limit=${QUEUE_LIMIT}`)),
+    orAbsent(get('/admin/payments/unknown?limit=200')),
   ]);
   const sections = [
     h(
@@ -857,6 +952,110 @@ async function queues() {
         ],
         cases.cases,
       ),
+    ),
+    h(
+      'section',
+      { id: 'mismatches', 'aria-labelledby': 'h-mismatches' },
+      h(
+        'h2',
+        { id: 'h-mismatches' },
+        mismatches ? `Reconciliation mismatches (${atLeast(mismatches.count)})` : 'Reconciliation mismatches',
+      ),
+      mismatches
+        ? table(
+            'Open reconciliation mismatches',
+            [
+              ['Mismatch', (m) => String(m.id)],
+              ['Reason', (m) => m.reason],
+              ['Day', (m) => m.day],
+              ['Amount', (m) => m.amount],
+              ['Facts', (m) => mismatchFacts(m)],
+              [
+                'Purchase',
+                (m) =>
+                  m.purchaseId
+                    ? h(
+                        'a',
+                        { href: `#/purchase/${encodeURIComponent(m.purchaseId)}` },
+                        m.purchaseId.slice(0, 8),
+                      )
+                    : '',
+              ],
+              ['Suggested', (m) => m.suggestedAction],
+              ['Assignee', (m) => m.assignee ?? 'nobody'],
+              ['Notes', (m) => m.notes ?? ''],
+              ['Work it', (m) => mismatchActions(m, queues)],
+            ],
+            mismatches.mismatches,
+            'No open mismatch.',
+          )
+        : h('p', { class: 'empty' }, 'The reconciliation is not set up here (it needs PostgreSQL).'),
+    ),
+    h(
+      'section',
+      { id: 'unknown', 'aria-labelledby': 'h-unknown' },
+      h(
+        'h2',
+        { id: 'h-unknown' },
+        unknown ? `Payments of unknown outcome (${unknown.total})` : 'Payments of unknown outcome',
+      ),
+      unknown
+        ? [
+            h(
+              'p',
+              null,
+              'Nobody learnt whether these were paid: look the payer up in the provider’s statement, give the money back or vend through the usual paths, then say what was done.',
+            ),
+            table(
+              'Payments of unknown outcome',
+              [
+                ['Requested', (p) => when(p.requestedAt)],
+                ['Provider', (p) => p.provider],
+                ['Amount', (p) => money(p.amount)],
+                ['Payer', (p) => p.payerMsisdn],
+                ['Provider reference', (p) => p.providerReference ?? ''],
+                [
+                  'Purchase',
+                  (p) =>
+                    p.purchaseId.startsWith('topup:')
+                      ? 'agent top-up'
+                      : h(
+                          'a',
+                          { href: `#/purchase/${encodeURIComponent(p.purchaseId)}` },
+                          p.purchaseId.slice(0, 8),
+                        ),
+                ],
+                [
+                  'Review',
+                  (p) =>
+                    may('finance')
+                      ? actionForm({
+                          label: `Review payment ${p.id}`,
+                          fields: [
+                            {
+                              name: 'note',
+                              label: 'What the provider said and what was done',
+                              type: 'textarea',
+                              required: true,
+                            },
+                          ],
+                          submit: 'Reviewed',
+                          act: async ({ note }) => {
+                            await post(`/admin/payments/unknown/${encodeURIComponent(p.id)}/review`, {
+                              note,
+                            });
+                            flash('The payment is reviewed.');
+                            await queues();
+                          },
+                        })
+                      : '',
+                ],
+              ],
+              unknown.payments,
+              'None waits.',
+            ),
+          ]
+        : h('p', { class: 'empty' }, 'Not kept here (payments need PostgreSQL).'),
     ),
   ];
   show(h('h1', null, 'Queues'), sections);
@@ -1347,8 +1546,9 @@ async function auditPage() {
 async function route() {
   if (!me) return;
   const hash = location.hash.slice(1) || '/';
-  const [pathPart, query = ''] = hash.split('?');
-  const params = new URLSearchParams(query.split('#')[0]);
+  // `#/queues#mismatches`: the page, then the section to scroll to (queues() reads it).
+  const [pathPart, query = ''] = hash.split('#')[0].split('?');
+  const params = new URLSearchParams(query);
   const parts = pathPart.split('/').filter(Boolean).map(decodeURIComponent);
   for (const link of document.querySelectorAll('nav a'))
     link.toggleAttribute('aria-current', link.getAttribute('href') === `#/${parts[0] ?? ''}`);
