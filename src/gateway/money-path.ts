@@ -364,6 +364,8 @@ export async function startMoneyPath(config: Config, options: MoneyPathOptions):
     ),
     async close() {
       desk.stopSweep();
+      // What is still spooled waits for the next process: the spool outlives this one.
+      payments?.lifecycle.stopReplay();
       subscribers.notices.stop();
       await backing.jobs.close();
       await paying?.queue.close();
