@@ -191,13 +191,15 @@ export async function applySpooledAnswer(
 ): Promise<void> {
   const payment = await ctx.payments.get(entry.paymentId);
   if (!payment || payment.providerReference !== null) return;
-  if (payment.state === 'requested' && payment.requestAttempts === entry.requestAttempts) {
-    await ctx.apply(payment, {
-      type: 'REQUEST_ACCEPTED',
-      providerReference: entry.providerReference,
-      at: ctx.now(),
-      random: ctx.random(),
-    });
+  if (payment.state === 'requested') {
+    // Asked again since (another attempt): that attempt's own answer names its key.
+    if (payment.requestAttempts === entry.requestAttempts)
+      await ctx.apply(payment, {
+        type: 'REQUEST_ACCEPTED',
+        providerReference: entry.providerReference,
+        at: ctx.now(),
+        random: ctx.random(),
+      });
     return;
   }
   const keyed = await ctx.payments.transition(payment, {
