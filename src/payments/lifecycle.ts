@@ -196,29 +196,34 @@ export class PaymentLifecycle {
   /**
    * Apply what the spool holds, oldest first, while the records take it (each entry dropped once
    * applied; one the records still refuse stops the pass). Run by every payment sweep and, after
-   * something was spooled, every second until the spool is empty. How many were applied, and
-   * whether any are left.
+   * something was spooled, every second until the spool is empty. How many were applied, whether
+   * any are left, and how many of those the records refused (not for being away).
    */
-  async replaySpool(): Promise<{ applied: number; left: boolean }> {
+  async replaySpool(): Promise<{ applied: number; left: boolean; refused?: number }> {
     const { spool } = this.ctx;
     if (!spool) return { applied: 0, left: false };
     let applied = 0;
     for (;;) {
       const batch = await spool.list(SPOOL_BATCH);
       if (batch.length === 0) return { applied, left: false };
+      // An entry the records refuse for another reason than being away is kept (the gauge and its
+      // alert show it) and passed over, so it holds up none behind it; the pass then ends.
+      let refused = 0;
       for (const { id, entry } of batch) {
         try {
           if (entry.kind === 'callback') await onCallback(this.ctx, entry.notice);
           else await applySpooledAnswer(this.ctx, entry);
         } catch (error) {
-          if (!isDatabaseBlip(error))
-            log.error('spooled payment notice not applied', { id, kind: entry.kind, error });
-          return { applied, left: true };
+          if (isDatabaseBlip(error)) return { applied, left: true };
+          log.error('spooled payment notice not applied', { id, kind: entry.kind, error });
+          refused += 1;
+          continue;
         }
         await spool.drop(id);
         applied += 1;
       }
       if (applied > 0) log.info('spooled payment notices applied', { applied });
+      if (refused > 0) return { applied, left: true, refused };
     }
   }
 
@@ -229,8 +234,9 @@ export class PaymentLifecycle {
     if (this.replayTimer) return;
     this.replayTimer = setInterval(() => {
       this.replaySpool()
-        .then(({ left }) => {
-          if (!left) this.stopReplay();
+        // Empty, or holding only what the records refuse: the sweep looks again, once a period.
+        .then(({ left, refused }) => {
+          if (!left || refused) this.stopReplay();
         })
         .catch((error: unknown) =>
           log.warn('payment spool replay failed', { error: errorInfo(error).message }),
