@@ -70,3 +70,35 @@ export function present(text: string | undefined): string | null {
   const t = (text ?? '').trim();
   return t === '' ? null : t;
 }
+
+/** A header cell as the portals export it: trimmed, a byte-order mark dropped. */
+export const headerCell = (cell: string): string => cell.replace(/^\uFEFF/, '').trim();
+
+/** The row of `rows` that names every one of `columns`, or -1. */
+export function headerRow(rows: string[][], columns: Record<string, string>): number {
+  return rows.findIndex((row) => Object.values(columns).every((name) => row.map(headerCell).includes(name)));
+}
+
+/**
+ * The rows after the header of a portal's CSV export, blank ones left out, each with where it is
+ * (`line N`, as a spreadsheet numbers it) and a reader of its cells by column key (`columns`
+ * names each as the export spells it; a column the export lacks reads as '').
+ */
+export function exportRows<K extends string>(
+  rows: string[][],
+  header: number,
+  columns: Record<K, string>,
+): { where: string; cell: (key: K) => string }[] {
+  const names = rows[header].map(headerCell);
+  const index = new Map(
+    (Object.entries(columns) as [K, string][]).map(([key, name]) => [key, names.indexOf(name)]),
+  );
+  return rows.slice(header + 1).flatMap((row, i) => {
+    if (row.every((c) => c.trim() === '')) return [];
+    const cell = (key: K) => {
+      const at = index.get(key) ?? -1;
+      return at >= 0 ? (row[at] ?? '').trim() : '';
+    };
+    return [{ where: `line ${header + i + 2}`, cell }];
+  });
+}

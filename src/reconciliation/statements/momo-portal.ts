@@ -1,4 +1,4 @@
-import { amountMinor, msisdnIn, present, statementTime } from './fields';
+import { amountMinor, exportRows, headerRow, msisdnIn, present, statementTime } from './fields';
 import { StatementFormatError, type ParsedStatement, type StatementLine } from './types';
 
 /**
@@ -22,10 +22,8 @@ export const MOMO_COLUMNS = {
 } as const;
 const OPTIONAL = { note: 'Note Message', info: 'Information' } as const;
 
-const clean = (cell: string) => cell.replace(/^\uFEFF/, '').trim();
-
 export function momoHeaderRow(rows: string[][]): number {
-  return rows.findIndex((row) => Object.values(MOMO_COLUMNS).every((name) => row.map(clean).includes(name)));
+  return headerRow(rows, MOMO_COLUMNS);
 }
 
 /** Types of money in from a payer (request-to-pay is a debit of the payer's wallet). */
@@ -34,21 +32,14 @@ const PAYMENT_TYPES = new Set(['DEBIT', 'PAYMENT', 'REQUEST_TO_PAY', 'MERCHANT_P
 const REFUND_TYPES = new Set(['REFUND', 'TRANSFER', 'DISBURSEMENT', 'REVERSAL']);
 
 export function readMomoPortal(rows: string[][], header: number, zone: string): ParsedStatement {
-  const names = rows[header].map(clean);
-  const index = Object.fromEntries(
-    Object.entries({ ...MOMO_COLUMNS, ...OPTIONAL }).map(([key, name]) => [key, names.indexOf(name)]),
-  ) as Record<keyof typeof MOMO_COLUMNS | keyof typeof OPTIONAL, number>;
   const lines: StatementLine[] = [];
   let skipped = 0;
-  rows.slice(header + 1).forEach((row, i) => {
-    const where = `line ${header + i + 2}`;
-    const cell = (key: keyof typeof index) => (index[key] >= 0 ? (row[index[key]] ?? '').trim() : '');
-    if (row.every((c) => c.trim() === '')) return;
+  for (const { where, cell } of exportRows(rows, header, { ...MOMO_COLUMNS, ...OPTIONAL })) {
     const receipt = cell('receipt');
     if (receipt === '') throw new StatementFormatError(`${where}: no ${MOMO_COLUMNS.receipt}`);
     if (cell('status').toUpperCase() !== 'SUCCESSFUL') {
       skipped += 1;
-      return;
+      continue;
     }
     const currency = cell('currency').toUpperCase();
     if (!/^[A-Z]{3}$/.test(currency))
@@ -68,6 +59,6 @@ export function readMomoPortal(rows: string[][], header: number, zone: string): 
       linkedReceipt: null,
       details: [cell('type'), cell('info'), cell('note')].filter(Boolean).join(' '),
     });
-  });
+  }
   return { provider: 'momo', format: 'momo-portal-csv', lines, skipped };
 }

@@ -1,4 +1,4 @@
-import { amountMinor, msisdnIn, present, statementTime } from './fields';
+import { amountMinor, exportRows, headerRow, msisdnIn, present, statementTime } from './fields';
 import { StatementFormatError, type ParsedStatement, type StatementLine } from './types';
 
 /**
@@ -29,28 +29,18 @@ export const MPESA_ZONE = 'Africa/Nairobi';
 
 /** The index of the header row, or -1 when these rows are not an M-Pesa portal export. */
 export function mpesaHeaderRow(rows: string[][]): number {
-  return rows.findIndex((row) => Object.values(MPESA_COLUMNS).every((name) => row.map(clean).includes(name)));
+  return headerRow(rows, MPESA_COLUMNS);
 }
 
-const clean = (cell: string) => cell.replace(/^\uFEFF/, '').trim();
-
 export function readMpesaPortal(rows: string[][], header: number, currency: string): ParsedStatement {
-  const names = rows[header].map(clean);
-  const col = (name: string) => names.indexOf(name);
-  const index = Object.fromEntries(
-    Object.entries({ ...MPESA_COLUMNS, ...OPTIONAL }).map(([key, name]) => [key, col(name)]),
-  ) as Record<keyof typeof MPESA_COLUMNS | keyof typeof OPTIONAL, number>;
   const lines: StatementLine[] = [];
   let skipped = 0;
-  rows.slice(header + 1).forEach((row, i) => {
-    const where = `line ${header + i + 2}`;
-    const cell = (key: keyof typeof index) => (index[key] >= 0 ? (row[index[key]] ?? '').trim() : '');
-    if (row.every((c) => c.trim() === '')) return;
+  for (const { where, cell } of exportRows(rows, header, { ...MPESA_COLUMNS, ...OPTIONAL })) {
     const receipt = cell('receipt');
     if (receipt === '') throw new StatementFormatError(`${where}: no ${MPESA_COLUMNS.receipt}`);
     if (cell('status').toLowerCase() !== 'completed') {
       skipped += 1;
-      return;
+      continue;
     }
     const paidIn = Math.abs(amountMinor(cell('paidIn'), `${where} ${MPESA_COLUMNS.paidIn}`));
     const withdrawn = Math.abs(amountMinor(cell('withdrawn'), `${where} ${MPESA_COLUMNS.withdrawn}`));
@@ -76,6 +66,6 @@ export function readMpesaPortal(rows: string[][], header: number, currency: stri
           : (present(cell('linked')) ?? present(/transaction\s+([A-Z0-9]{8,12})/i.exec(details)?.[1])),
       details,
     });
-  });
+  }
   return { provider: 'mpesa', format: 'mpesa-portal-csv', lines, skipped };
 }
