@@ -45,7 +45,6 @@ function services(languages: ReturnType<DialogueServices['languages']>): Dialogu
         metadata: {},
       }) as unknown as Transaction,
     order: async () => ({ id: 'purchase-1' }) as Awaited<ReturnType<DialogueServices['order']>>,
-    recentPurchases: async () => [],
     resend: async () => undefined,
     languages: () => languages,
     defaultRegion: 'BW',

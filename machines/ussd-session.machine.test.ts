@@ -763,7 +763,7 @@ describe('my purchases (v7: was my tokens)', () => {
   });
 
   it('none: says so, with back and home', async () => {
-    const { d } = await dialogue({ recentPurchases: async () => [] });
+    const { d } = await dialogue({ purchaseHistory: async () => [] });
     await d.send(choose(OPT.tokens));
     expect(d.screen).toEqual({ body: [{ key: 'purchases.none' }], back: true, home: true });
     await d.send(BACK);
@@ -1012,7 +1012,7 @@ describe('TIMEOUT while an actor runs', () => {
     let resends = 0;
     const { services: base, calls } = services();
     const { d } = await dialogue({
-      recentPurchases: (m: string) => (++lists === 1 ? hang.promise : base.recentPurchases(m)),
+      purchaseHistory: (m: string) => (++lists === 1 ? hang.promise : base.purchaseHistory!(m)),
       resend: (id: string, key: string) =>
         ++resends <= 2 ? Promise.reject(new Error('queue down')) : base.resend(id, key),
     });

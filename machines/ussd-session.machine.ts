@@ -57,7 +57,6 @@ export { OPT, dialogueScreen } from './ussd/screens';
  * token sent to another number, one-dial shortcuts, "My purchases" with a report, "Buy again
  * anyway?" for a purchase in progress, Help, the operator's notice on the menu; a dealer's
  * retailers and float transfers (issue 32, `dealer` in the context: v7 is not released yet).
- * Version 6 is kept frozen in ussd/v6/ while its dialogues may be in flight.
  */
 export const USSD_MACHINE_VERSION = '7';
 

@@ -9,7 +9,6 @@ import type { Screen } from '../src/session/dialogue';
 import type { DialogueServices } from './ussd/actors';
 import type { UssdContext } from './ussd/context';
 import { createUssdMachine, dialogueScreen, USSD_MACHINE_VERSION } from './ussd-session.machine';
-import { createUssdMachineV6, dialogueScreen as dialogueScreenV6, USSD_V6_VERSION } from './ussd/v6/machine';
 
 /** One version of the dialogue, as the gateway builds it over its services. */
 export interface UssdMachineBuild {
@@ -31,28 +30,20 @@ export const CURRENT_USSD_MACHINE: UssdMachineBuild = {
   screenOf: dialogueScreen,
 };
 
-/** Version 6, frozen (machines/ussd/v6/): served until its dialogues are over (the "remove" step). */
-export const USSD_MACHINE_V6: UssdMachineBuild = {
-  version: USSD_V6_VERSION,
-  create: createUssdMachineV6,
-  screenOf: dialogueScreenV6,
-};
-
 /**
  * What the gateway serves. `others` holds the previous version while its dialogues may still be
  * in flight (a deploy), or the next one while it is shipped but not yet started on; empty
- * between two machine changes. Version 7 (saved meters, gifts, shortcuts, My purchases, Help)
- * is the start; 6 is still served (switch step).
+ * between two machine changes, as now.
  */
 export const USSD_MACHINES: UssdMachines = {
   start: CURRENT_USSD_MACHINE,
-  others: [USSD_MACHINE_V6],
+  others: [],
 };
 
 /**
- * The machines with `start` chosen by `USSD_MACHINE_START` (undefined: as built): `6` starts new
- * dialogues on version 6 with 7 served — the expand step, for the first rolling deploy from a
- * build that knows only 6 — so a build can be shipped as expand and then switched by a setting.
+ * The machines with `start` chosen by `USSD_MACHINE_START` (undefined: as built): a build that
+ * serves the next version in `others` starts on it when the setting names it, so a build can be
+ * shipped as expand and then switched by a setting.
  */
 export function ussdMachinesStartingOn(start: string | undefined, machines = USSD_MACHINES): UssdMachines {
   if (start === undefined || start === machines.start.version) return machines;

@@ -192,7 +192,6 @@ export const actions = {
     const lang = context.settings.languages.find((l) => l.code === code);
     return lang ? { language: lang.tag } : {};
   }),
-  chooseToken: update(({ event }) => ({ resendId: chosenAfter(event, 'token:') })),
 
   // Version 7 (issue 31).
   /** A one-dial shortcut read into the draft (shortcut.ts); a refused part's reason above its screen. */

@@ -8,7 +8,6 @@ import { fromService } from '../../src/session/dialogue';
 import { agentsServedOn } from '../../src/agents/service-codes';
 import { componentLogger } from '../../src/observability/logger';
 import { deepFreeze } from '../../src/session/deep-freeze';
-import { maskMsisdn } from '../../src/phone';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import { errorInfo, type ServiceErrorInfo } from '../../src/vas/error-info';
 import type { Account, PurchaseRequest, Transaction, VasProduct } from '../../src/vas/port';
@@ -51,8 +50,6 @@ export interface DialogueServices extends AgentServices, DealerServices {
   order(intent: PurchaseIntent, idempotencyKey: string, total?: Money): Promise<PurchaseRecord>;
   /** A subscriber pays the total by mobile money before the confirm (the quote's intent says so). */
   buyerPays?: boolean;
-  /** The caller's succeeded purchases, newest first. */
-  recentPurchases(msisdn: string): Promise<PurchaseRecord[]>;
   /** Queue the purchase's SMS again; the same request key sends it once. */
   resend(purchaseId: string, requestKey: string): Promise<void>;
   /** Every locale: file code (`tn`), tag (`tn-BW`), display name (`Setswana`). */
@@ -135,7 +132,6 @@ export const unprovidedActors = {
   ),
   quote: fromService<QuoteView, { intent: PurchaseIntent | null }>(notProvided('quote')),
   order: fromService<string, { intent: PurchaseIntent; key: string; total: Money }>(notProvided('order')),
-  recentPurchases: fromService<TokenItem[], { msisdn: string }>(notProvided('recentPurchases')),
   resend: fromService<void, { purchaseId: string; key: string }>(notProvided('resend')),
   // Version 7
   savedMeters: fromService<SavedMeters, { msisdn: string }>(notProvided('savedMeters')),
@@ -287,20 +283,6 @@ export function dialogueActors(
     ),
     order: fromService(({ input }) =>
       call('order', async () => (await services.order(input.intent, input.key, input.total)).id),
-    ),
-    recentPurchases: fromService(({ input }) =>
-      call('recentPurchases', async () => {
-        const records = await services.recentPurchases(input.msisdn);
-        return records
-          .filter((r) => r.state === 'succeeded')
-          .slice(0, MAX_TOKENS)
-          .map((r) => ({
-            purchaseId: r.id,
-            identifier: maskMsisdn(r.intent.subscriberIdentifier),
-            amount: { currency: r.intent.amount.currency, minor: r.intent.amount.minor },
-            date: localDate(r.createdAt, services.timeZone ?? 'Africa/Gaborone'),
-          }));
-      }),
     ),
     resend: fromService(({ input }) => call('resend', () => services.resend(input.purchaseId, input.key))),
     savedMeters: fromService(({ input }) =>

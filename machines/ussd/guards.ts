@@ -25,8 +25,6 @@ export const guards = {
     providersOf(context).some((p) => p.code === chosenAfter(event, 'provider:')),
   choseLanguage: ({ context, event }: DialogueArgs) =>
     context.settings.languages.some((l) => l.code === chosenAfter(event, 'lang:')),
-  choseToken: ({ context, event }: DialogueArgs) =>
-    context.tokens.some((t) => t.purchaseId === chosenAfter(event, 'token:')),
   manyProviders: ({ context }: DialogueArgs) => providersOf(context).length > 1,
   isAirtime: ({ context }: DialogueArgs) => context.purchase.productType === 'AIRTIME',
   airtimeForOther: ({ context }: DialogueArgs) => context.purchase.airtimeFor === 'other',

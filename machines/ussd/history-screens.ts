@@ -76,19 +76,8 @@ export function meterScreen(ctx: UssdContext): Screen {
   });
 }
 
-export function tokensScreen(ctx: UssdContext): Screen {
-  if (ctx.tokens.length === 0) return prompt(ctx, [key('tokens.none')], {});
-  return prompt(ctx, [key('tokens.title')], {
-    options: ctx.tokens.map((t) => ({
-      id: OPT.token(t.purchaseId),
-      label: key('tokens.item', { identifier: t.identifier, amount: formatMoney(t.amount), date: t.date }),
-    })),
-  });
-}
-
 /** The look-back prompts, by the name the machine shows them with (in `screens.ts`'s list). */
 export const HISTORY_PROMPTS = {
-  tokens: tokensScreen,
   purchases: purchasesScreen,
   purchaseDetail: purchaseDetailScreen,
   report: reportScreen,

@@ -12,7 +12,6 @@ export const OPT = {
   product: (type: string) => `product:${type}`,
   provider: (code: string) => `provider:${code}`,
   lang: (code: string) => `lang:${code}`,
-  token: (purchaseId: string) => `token:${purchaseId}`,
   tokens: 'tokens',
   language: 'language',
   self: 'self',

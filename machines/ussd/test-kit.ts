@@ -197,7 +197,7 @@ export function services(overrides: Partial<DialogueServices> = {}): {
       calls.order.push({ intent, key });
       return { ...record('p-1', intent, '2026-11-20T10:00:00.000Z'), state: 'created' };
     },
-    recentPurchases: async (msisdn) => {
+    purchaseHistory: async (msisdn) => {
       calls.recent.push(msisdn);
       return [
         record('p-9', ELEC_INTENT, '2026-11-21T08:30:00.000Z'),
@@ -206,7 +206,7 @@ export function services(overrides: Partial<DialogueServices> = {}): {
           { ...ELEC_INTENT, amount: { currency: 'BWP', minor: 2550 } },
           '2026-11-19T17:00:00.000Z',
         ),
-      ];
+      ].map((r) => purchaseView(r, msisdn));
     },
     resend: async (id, key) => {
       calls.resend.push({ id, key });
@@ -214,7 +214,7 @@ export function services(overrides: Partial<DialogueServices> = {}): {
     languages: () => LANGUAGES,
     defaultRegion: 'BW',
     maxIdentifierTries: 3,
-    // The v6 scripts' flow; the v7 question has its own scripts.
+    // The token goes to the caller; the recipient question has its own scripts.
     askTokenRecipient: false,
     savedMeters: async () => [],
     removeMeter: async () => [],
@@ -222,10 +222,6 @@ export function services(overrides: Partial<DialogueServices> = {}): {
     openCase: async () => ({ caseId: '1001' }),
   };
   const wrapped = { ...base, ...overrides };
-  // "My purchases" (v7) over the same records as "My tokens" (v6), overridden or not.
-  if (!overrides.purchaseHistory)
-    wrapped.purchaseHistory = async (msisdn) =>
-      (await wrapped.recentPurchases(msisdn)).map((r) => purchaseView(r, msisdn));
   // Overrides still record their calls.
   if (overrides.quote) {
     const q = overrides.quote;

@@ -134,7 +134,7 @@ export const SCRIPTS: Script[] = [
   },
   {
     name: 'my tokens: none',
-    overrides: () => ({ recentPurchases: async () => [] }),
+    overrides: () => ({ purchaseHistory: async () => [] }),
     steps: [choose(OPT.tokens), BACK],
   },
   {

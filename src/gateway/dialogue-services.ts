@@ -87,7 +87,6 @@ export function dialogueServices(
       const asked = await moneyPath.agentTopUps.request(agent, amount, `ussd:${requestKey}`);
       return asked === 'requested' ? { status: 'requested', amount } : { status: 'unavailable' };
     },
-    recentPurchases: (msisdn) => desk.listByMsisdn(msisdn, { state: 'succeeded', limit: 10 }),
     resend: (purchaseId, requestKey) => desk.resendSms(purchaseId, requestKey),
     // Issue 31: saved meters, "My purchases", "Buy again anyway?", cases, the notice, Help.
     // Every metered product's, read with agentOf on the dial; a removal answers what is left.

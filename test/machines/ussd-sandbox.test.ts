@@ -45,7 +45,6 @@ function live(): { services: DialogueServices; orders: Array<{ intent: PurchaseI
         orders.push({ intent, key });
         return { ...record('p-live', intent, '2026-11-22T00:00:00.000Z'), state: 'created' };
       },
-      recentPurchases: async () => [],
       resend: async () => undefined,
       languages: () => LANGUAGES,
       defaultRegion: 'BW',

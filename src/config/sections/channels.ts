@@ -49,8 +49,8 @@ export const ussd = {
     'a dropped dialogue can be resumed by the same number within this window',
   ),
   USSD_MACHINE_START: doc(
-    z.enum(['6', '7']).optional(),
-    'the USSD machine version new dialogues start on; both are served either way (machines/README.md, Versions): `6` only for the first deploy of a rolling upgrade from a build that knows only 6',
+    z.string().regex(/^\d+$/, 'a machine version number').optional(),
+    'the USSD machine version new dialogues start on, among those the build serves (machines/README.md, Versions): set only for the expand step of a machine change; this build serves 7 alone',
     '`7`',
   ),
   USSD_ASK_TOKEN_RECIPIENT: doc(
