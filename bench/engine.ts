@@ -15,7 +15,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DialogueServices } from '../machines/ussd-session.machine';
-import type { HopEngine } from '../src/session/engine';
+import type { HopEngine } from '../src/ussd/engine/engine';
 import { CATALOGUE } from '../src/sandbox/fixtures';
 import { median } from './median';
 import type { Account, Transaction } from '../src/vas/port';
@@ -56,9 +56,10 @@ function services(languages: ReturnType<DialogueServices['languages']>): Dialogu
 /** A build's hop engine over a memory store, logging at info as production does. */
 async function engineOf(root: string): Promise<HopEngine> {
   const load = <T>(module: string): Promise<T> => import(path.join(root, module)) as Promise<T>;
-  const { createHopEngine } = await load<typeof import('../src/session/engine')>('src/session/engine.js');
-  const { MemorySessionStore } = await load<typeof import('../src/session/store/memory')>(
-    'src/session/store/memory.js',
+  const { createHopEngine } =
+    await load<typeof import('../src/ussd/engine/engine')>('src/ussd/engine/engine.js');
+  const { MemorySessionStore } = await load<typeof import('../src/ussd/engine/store/memory')>(
+    'src/ussd/engine/store/memory.js',
   );
   const machine = await load<typeof import('../machines/ussd-session.machine')>(
     'machines/ussd-session.machine.js',

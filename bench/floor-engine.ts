@@ -4,7 +4,7 @@
  * rendering, no engine decisions (constant screens). It is served by the real gateway
  * (`startGateway` with `hopEngine`): the same HTTP path, adapters, metrics and money path.
  *
- * Per hop, as the gateway and by the same module (src/session/hop-protocol.ts): the session's
+ * Per hop, as the gateway and by the same module (src/ussd/engine/hop-protocol.ts): the session's
  * lock in Redis around every hop that calls a service (`loadAndLock` … `saveAndUnlock`), one
  * script for a hop that calls none (`saveIfCurrent` on the remembered record), replay and MSISDN
  * binding checks, and one JSON info line. The first hop
@@ -18,10 +18,10 @@ import type { DialogueServices } from '../machines/ussd-session.machine';
 import { componentLogger, maskMsisdn, premasked, withLogContext } from '../src/observability/logger';
 import { purchaseRequest } from '../src/purchases/request';
 import type { PurchaseIntent } from '../src/purchases/types';
-import type { HopEngine } from '../src/session/engine';
-import { playHop } from '../src/session/hop-protocol';
-import type { UssdHop, UssdReply } from '../src/session/hop';
-import type { SessionRecord, SessionRef, SessionStore } from '../src/session/store';
+import type { HopEngine } from '../src/ussd/engine/engine';
+import { playHop } from '../src/ussd/engine/hop-protocol';
+import type { UssdHop, UssdReply } from '../src/ussd/engine/hop';
+import type { SessionRecord, SessionRef, SessionStore } from '../src/ussd/engine/store';
 
 const log = componentLogger('ussd-engine');
 
@@ -132,7 +132,7 @@ export function floorEngine(parts: { store: SessionStore; services: DialogueServ
     state: { ...((snapshot as FloorState | null) ?? {}), ...(inputs.length === 2 && { meter: inputs[1] }) },
   });
 
-  /** One hop by the gateway's hop protocol (src/session/hop-protocol.ts), as the gateway plays it. */
+  /** One hop by the gateway's hop protocol (src/ussd/engine/hop-protocol.ts), as the gateway plays it. */
   function handle(hop: UssdHop): Promise<FloorAnswer> {
     const ref = { aggregator: hop.aggregator, sessionId: hop.sessionId };
     const inputs = hop.text.value === '' ? [] : hop.text.value.split('*');

@@ -11,7 +11,7 @@ import { localInstant } from '../src/i18n/local-time';
 import { SqlAuditTrail } from '../src/purchases/care/audit-sql';
 import { openPostgres } from '../src/records/database';
 import { migrate } from '../src/records/migrate';
-import { Reconciliation } from '../src/reconciliation';
+import { Reconciliation } from '../src/reconciliation/service';
 import { recordBalance } from '../src/reconciliation/store';
 import { BENCH_DATABASE_URL } from './records';
 

@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { REDIS_URL } from './options';
-import { sessionKeys, sharedPartKey } from '../src/session/store/keys';
+import { sessionKeys, sharedPartKey } from '../src/ussd/engine/store/keys';
 
 /** The run's sessions, purchases and jobs are test data: leave Redis as it was. */
 export async function removeKeys(prefix: string): Promise<void> {

@@ -2,7 +2,7 @@
  * The USSD dialogue: main menu → provider → (airtime: whose number) → identifier (saved meters
  * offered) → (electricity, water: who gets the token) → amount → (a purchase in progress: buy
  * again?) → quote → buy, plus "My purchases" (resend, report a problem), "My meters", "Help" and
- * "Language"; a one-dial shortcut jumps as far as the quote. The engine (src/session/) restores this
+ * "Language"; a one-dial shortcut jumps as far as the quote. The engine (src/ussd/engine/) restores this
  * machine from a snapshot on every hop, sends one DialogueEvent, waits for the `settled`
  * tag and renders the screen `dialogueScreen` derives from the context (`context.shown`).
  *
@@ -18,7 +18,7 @@
  * Nothing here debits money: `order` hands the quoted intent to the purchase lifecycle.
  */
 import { and, assign, setup } from 'xstate';
-import { SETTLED_TAG, type DialogueEvent, type DialogueInput } from '../src/session/dialogue';
+import { SETTLED_TAG, type DialogueEvent, type DialogueInput } from '../src/ussd/engine/dialogue';
 import { actions, NO_PURCHASE } from './ussd/actions';
 import { agentStates } from './ussd/agent-states';
 import { dealerStates } from './ussd/dealer-states';

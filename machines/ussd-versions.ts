@@ -5,7 +5,7 @@
  * How a machine change ships (expand, switch, remove): machines/README.md.
  */
 import type { AnyStateMachine } from 'xstate';
-import type { Screen } from '../src/session/dialogue';
+import type { Screen } from '../src/ussd/engine/dialogue';
 import type { DialogueServices } from './ussd/actors';
 import type { UssdContext } from './ussd/context';
 import { createUssdMachine, dialogueScreen, USSD_MACHINE_VERSION } from './ussd-session.machine';

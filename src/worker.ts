@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startMoneyPath, type MoneyPath } from './gateway/money-path';
 import { startSmsChannel } from './gateway/sms-channel';
-import { RedisSessionStore } from './session/store';
+import { RedisSessionStore } from './ussd/engine/store';
 import { Catalogue } from './vas';
 import { componentLogger, setLogFormat, setLogLevel } from './observability/logger';
 import { checkRedisReachable, PreflightError } from './redis/preflight';

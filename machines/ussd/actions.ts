@@ -1,7 +1,7 @@
 /** The dialogue's actions: context updates only (no I/O, no logging; the actors do that). */
 import { refusalText, SpendRefusedError, type SpendRefusal } from '../../src/spend/rules';
 import { assign } from 'xstate';
-import type { DialogueEvent, LocalText } from '../../src/session/dialogue';
+import type { DialogueEvent, LocalText } from '../../src/ussd/engine/dialogue';
 import { errorInfo } from '../../src/vas/error-info';
 import type {
   DialogueArgs,

@@ -4,10 +4,10 @@
  * account, quote and "my tokens" are reads; `order` is idempotent by the dialogue's key;
  * `resend` by a key derived from the session and the purchase.
  */
-import { fromService } from '../../src/session/dialogue';
+import { fromService } from '../../src/ussd/engine/dialogue';
 import { agentsServedOn } from '../../src/agents/service-codes';
 import { componentLogger } from '../../src/observability/logger';
-import { deepFreeze } from '../../src/session/deep-freeze';
+import { deepFreeze } from '../../src/ussd/engine/deep-freeze';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import { errorInfo, type ServiceErrorInfo } from '../../src/vas/error-info';
 import type { Account, PurchaseRequest, Transaction, VasProduct } from '../../src/vas/port';
@@ -197,7 +197,7 @@ export function dialogueActors(
    * What every dialogue starts from while the catalogue stays the same: one frozen copy, not a
    * copy per dialogue. The context is persisted and must not alias the service's cache, and the
    * dialogues that share the copy cannot change it. (The engine also stores it once by identity,
-   * src/session/shared-context.ts.)
+   * src/ussd/engine/shared-context.ts.)
    */
   let shared:
     { source: VasProduct[]; notice: string; start: Pick<DialogueStart, 'products' | 'settings'> } | undefined;

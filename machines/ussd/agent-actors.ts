@@ -4,7 +4,7 @@
  * limits, the float, the last sales with a receipt sent again, and the float top-up. Each is
  * safe to run twice (reads, or idempotent by the key the state hands over).
  */
-import { fromService } from '../../src/session/dialogue';
+import { fromService } from '../../src/ussd/engine/dialogue';
 import type { SpendRefusal } from '../../src/spend/rules';
 import type { Money } from '../../src/vas/money';
 import type { AgentView, UssdContext } from './context';

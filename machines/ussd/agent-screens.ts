@@ -3,7 +3,7 @@
  * the engine in what it stores), the agent menu, the customer's number, the float, the last
  * sales and the float top-up.
  */
-import type { Screen } from '../../src/session/dialogue';
+import type { Screen } from '../../src/ussd/engine/dialogue';
 import { formatMoney } from '../../src/vas/money';
 import type { UssdContext } from './context';
 import { DEALER_OPT } from './dealer-screens';

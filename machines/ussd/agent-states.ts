@@ -6,7 +6,7 @@
  * of a change. A PIN goes to its check and nowhere else: never into the context.
  */
 import type { DoneActorEvent } from 'xstate';
-import { SETTLED_TAG, type DialogueEvent } from '../../src/session/dialogue';
+import { SETTLED_TAG, type DialogueEvent } from '../../src/ussd/engine/dialogue';
 import type { PinOutcome, SaleItem, TopUpAnswer } from './actors';
 import { amountMinor, typed } from './input';
 import { formatMoney } from '../../src/vas/money';

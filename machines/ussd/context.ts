@@ -1,4 +1,4 @@
-import type { DialogueEvent, LocalText } from '../../src/session/dialogue';
+import type { DialogueEvent, LocalText } from '../../src/ussd/engine/dialogue';
 import type { Money } from '../../src/vas/money';
 import type { PurchaseIntent } from '../../src/purchases/types';
 import type { ProductType, VasProduct } from '../../src/vas/port';

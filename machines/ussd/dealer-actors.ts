@@ -4,7 +4,7 @@
  * twice — the reads are reads, a transfer is applied once per request key, a status change
  * asked twice is the same change.
  */
-import { fromService } from '../../src/session/dialogue';
+import { fromService } from '../../src/ussd/engine/dialogue';
 import type { Money } from '../../src/vas/money';
 import type { RetailerItem } from './context';
 

@@ -3,7 +3,7 @@
  * to, the amount and the confirmation, the retailers with their floats and today's sales, and one
  * retailer with what the dealer may do to it. Keys are those of locales/*.json.
  */
-import type { LocalText, Screen, TextParams } from '../../src/session/dialogue';
+import type { LocalText, Screen, TextParams } from '../../src/ussd/engine/dialogue';
 import { maskMsisdn } from '../../src/phone';
 import { formatMoney } from '../../src/vas/money';
 import type { RetailerItem, UssdContext } from './context';

@@ -7,7 +7,7 @@
  * PIN checked at the start of the dialogue covers the transfer: no second PIN.
  */
 import type { DoneActorEvent } from 'xstate';
-import { SETTLED_TAG, type DialogueEvent } from '../../src/session/dialogue';
+import { SETTLED_TAG, type DialogueEvent } from '../../src/ussd/engine/dialogue';
 import { formatMoney } from '../../src/vas/money';
 import type { DealerDraft, RetailerItem, UssdContext } from './context';
 import type { AddAnswer, AddCheckAnswer, SuperviseAnswer, TransferAnswer } from './dealer-actors';

@@ -1,4 +1,4 @@
-import type { LocalText } from '../../src/session/dialogue';
+import type { LocalText } from '../../src/ussd/engine/dialogue';
 import { AMOUNT_CODES, IDENTIFIER_CODES } from '../../src/sales/quote';
 import type { ServiceErrorInfo } from '../../src/vas/error-info';
 import { formatMoney, parseMoney } from '../../src/vas/money';

@@ -3,7 +3,7 @@
  * identifier, phone number or amount passes. Pure: guards and actions share these.
  */
 import { normaliseMsisdn, regionFromLanguageTag, type CountryCode } from '../../src/phone';
-import type { DialogueEvent, LocalText } from '../../src/session/dialogue';
+import type { DialogueEvent, LocalText } from '../../src/ussd/engine/dialogue';
 import { validateIdentifier } from '../../src/vas/catalogue';
 import { checkRange, refusalText, type AmountRange } from '../../src/spend/rules';
 import { parseDecimalAmount } from '../../src/vas/money';

@@ -3,7 +3,7 @@
  * a locale text, the notice above a prompt, and a prompt with `0 Back` / `00 Home` and what the
  * purchase in progress is about (for the resume offer). The screen files build on these.
  */
-import type { LocalText, Screen, TextParams } from '../../src/session/dialogue';
+import type { LocalText, Screen, TextParams } from '../../src/ussd/engine/dialogue';
 import type { ProductType } from '../../src/vas/port';
 import type { UssdContext } from './context';
 

@@ -5,8 +5,8 @@
  * quote, at the worst values, shows its amount and total whole at limits 160 and 182.
  */
 import { loadLocales, measure, transliterate } from '../../src/i18n';
-import type { Screen } from '../../src/session/dialogue';
-import { localText, renderDialogueScreen } from '../../src/session/render';
+import type { Screen } from '../../src/ussd/engine/dialogue';
+import { localText, renderDialogueScreen } from '../../src/ussd/engine/render';
 import type { QuoteView, UssdContext } from './context';
 import { dialogueScreen, quoteScreen } from './screens';
 import { ELEC_INTENT } from './test-kit';

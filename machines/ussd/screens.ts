@@ -8,7 +8,7 @@
  * language names are literal.
  */
 import { languageOf } from '../../src/i18n/catalogue';
-import type { LocalText, Screen, ScreenOption } from '../../src/session/dialogue';
+import type { LocalText, Screen, ScreenOption } from '../../src/ussd/engine/dialogue';
 import { maskMsisdn } from '../../src/phone';
 import { derivedHint } from '../../src/vas/catalogue';
 import { formatMoney } from '../../src/vas/money';

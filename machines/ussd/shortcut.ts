@@ -4,8 +4,8 @@
  * What is missing or wrong is asked for on its screen; the quote is never skipped (Buy is its own
  * keypress) and a shortcut never carries a PIN (an agent's dialogue asks for it first).
  */
-import type { LocalText } from '../../src/session/dialogue';
-import { mayBePin } from '../../src/session/input';
+import type { LocalText } from '../../src/ussd/engine/dialogue';
+import { mayBePin } from '../../src/ussd/engine/input';
 import type { PurchaseDraft, UssdContext } from './context';
 import { airtimeNumber, amountMinor, amountProblem, compact, identifierProblem } from './input';
 
@@ -46,7 +46,7 @@ export function applyShortcut(ctx: UssdContext): { purchase: PurchaseDraft; noti
  * (null when nothing is left). Kept this way once the caller is an agent, or before the caller is
  * known (a stalled first hop), so no snapshot holds it: an agent's dialogue dialled
  * `*384*1*<meter>#` and lost at the PIN prompt comes back as `1*<meter>*<PIN>`, which nothing
- * tells from `1*<meter>*<amount>` (src/session/input.ts `pinShapedRanges`). A real amount (or
+ * tells from `1*<meter>*<amount>` (src/ussd/engine/input.ts `pinShapedRanges`). A real amount (or
  * identifier) of that shape is asked for on its screen.
  */
 export function withoutPinShaped(shortcut: string): string | null {

@@ -1,5 +1,5 @@
 import { USSD_MACHINE_VERSION } from '../ussd-session.machine';
-import { SETTLED_TAG } from '../../src/session/dialogue';
+import { SETTLED_TAG } from '../../src/ussd/engine/dialogue';
 import { SCRIPTS, play } from './test-scripts';
 
 /** Every settled state the scripts reach, as the engine would persist it. */

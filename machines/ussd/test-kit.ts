@@ -21,7 +21,7 @@ import {
   type DialogueInput,
   type LocalText,
   type Screen,
-} from '../../src/session/dialogue';
+} from '../../src/ussd/engine/dialogue';
 import type { Account, PurchaseRequest, Transaction, VasProduct } from '../../src/vas/port';
 
 export const INPUT: DialogueInput = {

@@ -4,7 +4,7 @@
  */
 import { OPT, type DialogueServices } from '../ussd-session.machine';
 import { PurchaseServiceError } from '../../src/vas/errors';
-import type { DialogueEvent } from '../../src/session/dialogue';
+import type { DialogueEvent } from '../../src/ussd/engine/dialogue';
 import { purchaseView } from '../../src/purchases/history';
 import { BACK, Dialogue, ELEC_INTENT, HOME, TIMEOUT, choose, record, services, text } from './test-kit';
 

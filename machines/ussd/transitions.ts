@@ -3,7 +3,7 @@
  * screens, the stall on a slow or failed actor, and the typed answers that count tries.
  */
 import { assign, type EventObject } from 'xstate';
-import { RESUMABLE_TAG, SETTLED_TAG, type DialogueEvent } from '../../src/session/dialogue';
+import { RESUMABLE_TAG, SETTLED_TAG, type DialogueEvent } from '../../src/ussd/engine/dialogue';
 import type { PromptName } from './screens';
 import type { StallTarget, UssdContext } from './context';
 import type { QuoteErrorRoute } from '../../src/sales/quote';

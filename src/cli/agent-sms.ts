@@ -7,12 +7,12 @@
  */
 import type { AgentDeskOptions } from '../agents/admin/desk';
 import type { Agents } from '../agents';
-import { messageId } from '../channels/sms/outbound/message';
-import { BullmqSmsQueue } from '../channels/sms/outbound/queue/bullmq';
-import { SqlMessageStore } from '../channels/sms/outbound/store/sql';
+import { messageId } from '../messaging/message';
+import { BullmqSmsQueue } from '../messaging/queue/bullmq';
+import { SqlMessageStore } from '../messaging/store/sql';
 import type { Config } from '../config';
-import { depositTeller } from '../gateway/agent-deposits';
-import { registrationTeller } from '../gateway/agent-registrations';
+import { depositTeller } from '../agents/deposit-teller';
+import { registrationTeller } from '../agents/registration-teller';
 import { loadLocales } from '../i18n';
 import type { Database } from '../records/database';
 import { bullConnectionOptions, bullPrefix } from '../redis/connection';

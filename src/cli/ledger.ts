@@ -1,5 +1,5 @@
 import { SqlAuditTrail } from '../purchases/care/audit-sql';
-import { ledgerCheck } from '../records/ledger-check';
+import { ledgerCheck } from '../reports/ledger-check';
 import { EXIT, misused, parseFlags, runCommand, switches, type CliIo } from './kit';
 
 const USAGE = `usage: npm run cli -- ledger check [--json] [--reveal]   (needs DATABASE_URL and DATABASE_SCHEMA as the gateway has them)
@@ -7,7 +7,7 @@ const USAGE = `usage: npm run cli -- ledger check [--json] [--reveal]   (needs D
   that may have charged it; exit 0 when it adds up, 1 with the list of what does not
   (agents' numbers masked unless --reveal, written to the audit trail)`;
 
-/** `npm run cli -- ledger check`: the ledger check of the system of record (src/records/ledger-check.ts). */
+/** `npm run cli -- ledger check`: the ledger check of the system of record (src/reports/ledger-check.ts). */
 export async function ledgerCli(argv: string[], io: CliIo): Promise<number> {
   const parsed = parseFlags(io, USAGE, argv, switches('json', 'reveal'));
   if (typeof parsed === 'number') return parsed;

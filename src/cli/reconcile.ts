@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { SqlAuditTrail } from '../purchases/care/audit-sql';
 import { CareInputError } from '../purchases/care/care';
-import { reconciliationFor } from '../reconciliation';
+import { reconciliationFor } from '../gateway/reconciliation';
 import { mismatchesCsv } from '../reconciliation/csv';
 import { MismatchNotFoundError, MismatchStateError, type Mismatch } from '../reconciliation/queue';
 import { checkDay, ReconcileInputError, type DayReconciliation } from '../reconciliation/reconcile';

@@ -1,6 +1,6 @@
 import { SqlAuditTrail } from '../purchases/care/audit-sql';
-import { dailyReport, ReportInputError, type DailyReport } from '../records/report';
-import { reportCsv } from '../records/report-csv';
+import { dailyReport, ReportInputError, type DailyReport } from '../reports/daily';
+import { reportCsv } from '../reports/csv';
 import { formatMoney, type Money } from '../vas/money';
 import { EXIT, misused, parseFlags, runCommand, switches, valueFlags, type CliIo } from './kit';
 
@@ -9,7 +9,7 @@ const USAGE = `usage: npm run cli -- report daily --date YYYY-MM-DD [--csv | --j
   one local day (TZ): sales by product, provider and channel; each agent's sales and float;
   purchases still open at the day's end. Agents' numbers are masked unless --reveal (audited).`;
 
-/** `npm run cli -- report daily`: the day's figures from the system of record (src/records/report.ts). */
+/** `npm run cli -- report daily`: the day's figures from the system of record (src/reports/daily.ts). */
 export async function reportCli(argv: string[], io: CliIo): Promise<number> {
   const parsed = parseFlags(io, USAGE, argv, { ...valueFlags('date'), ...switches('csv', 'json', 'reveal') });
   if (typeof parsed === 'number') return parsed;

@@ -6,7 +6,7 @@ import {
   UndeliveredSms,
   type ResendReport,
 } from '../purchases/notify/undelivered';
-import type { MessageRecord } from '../channels/sms/outbound/message';
+import type { MessageRecord } from '../messaging/message';
 import { sandboxUrl } from '../sandbox/settings';
 import { EXIT, misused, parseFlags, runCommand, switches, valueFlags, type CliIo } from './kit';
 

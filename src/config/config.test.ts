@@ -1,5 +1,5 @@
 import { checkCallbacksGuarded, ConfigError, loadConfig } from './index';
-import { DEFAULT_SMS_RETRY_POLICY } from '../channels/sms/outbound/queue/retry';
+import { DEFAULT_SMS_RETRY_POLICY } from '../messaging/queue/retry';
 
 /** Every production environment below has its PIN pepper (refused without, see the agents' tests). */
 const PIN_SECRET = 'config-test-agent-pin-secret-0123456789';

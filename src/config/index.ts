@@ -6,9 +6,9 @@ import {
   parseSummaryTime,
   type AgentSettings,
 } from '../agents/settings';
-import type { SmsMoSettings } from '../channels/sms/mo/settings';
-import type { SmsSettings } from '../channels/sms/outbound/settings';
-import type { AggregatorSettings, UssdSettings } from '../channels/ussd/settings';
+import type { SmsMoSettings } from '../sms/mo/settings';
+import type { SmsSettings } from '../messaging/settings';
+import type { AggregatorSettings, UssdSettings } from '../ussd/settings';
 import { TEST_PIN_SECRET } from '../agents/pin-secret';
 import { TEST_PASSWORD_PEPPER } from '../operators/pepper';
 import { AllowList } from '../http/allow-list';
@@ -41,7 +41,7 @@ import { ConfigError, type Config } from './types';
 export { ConfigError, type Config } from './types';
 export { EnvSchema, type Env } from './schema';
 export { checkCallbacksGuarded, isProduction, type UssdRouteAuth } from './production';
-export { SMS_DRIVERS, type SmsDriverName } from '../channels/sms/outbound/settings';
+export { SMS_DRIVERS, type SmsDriverName } from '../messaging/settings';
 /** The `purchaseApi` section (its type lives with the client, src/vas/settings.ts). */
 export type PurchaseApiConfig = PurchaseApiSettings;
 

@@ -1,7 +1,7 @@
 import type { AgentSettings } from '../agents/settings';
-import type { SmsMoSettings } from '../channels/sms/mo/settings';
-import type { SmsSettings } from '../channels/sms/outbound/settings';
-import type { UssdSettings } from '../channels/ussd/settings';
+import type { SmsMoSettings } from '../sms/mo/settings';
+import type { SmsSettings } from '../messaging/settings';
+import type { UssdSettings } from '../ussd/settings';
 import type { LogFormat, LogLevel } from '../observability/logger';
 import type { PaymentSetup } from '../payments/setup';
 import type { ConsoleSettings } from '../operators/pepper';
@@ -62,7 +62,7 @@ export interface Config {
   };
   /** Who collects the buyer's money: a provider, the embedded payment sandbox, or none. */
   payments: PaymentSetup;
-  /** SMS-MO purchase commands (see src/channels/sms/README.md, Commands). */
+  /** SMS-MO purchase commands (see src/sms/README.md, Commands). */
   smsMo: SmsMoSettings;
   /** IANA zone of dates shown to subscribers (`TZ`, default Africa/Gaborone). */
   timeZone: string;

@@ -13,11 +13,11 @@ import {
   type UssdMachineBuild,
   type UssdMachines,
 } from '../../machines/ussd-versions';
-import { outboxRouter, type OutboxStore } from '../channels/sms/outbound';
-import { ussdAdapters } from '../channels/ussd/adapters';
-import { parseGenericMapping, type GenericMapping } from '../channels/ussd/generic/adapter';
-import type { UssdAdapter } from '../channels/ussd/types';
-import { settledAggregatorSettings, ussdCallbacks } from '../channels/ussd/router';
+import { outboxRouter, type OutboxStore } from '../messaging';
+import { ussdAdapters } from '../ussd/aggregators/index';
+import { parseGenericMapping, type GenericMapping } from '../ussd/aggregators/generic/adapter';
+import type { UssdAdapter } from '../ussd/types';
+import { settledAggregatorSettings, ussdCallbacks } from '../ussd/router';
 import { checkCallbacksGuarded, ConfigError, type Config } from '../config';
 import { loadLocales } from '../i18n';
 import { Metrics, metricsRouter } from '../observability/metrics';
@@ -26,10 +26,10 @@ import { requestIdMiddleware } from '../observability/request-id';
 import { createAdminRouter } from '../purchases/admin/router';
 import type { RunningPurchaseDesk } from '../purchases/desk';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../sandbox';
-import { createHopEngine, type HopEngine } from '../session/engine';
-import { MemorySessionStore, RedisSessionStore, type SessionStore } from '../session/store';
+import { createHopEngine, type HopEngine } from '../ussd/engine/engine';
+import { MemorySessionStore, RedisSessionStore, type SessionStore } from '../ussd/engine/store';
 import { Catalogue } from '../vas';
-import { registrationTeller } from './agent-registrations';
+import { registrationTeller } from '../agents/registration-teller';
 import { dialogueServices } from './dialogue-services';
 import { instrumentHopEngine } from './instrument';
 import { startMoneyPath } from './money-path';
@@ -40,21 +40,21 @@ import { blocklistRouter } from '../spend/admin';
 import { AgentDesk, accountCheckFor, createAgentAdminRouter } from '../agents';
 import { bearerMatches } from '../http/secrets';
 import { componentLogger } from '../observability/logger';
-import { inboundSmsAdapters } from '../channels/sms/inbound/adapters';
+import { inboundSmsAdapters } from '../sms/inbound/adapters';
 import { simulatorRouter } from '../simulator/router';
 import { adminResponses, CustomerCare } from '../purchases/care';
-import { reportRoutes } from '../purchases/care/reports';
+import { reportRoutes } from '../reports/routes';
 import { caseRoutes } from '../purchases/care/case-routes';
 import { noticeRoutes } from '../subscribers/notice-routes';
-import { startBalanceWatch, type BalanceWatch } from './balance-watch';
+import { startBalanceWatch, type BalanceWatch } from '../sales/balance-watch';
 import {
   startPaymentSandbox,
   type PaymentSandboxOptions,
   type RunningPaymentSandbox,
 } from '../payments/sandbox';
 import { EMBEDDED_PAYMENT_SANDBOX } from '../payments/setup';
-import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
-import type { LifecycleSettings } from '../../machines/purchase.machine';
+import type { PaymentLifecycleSettings } from '../payments/lifecycle/machine';
+import type { LifecycleSettings } from '../purchases/lifecycle/machine';
 import { paymentCallbackRouter, paymentProviderFor, type PaymentPath } from './payments';
 import { matchableForMs, UnmatchedPayments } from '../payments/unmatched';
 import { UnknownPayments } from '../payments/unknown';
@@ -66,15 +66,12 @@ import { adminAuth } from '../operators/admin-auth';
 import { passwordPepperFor } from '../operators/pepper';
 import { makeFirstOperator } from '../operators/first-operator';
 import { consoleRouter } from '../console/router';
-import {
-  MISMATCH_REASONS,
-  openByReason,
-  reconciliationFor,
-  reconciliationRoutes,
-  startNightly,
-  type Nightly,
-  type Reconciliation,
-} from '../reconciliation';
+import type { Reconciliation } from '../reconciliation/service';
+import { reconciliationRoutes } from '../reconciliation/routes';
+import { startNightly, type Nightly } from '../reconciliation/schedule';
+import { openByReason } from '../reconciliation/store';
+import { MISMATCH_REASONS } from '../reconciliation/types';
+import { reconciliationFor } from './reconciliation';
 
 const log = componentLogger('gateway');
 

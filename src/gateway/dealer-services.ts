@@ -3,7 +3,7 @@ import type { Agent } from '../agents';
 import { retailerOf, transferToRetailer, type AgentText } from '../agents/dealers';
 import { transliterate } from '../i18n';
 import { componentLogger } from '../observability/logger';
-import { registrationTeller } from './agent-registrations';
+import { registrationTeller } from '../agents/registration-teller';
 import type { MoneyPath } from './money-path';
 
 const log = componentLogger('agents');

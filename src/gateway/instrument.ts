@@ -4,14 +4,14 @@
  * composition root so that `observability/` knows no domain type and the domain knows no metric.
  */
 import { performance } from 'node:perf_hooks';
-import type { OutboundSms, SendOutcome, SmsSender } from '../channels/sms/outbound/sender';
-import type { UssdHop, UssdReply } from '../channels/ussd/types';
+import type { OutboundSms, SendOutcome, SmsSender } from '../messaging/sender';
+import type { UssdHop, UssdReply } from '../ussd/types';
 import type { Metrics } from '../observability/metrics';
 import type { SqlPaymentStore } from '../payments/store/sql';
 import { REFUND_CARE_STATES, type PaymentRecordState } from '../payments/store/types';
 import type { PurchaseStore } from '../purchases/store/store';
 import type { PurchaseRecord, PurchaseState } from '../purchases/types';
-import type { HopEngine } from '../session/engine';
+import type { HopEngine } from '../ussd/engine/engine';
 import { outcomeOf, PurchaseServiceError } from '../vas/errors';
 import type { CallContext, PurchaseService } from '../vas/port';
 

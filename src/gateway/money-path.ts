@@ -6,7 +6,7 @@ import {
   smsSenderConfigFrom,
   type OutboxStore,
   type SmsSender,
-} from '../channels/sms/outbound';
+} from '../messaging';
 import type { Config } from '../config';
 import { resolve } from 'node:path';
 import { IN_MEMORY } from '../records/settings';
@@ -17,22 +17,17 @@ import type { ConnectionOptions } from 'bullmq';
 import { bullConnectionOptions, bullPrefix, clusterReady, commandConnection } from '../redis/connection';
 import type { Metrics } from '../observability/metrics';
 import { createPurchaseDesk, type RunningPurchaseDesk } from '../purchases/desk';
-import { messageId } from '../channels/sms/outbound/message';
-import {
-  BullmqSmsQueue,
-  DeliveryReports,
-  InProcessSmsQueue,
-  type SmsRetryPolicy,
-} from '../channels/sms/outbound/queue';
-import { SqlMessageStore } from '../channels/sms/outbound/store/sql';
-import type { MessageStore } from '../channels/sms/outbound/store/store';
+import { messageId } from '../messaging/message';
+import { BullmqSmsQueue, DeliveryReports, InProcessSmsQueue, type SmsRetryPolicy } from '../messaging/queue';
+import { SqlMessageStore } from '../messaging/store/sql';
+import type { MessageStore } from '../messaging/store/store';
 import { createNotifier } from '../purchases/notify';
-import { InboundHub } from '../channels/sms/inbound/hub';
+import { InboundHub } from '../sms/inbound/hub';
 import { Spend } from '../spend';
 import { SqlSpendStore } from '../spend/sql';
 import { createAgents, type Agents } from '../agents';
 import { composeAgentReceipt } from '../purchases/notify/compose';
-import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../purchases/queue';
+import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../queue';
 import { SqlPurchaseStore } from '../purchases/store/sql';
 import type { AuditTrail } from '../purchases/care/audit';
 import { SqlAuditTrail } from '../purchases/care/audit-sql';
@@ -46,12 +41,12 @@ import type { PurchaseSettlement } from '../purchases/hand-over';
 import { createPurchaseService, type PurchaseService } from '../vas';
 import { instrumentPurchaseService, instrumentPurchaseStore, instrumentSmsSender } from './instrument';
 import type { PaymentProvider } from '../payments/port';
-import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
-import type { LifecycleSettings } from '../../machines/purchase.machine';
+import type { PaymentLifecycleSettings } from '../payments/lifecycle/machine';
+import type { LifecycleSettings } from '../purchases/lifecycle/machine';
 import { paidWithReader, paymentParts, startPaymentLifecycle, type PaymentPath } from './payments';
 import { SqlPaymentStore } from '../payments/store/sql';
-import { AgentTopUps } from './agent-topups';
-import { depositTeller } from './agent-deposits';
+import { AgentTopUps } from '../agents/top-ups';
+import { depositTeller } from '../agents/deposit-teller';
 import { recordsRetention } from './retention';
 import type { AgentDeskOptions } from '../agents/admin/desk';
 

@@ -6,12 +6,12 @@
  */
 import express, { Router, type Request, type Response } from 'express';
 import type { ConnectionOptions } from 'bullmq';
-import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
+import type { PaymentLifecycleSettings } from '../payments/lifecycle/machine';
 import type { Locales } from '../i18n';
 import { callbackGuard } from '../http/callback-guard';
 import { componentLogger, maskMsisdn } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import { PaymentLifecycle } from '../payments/lifecycle';
+import { PaymentLifecycle } from '../payments/lifecycle/runner';
 import { paymentLifecycleSettings, type PaymentOutcomeHooks } from '../payments/lifecycle/settings';
 import type { CallbackKind, PaymentProvider } from '../payments/port';
 import { createPaymentProvider, PAYMENT_CALLBACK_PATHS } from '../payments/providers';
@@ -25,12 +25,12 @@ import type { RunningPurchaseDesk } from '../purchases/desk';
 import type { PurchaseSettlement } from '../purchases/hand-over';
 import type { CareContact } from '../purchases/care/settings';
 import { composeRefundSms, type PaidWith } from '../purchases/notify/compose';
-import { BullJobQueue, InProcessJobQueue } from '../purchases/queue';
+import { BullJobQueue, InProcessJobQueue } from '../queue';
 import type { PurchaseRecord } from '../purchases/types';
 import type { Database, Queryable } from '../records/database';
 import type { Money } from '../vas/money';
-import { messageId } from '../channels/sms/outbound/message';
-import type { SmsQueue } from '../channels/sms/outbound/queue';
+import { messageId } from '../messaging/message';
+import type { SmsQueue } from '../messaging/queue';
 import { instrumentPaymentStore } from './instrument';
 
 const log = componentLogger('payments');
@@ -135,7 +135,7 @@ export function startPaymentLifecycle(options: {
   locales: Locales;
   /** Overrides of the lifecycle's timings (tests shorten the polls). */
   settings?: Partial<PaymentLifecycleSettings>;
-  /** An agent's own top-up is decided (src/gateway/agent-topups.ts). */
+  /** An agent's own top-up is decided (src/agents/top-ups.ts). */
   onTopUp?: PaymentOutcomeHooks['onTopUp'];
   /** `CARE_PHONE`/`CARE_HOURS`: the refund SMS ends with them, like every failure SMS. */
   care?: CareContact | null;

@@ -4,12 +4,12 @@
  * used). And the backlog of the job queues, for `/metrics`. Shared by `app.ts` and `worker.ts`.
  */
 import { Queue, type ConnectionOptions } from 'bullmq';
-import { INBOUND_SMS_QUEUE_NAME } from '../channels/sms/inbound/queue';
-import { SMS_QUEUE_NAME } from '../channels/sms/outbound/queue';
+import { INBOUND_SMS_QUEUE_NAME } from '../sms/inbound/queue';
+import { SMS_QUEUE_NAME } from '../messaging/queue';
 import type { QueueState } from '../observability/metrics';
 import { Probes, type ReadinessCheck } from '../observability/probes';
 import { PAYMENT_QUEUE_NAME } from '../payments/queue';
-import { PURCHASE_QUEUE_NAME } from '../purchases/queue';
+import { PURCHASE_QUEUE_NAME } from '../queue';
 import { migrationFiles, pendingMigrations } from '../records/migrate';
 import { reportRedisError } from '../redis/errors';
 import type { MoneyPath } from './money-path';

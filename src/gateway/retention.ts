@@ -1,4 +1,4 @@
-import { maskMessageTexts, resealMessageTexts } from '../channels/sms/outbound/store/at-rest';
+import { maskMessageTexts, resealMessageTexts } from '../messaging/store/at-rest';
 import type { Config } from '../config';
 import { componentLogger } from '../observability/logger';
 import { maskPaymentPersonalData } from '../payments/store/checks';

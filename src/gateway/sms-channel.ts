@@ -1,21 +1,17 @@
 import type { Router } from 'express';
-import { inboundSmsAdapters } from '../channels/sms/inbound/adapters';
-import { SmsIntake } from '../channels/sms/inbound/intake';
-import { PinGate } from '../channels/sms/agents/pin-gate';
-import { Keywords } from '../channels/sms/commands/keywords';
-import {
-  BullmqInboundQueue,
-  InProcessInboundQueue,
-  type InboundSmsQueue,
-} from '../channels/sms/inbound/queue';
-import { inboundSmsRouter } from '../channels/sms/inbound/router';
-import { SmsConversation } from '../channels/sms/mo/conversation';
-import { MemorySmsMoStore, RedisSmsMoStore, type SmsMoStore } from '../channels/sms/mo/store';
+import { inboundSmsAdapters } from '../sms/inbound/adapters';
+import { SmsIntake } from '../sms/inbound/intake';
+import { PinGate } from '../sms/agents/pin-gate';
+import { Keywords } from '../sms/commands/keywords';
+import { BullmqInboundQueue, InProcessInboundQueue, type InboundSmsQueue } from '../sms/inbound/queue';
+import { inboundSmsRouter } from '../sms/inbound/router';
+import { SmsConversation } from '../sms/mo/conversation';
+import { MemorySmsMoStore, RedisSmsMoStore, type SmsMoStore } from '../sms/mo/store';
 import type { Config } from '../config';
 import { componentLogger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import { messageId } from '../channels/sms/outbound/message';
-import type { SessionStore } from '../session/store';
+import { messageId } from '../messaging/message';
+import type { SessionStore } from '../ussd/engine/store';
 import type { Catalogue } from '../vas';
 import { debitAccountLookup } from '../sales/debit-account';
 import { AgentSummarySchedule } from '../agents/summary-schedule';

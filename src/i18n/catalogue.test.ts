@@ -52,7 +52,7 @@ const SAMPLE: Record<string, string | number> = {
   // Spending rules (src/spend/).
   limit: formatMoney({ currency: 'BWP', minor: 100000000 }),
   count: 20,
-  // Field agents' SMS (src/channels/sms/).
+  // Field agents' SMS (src/sms/).
   customer: '267****4567',
   float: formatMoney({ currency: 'BWP', minor: 100000000 }),
   available: formatMoney({ currency: 'BWP', minor: 100000000 }),
@@ -65,7 +65,7 @@ const SAMPLE: Record<string, string | number> = {
   // Quote warnings and the provider's own words (machines/ussd/errors.ts caps them at 100).
   deducted: formatMoney({ currency: 'BWP', minor: 10000000 }),
   message: 'Purchase only allowed once the debt is paid. Visit the nearest BPC office to settle it',
-  // SMS-MO replies (src/channels/sms/).
+  // SMS-MO replies (src/sms/).
   code: '4821',
   minutes: 5,
   yes: 'YES',

@@ -1,5 +1,5 @@
 import type { CallOutcome } from '../vas/errors';
-import { wireTable } from '../channels/wire-table';
+import { wireTable } from '../http/wire-table';
 
 /**
  * Typed errors of the payment providers. Callers branch on the class, specialise on `code`, and

@@ -1,4 +1,4 @@
-import type { JobQueue, QueuedJob } from '../purchases/queue';
+import type { JobQueue, QueuedJob } from '../queue';
 
 /**
  * A unit of payment lifecycle work, keyed by the purchase (one payment per purchase). Its job id

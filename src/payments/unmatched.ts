@@ -8,7 +8,7 @@
  * note (audited), so it leaves the list; one whose payment ends paid after all leaves it too. Shared by `/admin/payments/unmatched`, `npm run cli -- payments unmatched`
  * and `resolve-unmatched`, and the `payment_notices_unmatched` gauge.
  */
-import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
+import type { PaymentLifecycleSettings } from './lifecycle/machine';
 import { componentLogger, maskMsisdn } from '../observability/logger';
 import type { AuditTrail } from '../purchases/care/audit';
 import { noteOf } from '../purchases/care/care';

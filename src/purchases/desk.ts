@@ -1,12 +1,12 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
-import type { LifecycleSettings } from '../../machines/purchase.machine';
+import type { LifecycleSettings } from './lifecycle/machine';
 import { componentLogger, maskMsisdn, premasked } from '../observability/logger';
 import { localDay } from '../i18n/local-time';
 import type { PurchaseService } from '../vas/port';
 import type { PurchaseNotifier, PurchaseSettlement } from './hand-over';
-import { PurchaseLifecycle } from './lifecycle';
+import { PurchaseLifecycle } from './lifecycle/runner';
 import { settingsFromConfig, type LifecycleConfig } from './settings';
-import type { JobQueue } from './queue';
+import type { JobQueue } from '../queue';
 import { SpendClaimRefusedError, type PurchaseStore, type SpendClaim } from './store';
 import {
   newPurchaseRecord,

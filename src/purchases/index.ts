@@ -1,7 +1,7 @@
 export * from './types';
 export * from './store';
-export * from './queue';
-export { PurchaseLifecycle } from './lifecycle';
+export * from '../queue';
+export { PurchaseLifecycle } from './lifecycle/runner';
 export { settingsFromConfig } from './settings';
 export {
   PurchaseNotFoundError,

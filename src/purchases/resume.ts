@@ -3,9 +3,9 @@
  * blip left half-done, queued again. Apart from the job handlers (lifecycle.ts) because it only
  * finds and re-enqueues; the steps it takes (lost, reconcile, hand over) stay the lifecycle's.
  */
-import type { LifecycleSettings } from '../../machines/purchase.machine';
+import type { LifecycleSettings } from './lifecycle/machine';
 import { componentLogger } from '../observability/logger';
-import type { JobQueue } from './queue';
+import type { JobQueue } from '../queue';
 import { everyRecord, type PageOptions, type PurchaseStore } from './store';
 import type { PurchaseRecord } from './types';
 

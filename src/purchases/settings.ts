@@ -1,4 +1,4 @@
-import type { LifecycleSettings } from '../../machines/purchase.machine';
+import type { LifecycleSettings } from './lifecycle/machine';
 
 /** The configuration the lifecycle reads. */
 export interface LifecycleConfig {

@@ -3,7 +3,7 @@ import type { Money } from '../vas/money';
 import type { ProductType, Transaction } from '../vas/port';
 
 /**
- * Lifecycle states of a purchase, in lifecycle order (see machines/purchase.machine.ts): the one
+ * Lifecycle states of a purchase, in lifecycle order (see src/purchases/lifecycle/machine.ts): the one
  * list the stores, the admin routes (`?state=`) and the machine agree on.
  */
 export const PURCHASE_STATES = [

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import express, { Router, type Response } from 'express';
-import type { GenericMapping } from '../channels/ussd/generic/adapter';
-import type { AggregatorSettings } from '../channels/ussd/router';
+import type { GenericMapping } from '../ussd/aggregators/generic/adapter';
+import type { AggregatorSettings } from '../ussd/router';
 import { AgentExistsError, AgentInputError, type AgentDesk } from '../agents';
 import { maskMsisdn } from '../phone';
 import { componentLogger } from '../observability/logger';

@@ -1,4 +1,4 @@
-import type { SmsQueue } from '../channels/sms/outbound/queue';
+import type { SmsQueue } from '../messaging/queue';
 import type { Locales } from '../i18n';
 import type { AuditTrail } from '../purchases/care/audit';
 import { CaseDesk } from '../purchases/care/cases';

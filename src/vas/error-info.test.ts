@@ -1,4 +1,4 @@
-import { errorInfo, MalformedResponseError, RateLimitError, TransportError, ValidationError } from '.';
+import { errorInfo, MalformedResponseError, RateLimitError, TransportError, ValidationError } from './';
 
 describe('errorInfo: any failure as plain data', () => {
   it('keeps what the service said', () => {

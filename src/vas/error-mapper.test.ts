@@ -13,7 +13,7 @@ import {
   ValidationError,
   mapErrorResponse,
   parseRetryAfter,
-} from '.';
+} from './';
 
 const v1 = (type: string, code: string, extra: Record<string, unknown> = {}) => ({
   error: {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MoneyFormatError, formatMoney, parseDecimalAmount, parseMoney, toRequestAmount } from '.';
+import { MoneyFormatError, formatMoney, parseDecimalAmount, parseMoney, toRequestAmount } from './';
 
 const currency = fc.constantFrom('BWP', 'ZAR', 'USD', 'KES');
 const minor = fc.integer({ min: -1_000_000_000_000, max: 1_000_000_000_000 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isKeyChangeDescription, parseTokens, tokensForDisplay } from '.';
+import { isKeyChangeDescription, parseTokens, tokensForDisplay } from './';
 
 const digits = fc
   .array(fc.integer({ min: 0, max: 9 }), { minLength: 4, maxLength: 24 })

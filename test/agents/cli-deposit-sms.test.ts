@@ -1,9 +1,9 @@
 import { main, EXIT } from '../../src/cli/main';
 import { createAgents, type Agents } from '../../src/agents';
-import { OutboxSender } from '../../src/channels/sms/outbound/outbox/driver';
-import { MemoryOutboxStore } from '../../src/channels/sms/outbound/outbox/store';
-import { BullmqSmsQueue } from '../../src/channels/sms/outbound/queue/bullmq';
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { OutboxSender } from '../../src/messaging/outbox/driver';
+import { MemoryOutboxStore } from '../../src/messaging/outbox/store';
+import { BullmqSmsQueue } from '../../src/messaging/queue/bullmq';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import type { Database } from '../../src/records/database';
 import { bullPrefix } from '../../src/redis/connection';
 import { testDatabase } from '../support/database';

@@ -2,7 +2,7 @@ import { createAgents, type Agent, type Agents } from '../../src/agents';
 import { parseCommissionPolicy } from '../../src/agents/commission';
 import { ledgerDiscrepancies } from '../../src/agents/ledger/sql-reports';
 import { AgentSummarySchedule } from '../../src/agents/summary-schedule';
-import { dailyReport } from '../../src/records/report';
+import { dailyReport } from '../../src/reports/daily';
 import type { Database } from '../../src/records/database';
 import { AgentSide } from '../../src/sales/agent-side';
 import type { PurchaseRecord } from '../../src/purchases/types';

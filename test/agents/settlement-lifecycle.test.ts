@@ -1,17 +1,12 @@
 import { createAgents, type Agent, type Agents } from '../../src/agents';
-import {
-  InProcessSmsQueue,
-  MemoryOutboxStore,
-  OutboxSender,
-  SqlMessageStore,
-} from '../../src/channels/sms/outbound';
+import { InProcessSmsQueue, MemoryOutboxStore, OutboxSender, SqlMessageStore } from '../../src/messaging';
 import { loadConfig } from '../../src/config';
 import { loadLocales } from '../../src/i18n';
 import { CareInputError, CustomerCare } from '../../src/purchases/care/care';
 import { SqlAuditTrail } from '../../src/purchases/care/audit-sql';
 import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
 import { createNotifier } from '../../src/purchases/notify';
-import { InProcessJobQueue } from '../../src/purchases/queue';
+import { InProcessJobQueue } from '../../src/queue';
 import { SETTLED_STATES, SqlPurchaseStore } from '../../src/purchases/store';
 import { AgentSide } from '../../src/sales/agent-side';
 import { releaseOrphanHolds } from '../../src/sales/orphan-holds';

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { floorEngine } from '../../bench/floor-engine';
 import type { Gateway } from '../../src/gateway/app';
 import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
-import { sessionKeys } from '../../src/session/store';
+import { sessionKeys } from '../../src/ussd/engine/store';
 import { hop, ledger, newPhone, startTestGateway } from '../e2e/harness';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 import { until } from '../support/wait';

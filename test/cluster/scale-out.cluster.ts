@@ -4,7 +4,7 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { SETTLED_STATES } from '../../src/purchases/types';
 import { openPostgres, type Database } from '../../src/records/database';
-import { ledgerCheck } from '../../src/records/ledger-check';
+import { ledgerCheck } from '../../src/reports/ledger-check';
 import { ARTIFACTS, buy, judge, phoneFor, World, type FaultRow } from '../faults/harness';
 import { NodeProcess } from '../support/node-process';
 import { until } from '../support/wait';
@@ -24,7 +24,7 @@ import { until } from '../support/wait';
  * the hop p50/p99, the CPU each process spent per hop or purchase, and the purchases completed,
  * and asserts the money invariants: one debit per external reference at the service (no confirm
  * twice), every debited purchase's token accepted by the SMS provider (or the failure told),
- * the ledger check (src/records/ledger-check.ts: floats that add up, one confirm per succeeded
+ * the ledger check (src/reports/ledger-check.ts: floats that add up, one confirm per succeeded
  * purchase) empty, and each agent's float its credit less its settled sales. The figures go to
  * test-artifacts/scale-out.json as well.
  */

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ussdAdapters } from '../../src/channels/ussd/adapters';
+import { ussdAdapters } from '../../src/ussd/aggregators/index';
 import { checkCallbacksGuarded, EnvSchema, loadConfig } from '../../src/config';
 import { DEPLOY_DIR, kustomize, podSpecOf, readYamlDocuments, type K8sObject } from './kustomize';
 

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import type { UssdMachines } from '../../machines/ussd-versions';
 import type { Gateway } from '../../src/gateway/app';
 import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';
-import { sessionKeys } from '../../src/session/store';
+import { sessionKeys } from '../../src/ussd/engine/store';
 import { testRecordsEnv } from '../support/database';
 import { DEPLOY } from '../support/next-ussd-machine';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';

@@ -1,4 +1,4 @@
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import { openPostgres } from '../../src/records/database';
 import { NodeProcess } from '../support/node-process';
 import { until } from '../support/wait';

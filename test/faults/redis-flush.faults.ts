@@ -7,7 +7,7 @@ import { loadLocales } from '../../src/i18n';
 import { SETTLED_STATES, type PurchaseRecord } from '../../src/purchases/types';
 import { openPostgres, type Database } from '../../src/records/database';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
-import { mayBeShortcut } from '../../src/session/input';
+import { mayBeShortcut } from '../../src/ussd/engine/input';
 import { hop, ledger, type LedgerRow, type Reply } from '../e2e/harness';
 import { TEST_DATABASE_URL, testRecordsEnv } from '../support/database';
 import { NodeProcess } from '../support/node-process';

@@ -1,5 +1,5 @@
 import type { Gateway } from '../../src/gateway/app';
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import { openPostgres } from '../../src/records/database';
 import { startTestGateway } from '../e2e/harness';
 import { until } from '../support/wait';

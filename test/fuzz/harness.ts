@@ -1,4 +1,4 @@
-import { GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
+import { GENERIC_MAPPING } from '../../src/ussd/aggregators/generic/cases';
 import { loadConfig } from '../../src/config';
 import type { Gateway } from '../../src/gateway/app';
 import { ledger, startTestGateway } from '../e2e/harness';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { newDialSession, type DialRequest, type Dialer } from '../../src/channels/ussd/wire-cases';
+import { newDialSession, type DialRequest, type Dialer } from '../../src/ussd/wire-cases';
 import { mayBuy, mutation, oddText, phone, sessionId, typed } from './generators';
 import { assertAnswered, BUDGET_MS, RUNS, type FuzzGateway } from './harness';
 import { send } from './tally';

@@ -1,4 +1,4 @@
-import { DIAL_STRING_MAPPING, dialStringDialer } from '../../src/channels/ussd/generic/cases';
+import { DIAL_STRING_MAPPING, dialStringDialer } from '../../src/ussd/aggregators/generic/cases';
 import { RUNS, startFuzzGateway, type FuzzGateway } from './harness';
 import { fuzzDialogues } from './ussd-dialogues';
 

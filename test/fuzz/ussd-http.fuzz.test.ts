@@ -1,5 +1,5 @@
 import { ALL_ADAPTER_CASES } from '../ussd/adapter-cases';
-import { advantaDialer, safaricomCases } from '../../src/channels/ussd/safaricom/cases';
+import { advantaDialer, safaricomCases } from '../../src/ussd/aggregators/safaricom/cases';
 import { RUNS, startFuzzGateway, type FuzzGateway } from './harness';
 import { fuzzDialogues, type FuzzedRoute } from './ussd-dialogues';
 

@@ -8,7 +8,7 @@ import {
   type PurchaseContext,
   type PurchaseEvent,
   type PurchaseSnapshot,
-} from '../../machines/purchase.machine';
+} from '../../src/purchases/lifecycle/machine';
 import { loadLocales } from '../../src/i18n';
 import { composeOutcomeSms } from '../../src/purchases/notify';
 import type { PurchaseStore } from '../../src/purchases/store';

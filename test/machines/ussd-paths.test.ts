@@ -9,8 +9,8 @@ import {
 import { ELEC_INTENT, INPUT, record, serviceError, services } from '../../machines/ussd/test-kit';
 import { purchaseView } from '../../src/purchases/history';
 import { dialogueKey } from '../../machines/ussd/purchase';
-import { SETTLED_TAG, type DialogueEvent } from '../../src/session/dialogue';
-import { inertScope } from '../../src/session/xstate-internals';
+import { SETTLED_TAG, type DialogueEvent } from '../../src/ussd/engine/dialogue';
+import { inertScope } from '../../src/ussd/engine/xstate-internals';
 import { SpendRefusedError } from '../../src/spend/rules';
 import { TransportError } from '../../src/vas/errors';
 

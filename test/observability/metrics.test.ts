@@ -9,8 +9,8 @@ import {
   type OutboxStore,
   type SendOutcome,
   type SmsSender,
-} from '../../src/channels/sms/outbound';
-import type { UssdHop, UssdReply } from '../../src/channels/ussd/types';
+} from '../../src/messaging';
+import type { UssdHop, UssdReply } from '../../src/ussd/types';
 import {
   instrumentHopEngine,
   instrumentPurchaseService,
@@ -22,7 +22,7 @@ import { bearerMatches } from '../../src/http/secrets';
 import { Metrics, metricsRouter } from '../../src/observability/metrics';
 import { freshPurchaseStore } from '../purchases/records';
 import { SANDBOX_ACCOUNTS, SANDBOX_CREDENTIALS, startSandbox, type RunningSandbox } from '../../src/sandbox';
-import type { HopEngine } from '../../src/session/engine';
+import type { HopEngine } from '../../src/ussd/engine/engine';
 import {
   createPurchaseService,
   ProviderError,

@@ -1,4 +1,4 @@
-import type { PaymentLifecycle } from '../../src/payments/lifecycle';
+import type { PaymentLifecycle } from '../../src/payments/lifecycle/runner';
 import type { RunningPaymentSandbox } from '../../src/payments/sandbox';
 import { paymentDiscrepancies } from '../../src/payments/store/checks';
 import type { SqlPaymentStore } from '../../src/payments/store/sql';

@@ -10,13 +10,13 @@ import type {
   StatusQuery,
 } from '../../src/payments/port';
 import { PaymentTransportError, ProviderRequestError } from '../../src/payments/errors';
-import { PaymentLifecycle } from '../../src/payments/lifecycle';
+import { PaymentLifecycle } from '../../src/payments/lifecycle/runner';
 import { paymentLifecycleSettings, type PaymentOutcomeHooks } from '../../src/payments/lifecycle/settings';
 import type { PaymentJob } from '../../src/payments/queue';
 import { paymentDiscrepancies } from '../../src/payments/store/checks';
 import { SqlPaymentStore } from '../../src/payments/store/sql';
 import { newPaymentRecord, type PaymentRecord } from '../../src/payments/store/types';
-import { InProcessJobQueue } from '../../src/purchases/queue';
+import { InProcessJobQueue } from '../../src/queue';
 import { SqlPurchaseStore } from '../../src/purchases/store';
 import type { PurchaseIntent, PurchaseRecord } from '../../src/purchases/types';
 import { testDatabase, type TestDatabase } from '../support/database';

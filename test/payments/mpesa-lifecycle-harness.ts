@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PaymentLifecycle } from '../../src/payments/lifecycle';
-import type { PaymentLifecycleSettings } from '../../machines/payment.machine';
+import { PaymentLifecycle } from '../../src/payments/lifecycle/runner';
+import type { PaymentLifecycleSettings } from '../../src/payments/lifecycle/machine';
 import { paymentLifecycleSettings, type PaymentOutcomeHooks } from '../../src/payments/lifecycle/settings';
 import { MpesaAdapter } from '../../src/payments/mpesa/adapter';
 import type { CallbackKind } from '../../src/payments/port';
@@ -13,7 +13,7 @@ import {
   type RunningPaymentSandbox,
 } from '../../src/payments/sandbox';
 import { SqlPaymentStore } from '../../src/payments/store/sql';
-import { InProcessJobQueue } from '../../src/purchases/queue';
+import { InProcessJobQueue } from '../../src/queue';
 import { SqlPurchaseStore } from '../../src/purchases/store';
 import { testDatabase, type TestDatabase } from '../support/database';
 

@@ -1,4 +1,4 @@
-import type { PaymentLifecycle } from '../../src/payments/lifecycle';
+import type { PaymentLifecycle } from '../../src/payments/lifecycle/runner';
 import type { RunningPaymentSandbox } from '../../src/payments/sandbox';
 import type { SqlPaymentStore } from '../../src/payments/store/sql';
 import type { SqlPurchaseStore } from '../../src/purchases/store';

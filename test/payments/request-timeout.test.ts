@@ -1,12 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ProviderCaller } from '../../src/payments/caller';
-import { PaymentLifecycle } from '../../src/payments/lifecycle';
+import { PaymentLifecycle } from '../../src/payments/lifecycle/runner';
 import { paymentLifecycleSettings } from '../../src/payments/lifecycle/settings';
 import { MpesaAdapter } from '../../src/payments/mpesa/adapter';
 import type { PaymentJob } from '../../src/payments/queue';
 import { SqlPaymentStore } from '../../src/payments/store/sql';
-import { InProcessJobQueue } from '../../src/purchases/queue';
+import { InProcessJobQueue } from '../../src/queue';
 import { SqlPurchaseStore } from '../../src/purchases/store';
 import type { PurchaseIntent } from '../../src/purchases/types';
 import { testDatabase, type TestDatabase } from '../support/database';

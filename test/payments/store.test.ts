@@ -3,9 +3,9 @@ import {
   decidePayment,
   type PaymentEvent,
   type PaymentLifecycleSettings,
-} from '../../machines/payment.machine';
+} from '../../src/payments/lifecycle/machine';
 import { maskPaymentPersonalData, paymentDiscrepancies } from '../../src/payments/store/checks';
-import { ledgerCheck } from '../../src/records/ledger-check';
+import { ledgerCheck } from '../../src/reports/ledger-check';
 import { RefundNotAllowedError, SqlPaymentStore } from '../../src/payments/store/sql';
 import { newPaymentRecord, type PaymentRecord } from '../../src/payments/store/types';
 import { SqlPurchaseStore } from '../../src/purchases/store';

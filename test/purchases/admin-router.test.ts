@@ -1,13 +1,13 @@
 import express from 'express';
 import request from 'supertest';
-import { MemoryOutboxStore, OutboxSender } from '../../src/channels/sms/outbound/outbox/driver';
+import { MemoryOutboxStore, OutboxSender } from '../../src/messaging/outbox/driver';
 import { loadLocales } from '../../src/i18n';
 import { createAdminRouter } from '../../src/purchases/admin/router';
 import { createNotifier } from '../../src/purchases/notify/notifier';
-import { InProcessSmsQueue } from '../../src/channels/sms/outbound/queue';
+import { InProcessSmsQueue } from '../../src/messaging/queue';
 import type { PurchaseStore } from '../../src/purchases/store';
 import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
-import { InProcessJobQueue } from '../../src/purchases/queue';
+import { InProcessJobQueue } from '../../src/queue';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { makeService } from './harness';

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { BullJobQueue, jobIdOf } from '../../src/purchases/queue';
+import { BullJobQueue, jobIdOf } from '../../src/queue';
 import { deleteKeysUnder, TEST_REDIS_URL, testPrefix } from '../support/redis';
 
 /**

@@ -1,9 +1,9 @@
 import express from 'express';
 import request from 'supertest';
 import { EXIT, main } from '../../src/cli/main';
-import { MemoryOutboxStore, OutboxSender } from '../../src/channels/sms/outbound/outbox/driver';
-import { InProcessSmsQueue } from '../../src/channels/sms/outbound/queue';
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { MemoryOutboxStore, OutboxSender } from '../../src/messaging/outbox/driver';
+import { InProcessSmsQueue } from '../../src/messaging/queue';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import { loadLocales } from '../../src/i18n';
 import { SqlAuditTrail } from '../../src/purchases/care/audit-sql';
 import { caseRoutes } from '../../src/purchases/care/case-routes';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { BullJobQueue } from '../../src/purchases/queue';
+import { BullJobQueue } from '../../src/queue';
 import { SqlPurchaseStore } from '../../src/purchases/store';
 import type { Database } from '../../src/records/database';
 import { openRecords } from '../../src/records/open';

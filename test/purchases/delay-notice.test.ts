@@ -1,6 +1,6 @@
-import { MemoryOutboxStore, OutboxSender } from '../../src/channels/sms/outbound/outbox/driver';
-import { InProcessSmsQueue } from '../../src/channels/sms/outbound/queue';
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { MemoryOutboxStore, OutboxSender } from '../../src/messaging/outbox/driver';
+import { InProcessSmsQueue } from '../../src/messaging/queue';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import { loadLocales } from '../../src/i18n';
 import { DelayNotices } from '../../src/purchases/notify/delay-notice';
 import { SqlPurchaseStore } from '../../src/purchases/store/sql';

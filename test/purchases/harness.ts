@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
-import type { LifecycleSettings } from '../../machines/purchase.machine';
+import type { LifecycleSettings } from '../../src/purchases/lifecycle/machine';
 import type { PurchaseNotifier } from '../../src/purchases/hand-over';
 import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
-import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../../src/purchases/queue';
+import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../../src/queue';
 import { SETTLED_STATES, type PurchaseStore } from '../../src/purchases/store';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { startSandbox, SANDBOX_CREDENTIALS, type RunningSandbox } from '../../src/sandbox';

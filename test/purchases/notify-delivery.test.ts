@@ -3,18 +3,18 @@ import type { Server } from 'node:http';
 import express from 'express';
 import request from 'supertest';
 import { Redis } from 'ioredis';
-import { HttpSmsSender } from '../../src/channels/sms/outbound/http/driver';
-import { MemoryOutboxStore, OutboxSender, outboxRouter } from '../../src/channels/sms/outbound/outbox/driver';
-import type { SmsSender } from '../../src/channels/sms/outbound/sender';
+import { HttpSmsSender } from '../../src/messaging/http/driver';
+import { MemoryOutboxStore, OutboxSender, outboxRouter } from '../../src/messaging/outbox/driver';
+import type { SmsSender } from '../../src/messaging/sender';
 import { loadLocales } from '../../src/i18n';
-import { messageId, type MessageRecord, type MessageStatus } from '../../src/channels/sms/outbound/message';
+import { messageId, type MessageRecord, type MessageStatus } from '../../src/messaging/message';
 import {
   BullmqSmsQueue,
   InProcessSmsQueue,
   type SmsQueue,
   type SmsRetryPolicy,
-} from '../../src/channels/sms/outbound/queue';
-import type { MessageStore } from '../../src/channels/sms/outbound/store/store';
+} from '../../src/messaging/queue';
+import type { MessageStore } from '../../src/messaging/store/store';
 import { PurchaseNotSettledError } from '../../src/purchases/hand-over';
 import { createNotifier } from '../../src/purchases/notify/notifier';
 import type { PurchaseRecord } from '../../src/purchases/types';

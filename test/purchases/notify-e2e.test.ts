@@ -7,13 +7,13 @@ import {
   outboxRouter,
   RedisOutboxStore,
   type OutboxStore,
-} from '../../src/channels/sms/outbound/outbox/driver';
+} from '../../src/messaging/outbox/driver';
 import { loadLocales } from '../../src/i18n';
 import { createAdminRouter } from '../../src/purchases/admin/router';
 import { createPurchaseDesk, type RunningPurchaseDesk } from '../../src/purchases/desk';
-import { BullmqSmsQueue, InProcessSmsQueue, type SmsQueue } from '../../src/channels/sms/outbound/queue';
+import { BullmqSmsQueue, InProcessSmsQueue, type SmsQueue } from '../../src/messaging/queue';
 import { createNotifier } from '../../src/purchases/notify/notifier';
-import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../../src/purchases/queue';
+import { BullJobQueue, InProcessJobQueue, type JobQueue } from '../../src/queue';
 import { SETTLED_STATES, type PurchaseStore } from '../../src/purchases/store';
 import type { PurchaseRecord } from '../../src/purchases/types';
 import { startSandbox, TEST_METERS, type RunningSandbox } from '../../src/sandbox';

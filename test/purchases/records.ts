@@ -1,4 +1,4 @@
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import { SqlPurchaseStore, type SqlPurchaseStoreOptions } from '../../src/purchases/store';
 import { testDatabase, type TestDatabase } from '../support/database';
 

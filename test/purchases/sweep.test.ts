@@ -1,5 +1,5 @@
 import { SETTLED_STATES } from '../../src/purchases/store';
-import { InProcessJobQueue } from '../../src/purchases/queue';
+import { InProcessJobQueue } from '../../src/queue';
 import { createPurchaseDesk } from '../../src/purchases/desk';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { intent, record } from './fixtures';

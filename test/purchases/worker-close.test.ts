@@ -1,4 +1,4 @@
-import { BullJobQueue, type PurchaseJob } from '../../src/purchases/queue';
+import { BullJobQueue, type PurchaseJob } from '../../src/queue';
 import { OwnRedisServer } from '../support/redis-server';
 import { until } from '../support/wait';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import { recordsRetention } from '../../src/gateway/retention';
 import { SqlPurchaseStore } from '../../src/purchases/store/sql';
 import { openPostgres, type Database } from '../../src/records/database';

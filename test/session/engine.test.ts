@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
-import type { UssdHop } from '../../src/session/hop';
+import type { UssdHop } from '../../src/ussd/engine/hop';
 import { loadLocales, measure } from '../../src/i18n';
-import { createHopEngine, type HopEngine, type HopEngineOptions } from '../../src/session/engine';
+import { createHopEngine, type HopEngine, type HopEngineOptions } from '../../src/ussd/engine/engine';
 import {
   MemorySessionStore,
   RedisSessionStore,
@@ -10,7 +10,7 @@ import {
   type SessionRecord,
   type SessionRef,
   type SessionStore,
-} from '../../src/session/store';
+} from '../../src/ussd/engine/store';
 import { createTestMachine, TEST_SHARED, type TestServices } from './test-machine';
 import { deleteKeysUnder, testRedis } from '../support/redis';
 

@@ -9,9 +9,9 @@ import { USSD_MACHINE_VERSION, USSD_SHARED_CONTEXT } from '../../machines/ussd-s
 import type { UssdMachines } from '../../machines/ussd-versions';
 import { services } from '../../machines/ussd/test-kit';
 import { loadLocales } from '../../src/i18n';
-import { createHopEngine, type HopEngine } from '../../src/session/engine';
-import type { UssdReply } from '../../src/session/hop';
-import { RedisSessionStore, sessionKeys } from '../../src/session/store';
+import { createHopEngine, type HopEngine } from '../../src/ussd/engine/engine';
+import type { UssdReply } from '../../src/ussd/engine/hop';
+import { RedisSessionStore, sessionKeys } from '../../src/ussd/engine/store';
 import { DEPLOY, NEXT_USSD_VERSION } from '../support/next-ussd-machine';
 import { testRedis, type TestRedis } from '../support/redis';
 

@@ -1,9 +1,9 @@
 import { withoutPinShaped } from '../../machines/ussd/shortcut';
 import { deferred, Dialogue, INPUT, PRODUCTS, services, TIMEOUT } from '../../machines/ussd/test-kit';
-import type { UssdHop } from '../../src/session/hop';
-import { pinShapedRanges } from '../../src/session/input';
-import type { SessionRecord } from '../../src/session/store/types';
-import { planOf, turnOf } from '../../src/session/turn';
+import type { UssdHop } from '../../src/ussd/engine/hop';
+import { pinShapedRanges } from '../../src/ussd/engine/input';
+import type { SessionRecord } from '../../src/ussd/engine/store/types';
+import { planOf, turnOf } from '../../src/ussd/engine/turn';
 
 /**
  * A hop without a record may carry an agent's PIN the engine cannot recognise: `1*<meter>*<PIN>`

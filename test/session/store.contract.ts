@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore } from '../../src/session/store';
+import type { SessionRecord, SessionStore } from '../../src/ussd/engine/store';
 
 export const ref = { aggregator: 'africastalking', sessionId: 'ATUid_1' };
 const now = Date.now();

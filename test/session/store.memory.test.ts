@@ -1,4 +1,4 @@
-import { MemorySessionStore, type SessionRecord } from '../../src/session/store';
+import { MemorySessionStore, type SessionRecord } from '../../src/ussd/engine/store';
 import { record, ref, sessionStoreContract } from './store.contract';
 
 sessionStoreContract('memory', async () => new MemorySessionStore());

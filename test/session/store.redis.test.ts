@@ -1,4 +1,4 @@
-import { RedisSessionStore, msisdnKeys, sessionKeys } from '../../src/session/store';
+import { RedisSessionStore, msisdnKeys, sessionKeys } from '../../src/ussd/engine/store';
 import { Redis } from 'ioredis';
 import { deleteKeysUnder, keysUnder, TEST_REDIS_URL, testPrefix, testRedis } from '../support/redis';
 import { record, ref, sessionStoreContract } from './store.contract';

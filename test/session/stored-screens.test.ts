@@ -13,9 +13,9 @@ import {
 } from '../../machines/ussd-session.machine';
 import { services } from '../../machines/ussd/test-kit';
 import { loadLocales } from '../../src/i18n';
-import { createHopEngine, type HopEngine } from '../../src/session/engine';
-import type { UssdReply } from '../../src/session/hop';
-import { RedisSessionStore, sessionKeys } from '../../src/session/store';
+import { createHopEngine, type HopEngine } from '../../src/ussd/engine/engine';
+import type { UssdReply } from '../../src/ussd/engine/hop';
+import { RedisSessionStore, sessionKeys } from '../../src/ussd/engine/store';
 import { testRedis, type TestRedis } from '../support/redis';
 
 const locales = loadLocales();

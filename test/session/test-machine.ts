@@ -6,10 +6,10 @@ import {
   type DialogueEvent,
   type DialogueInput,
   type Screen,
-} from '../../src/session/dialogue';
+} from '../../src/ussd/engine/dialogue';
 
 /**
- * A small dialogue that follows the engine contract (src/session/dialogue.ts): a menu, a
+ * A small dialogue that follows the engine contract (src/ussd/engine/dialogue.ts): a menu, a
  * free-text state, a state that invokes a slow promise actor (and settles on a retry screen on
  * TIMEOUT), a state whose actor never settles and ignores TIMEOUT, a 15-option menu with long
  * labels, a language switch and a final state.

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import axios from 'axios';
-import { ussdAdapters } from '../../src/channels/ussd/adapters';
-import { inboundSmsAdapters } from '../../src/channels/sms/inbound/adapters';
+import { ussdAdapters } from '../../src/ussd/aggregators/index';
+import { inboundSmsAdapters } from '../../src/sms/inbound/adapters';
 import { SIMULATOR_PUBLIC } from '../../src/simulator/router';
 import type { Gateway } from '../../src/gateway/app';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { messageId, type DeliveryNote, type Message } from '../../src/channels/sms/outbound/message';
-import { deliveryAction } from '../../src/channels/sms/outbound/queue/deliveries';
-import type { DeliveryDecision, MessageStore } from '../../src/channels/sms/outbound/store/store';
+import { messageId, type DeliveryNote, type Message } from '../../src/messaging/message';
+import { deliveryAction } from '../../src/messaging/queue/deliveries';
+import type { DeliveryDecision, MessageStore } from '../../src/messaging/store/store';
 
 const NOW = new Date('2025-03-01T10:00:00.000Z');
 const LATER = new Date('2025-03-01T10:05:00.000Z');

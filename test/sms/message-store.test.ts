@@ -1,8 +1,8 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { messageId, type DeliveryNote } from '../../src/channels/sms/outbound/message';
-import { EARLY_REPORT_BOUNDS, SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { messageId, type DeliveryNote } from '../../src/messaging/message';
+import { EARLY_REPORT_BOUNDS, SqlMessageStore } from '../../src/messaging/store/sql';
 import { SqlPurchaseStore } from '../../src/purchases/store/sql';
 import type { Database } from '../../src/records/database';
 import { migrate, migrationFiles, MIGRATIONS_DIR } from '../../src/records/migrate';

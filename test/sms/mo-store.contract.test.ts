@@ -3,7 +3,7 @@ import {
   RedisSmsMoStore,
   type PendingQuote,
   type SmsMoStore,
-} from '../../src/channels/sms/mo/store';
+} from '../../src/sms/mo/store';
 import { testRedis, type TestRedis } from '../support/redis';
 
 /** One contract, two stores: the embedded mode's memory and Redis behave the same. */

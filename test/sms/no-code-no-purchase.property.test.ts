@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { SmsConversation } from '../../src/channels/sms/mo/conversation';
-import { MemorySmsMoStore } from '../../src/channels/sms/mo/store';
+import { SmsConversation } from '../../src/sms/mo/conversation';
+import { MemorySmsMoStore } from '../../src/sms/mo/store';
 import { loadLocales } from '../../src/i18n';
 import { TEST_METERS, TEST_WATER_ACCOUNTS } from '../../src/sandbox';
-import { MemorySessionStore } from '../../src/session/store';
+import { MemorySessionStore } from '../../src/ussd/engine/store';
 import { Catalogue } from '../../src/vas';
 import { loadConfig } from '../../src/config';
 import { Spend, SqlSpendStore } from '../../src/spend';

@@ -1,9 +1,9 @@
-import { SmsConversation } from '../../src/channels/sms/mo/conversation';
-import { MemorySmsMoStore, RedisSmsMoStore, type SmsMoStore } from '../../src/channels/sms/mo/store';
+import { SmsConversation } from '../../src/sms/mo/conversation';
+import { MemorySmsMoStore, RedisSmsMoStore, type SmsMoStore } from '../../src/sms/mo/store';
 import { loadConfig } from '../../src/config';
 import { loadLocales } from '../../src/i18n';
 import { TEST_METERS } from '../../src/sandbox';
-import { MemorySessionStore } from '../../src/session/store';
+import { MemorySessionStore } from '../../src/ussd/engine/store';
 import { Spend, SqlSpendStore } from '../../src/spend';
 import { Catalogue } from '../../src/vas';
 import { startHarness, type Harness } from '../purchases/harness';

@@ -1,15 +1,15 @@
-import { messageId, type Message } from '../../src/channels/sms/outbound/message';
-import { MemoryOutboxStore, OutboxSender } from '../../src/channels/sms/outbound/outbox/driver';
-import { bullJobId } from '../../src/channels/sms/outbound/queue/bullmq';
-import { DeliveryReports } from '../../src/channels/sms/outbound/queue/deliveries';
-import { attemptDelivery } from '../../src/channels/sms/outbound/queue/deliver';
+import { messageId, type Message } from '../../src/messaging/message';
+import { MemoryOutboxStore, OutboxSender } from '../../src/messaging/outbox/driver';
+import { bullJobId } from '../../src/messaging/queue/bullmq';
+import { DeliveryReports } from '../../src/messaging/queue/deliveries';
+import { attemptDelivery } from '../../src/messaging/queue/deliver';
 import {
   DEFAULT_SMS_RETRY_POLICY,
   smsRetryDelay,
   type SmsRetryPolicy,
-} from '../../src/channels/sms/outbound/queue/retry';
-import type { OutboundSms, SendOutcome, SmsSender } from '../../src/channels/sms/outbound/sender';
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+} from '../../src/messaging/queue/retry';
+import type { OutboundSms, SendOutcome, SmsSender } from '../../src/messaging/sender';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import type { Database } from '../../src/records/database';
 import { testPglite } from '../support/database';
 

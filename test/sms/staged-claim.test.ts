@@ -1,9 +1,9 @@
-import { messageId, type Message } from '../../src/channels/sms/outbound/message';
-import { BullmqSmsQueue } from '../../src/channels/sms/outbound/queue/bullmq';
-import { InProcessSmsQueue } from '../../src/channels/sms/outbound/queue/in-process';
-import type { SmsQueue } from '../../src/channels/sms/outbound/queue';
-import type { OutboundSms, SendOutcome, SmsSender } from '../../src/channels/sms/outbound/sender';
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { messageId, type Message } from '../../src/messaging/message';
+import { BullmqSmsQueue } from '../../src/messaging/queue/bullmq';
+import { InProcessSmsQueue } from '../../src/messaging/queue/in-process';
+import type { SmsQueue } from '../../src/messaging/queue';
+import type { OutboundSms, SendOutcome, SmsSender } from '../../src/messaging/sender';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import type { Database } from '../../src/records/database';
 import { testPglite } from '../support/database';
 import { deleteKeysUnder, testRedis, type TestRedis } from '../support/redis';

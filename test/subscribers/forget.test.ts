@@ -1,5 +1,5 @@
 import { EXIT, main } from '../../src/cli/main';
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import { SqlAuditTrail } from '../../src/purchases/care/audit-sql';
 import { MASKED, SqlPurchaseStore } from '../../src/purchases/store/sql';
 import { SqlSavedMeters } from '../../src/subscribers/saved-meters';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { RedisOutboxStore } from '../../src/channels/sms/outbound/outbox/store';
-import { RedisSessionStore } from '../../src/session/store';
+import { RedisOutboxStore } from '../../src/messaging/outbox/store';
+import { RedisSessionStore } from '../../src/ussd/engine/store';
 
 /**
  * Calls every store operation that runs a Lua script, once, under `prefix`: the Cluster tests

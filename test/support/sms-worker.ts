@@ -5,9 +5,9 @@
  * (TEST_DATABASE_URL, MESSAGES_SCHEMA), WEBHOOK_URL, and the stall detection (LOCK_MS,
  * STALLED_INTERVAL_MS, MAX_STALLED).
  */
-import { HttpSmsSender } from '../../src/channels/sms/outbound/http/driver';
-import { BullmqSmsQueue } from '../../src/channels/sms/outbound/queue/bullmq';
-import { SqlMessageStore } from '../../src/channels/sms/outbound/store/sql';
+import { HttpSmsSender } from '../../src/messaging/http/driver';
+import { BullmqSmsQueue } from '../../src/messaging/queue/bullmq';
+import { SqlMessageStore } from '../../src/messaging/store/sql';
 import { openPostgres } from '../../src/records/database';
 
 const env = (name: string): string => {

@@ -1,13 +1,13 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { AdapterCases } from '../../src/channels/ussd/wire-cases';
+import type { AdapterCases } from '../../src/ussd/wire-cases';
 
 /**
- * Every adapter's table of wire cases, found by folder (`src/channels/ussd/<name>/cases.ts`), so a
+ * Every adapter's table of wire cases, found by folder (`src/ussd/aggregators/<name>/cases.ts`), so a
  * new aggregator's table is run by the shared runner and the end-to-end table without being
  * listed anywhere: its folder plus its line in `ussdAdapters` is all it takes.
  */
-const USSD_DIR = path.join(__dirname, '../../src/channels/ussd');
+const USSD_DIR = path.join(__dirname, '../../src/ussd/aggregators');
 
 function isAdapterCases(value: unknown): value is AdapterCases {
   return (

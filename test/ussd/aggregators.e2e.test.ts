@@ -1,15 +1,15 @@
 import axios from 'axios';
 import { ALL_ADAPTER_CASES } from './adapter-cases';
-import { cellulantCases } from '../../src/channels/ussd/cellulant/cases';
-import { comvivaCases } from '../../src/channels/ussd/comviva/cases';
-import { GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
-import { advantaDialer, safaricomCases } from '../../src/channels/ussd/safaricom/cases';
+import { cellulantCases } from '../../src/ussd/aggregators/cellulant/cases';
+import { comvivaCases } from '../../src/ussd/aggregators/comviva/cases';
+import { GENERIC_MAPPING } from '../../src/ussd/aggregators/generic/cases';
+import { advantaDialer, safaricomCases } from '../../src/ussd/aggregators/safaricom/cases';
 import {
   newDialSession,
   type AdapterCases,
   type DialRequest,
   type DialSession,
-} from '../../src/channels/ussd/wire-cases';
+} from '../../src/ussd/wire-cases';
 import type { Gateway } from '../../src/gateway/app';
 import { TEST_METERS } from '../../src/sandbox';
 import { ledger, newPhone, startTestGateway, waitForSms } from '../e2e/harness';
@@ -80,7 +80,7 @@ describe.each(ALL_ADAPTER_CASES.map((c) => [c.adapter.name, c] as const))('%s', 
   });
 
   const { dialExtension } = cases.dialer;
-  // Formats that pass a one-dial shortcut (src/channels/ussd/README.md, One-dial shortcuts).
+  // Formats that pass a one-dial shortcut (src/ussd/README.md, One-dial shortcuts).
   if (dialExtension)
     it('a sub-code dial (*384*1#, *384*1*<meter>#) opens on the screen its shortcut names, and goes on from there', async () => {
       const phone = newPhone();

@@ -1,6 +1,6 @@
 import axios from 'axios';
-import { DIAL_STRING_MAPPING, dialStringDialer } from '../../src/channels/ussd/generic/cases';
-import { newDialSession, type DialRequest, type DialSession } from '../../src/channels/ussd/wire-cases';
+import { DIAL_STRING_MAPPING, dialStringDialer } from '../../src/ussd/aggregators/generic/cases';
+import { newDialSession, type DialRequest, type DialSession } from '../../src/ussd/wire-cases';
 import type { Gateway } from '../../src/gateway/app';
 import { TEST_METERS } from '../../src/sandbox';
 import { ledger, newPhone, startTestGateway, waitForSms } from '../e2e/harness';

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { setup } from 'xstate';
-import { africasTalkingAdapter } from '../../src/channels/ussd/africastalking/adapter';
-import { infobipAdapter } from '../../src/channels/ussd/infobip/adapter';
-import { FALLBACK_END, ussdCallbacks, type UssdRouterOptions } from '../../src/channels/ussd/router';
+import { africasTalkingAdapter } from '../../src/ussd/aggregators/africastalking/adapter';
+import { infobipAdapter } from '../../src/ussd/aggregators/infobip/adapter';
+import { FALLBACK_END, ussdCallbacks, type UssdRouterOptions } from '../../src/ussd/router';
 import { loadLocales } from '../../src/i18n';
-import { createHopEngine, type HopEngine } from '../../src/session/engine';
-import { RedisSessionStore } from '../../src/session/store';
+import { createHopEngine, type HopEngine } from '../../src/ussd/engine/engine';
+import { RedisSessionStore } from '../../src/ussd/engine/store';
 import { keysUnder, testRedis } from '../support/redis';
 import { createTestMachine } from '../session/test-machine';
 

@@ -1,12 +1,12 @@
 import { captureLogs } from '../support/logs';
 import axios from 'axios';
 import { ALL_ADAPTER_CASES } from './adapter-cases';
-import { ussdAdapters } from '../../src/channels/ussd/adapters';
-import { comvivaCredentialCases, comvivaSharedCodeCases } from '../../src/channels/ussd/comviva/cases';
-import { DIAL_STRING_MAPPING, GENERIC_MAPPING } from '../../src/channels/ussd/generic/cases';
-import { settledAggregatorSettings } from '../../src/channels/ussd/router';
-import { genericAdapter, parseGenericMapping } from '../../src/channels/ussd/generic/adapter';
-import { isParseError, isSessionEnd, type UssdAdapter, type UssdHop } from '../../src/channels/ussd/types';
+import { ussdAdapters } from '../../src/ussd/aggregators/index';
+import { comvivaCredentialCases, comvivaSharedCodeCases } from '../../src/ussd/aggregators/comviva/cases';
+import { DIAL_STRING_MAPPING, GENERIC_MAPPING } from '../../src/ussd/aggregators/generic/cases';
+import { settledAggregatorSettings } from '../../src/ussd/router';
+import { genericAdapter, parseGenericMapping } from '../../src/ussd/aggregators/generic/adapter';
+import { isParseError, isSessionEnd, type UssdAdapter, type UssdHop } from '../../src/ussd/types';
 import {
   CASE_KINDS,
   newDialSession,
@@ -14,13 +14,13 @@ import {
   type AdapterCases,
   type DialRequest,
   type DialSession,
-} from '../../src/channels/ussd/wire-cases';
+} from '../../src/ussd/wire-cases';
 import type { Gateway } from '../../src/gateway/app';
 import { TEST_METERS } from '../../src/sandbox';
 import { newPhone, startTestGateway } from '../e2e/harness';
 
 /**
- * The one runner of every adapter's wire cases (`src/channels/ussd/<name>/cases.ts`): parse
+ * The one runner of every adapter's wire cases (`src/ussd/aggregators/<name>/cases.ts`): parse
  * cases, reply cases, and over HTTP a dialogue spoken by the adapter's dialer — whose hops
  * must never log the caller's number unmasked, and whose re-delivered hop changes nothing.
  */

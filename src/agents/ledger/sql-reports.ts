@@ -10,7 +10,7 @@ import type { DayFigures } from './store';
 /**
  * A day's entries summed by what they did (`e` the entries' alias): commission, float in (operator
  * credits, deposits, top-ups, transfers in, positive adjustments), float out (transfers out,
- * negative adjustments), transfers each way. The daily report (src/records/report.ts) counts the
+ * negative adjustments), transfers each way. The daily report (src/reports/daily.ts) counts the
  * same kinds, and settled sales in its float out too.
  */
 const DAY_FIGURES = (e: string) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SMS_DRIVERS } from '../../channels/sms/outbound/settings';
+import { SMS_DRIVERS } from '../../messaging/settings';
 import { bool, doc, FLAGS, int, optionalString } from '../variables';
 
 /**
@@ -24,7 +24,7 @@ export const ussd = {
   ),
   USSD_GENERIC_MAPPING: doc(
     optionalString,
-    "the generic JSON aggregator's field mapping (src/channels/ussd/README.md); `/ussd/generic` exists only with it",
+    "the generic JSON aggregator's field mapping (src/ussd/README.md); `/ussd/generic` exists only with it",
   ),
   USSD_COMVIVA_USERID: doc(optionalString, 'the `userid` Comviva sends; checked when set'),
   USSD_COMVIVA_PASSWORD: doc(optionalString, 'the `password` Comviva sends; checked when set'),

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { sameSecret } from '../../http/secrets';
-import { wireTable } from '../../channels/wire-table';
+import { wireTable } from '../../http/wire-table';
 import { ProviderCaller, type CallerOptions } from '../caller';
 import { CallbackAuthenticationError, MalformedAnswerError, errorFromAnswer } from '../errors';
 import type {

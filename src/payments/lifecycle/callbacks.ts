@@ -6,7 +6,7 @@
 import type { PaymentNotice, PaymentStatus, ProviderNotice, RefundNotice } from '../port';
 import type { NoticeOutcome } from '../store/sql';
 import type { PaymentRecord, PaymentRecordState } from '../store/types';
-import { mismatchOf, pollDelayMs } from '../../../machines/payment/verdicts';
+import { mismatchOf, pollDelayMs } from './verdicts';
 import { canQuery, errorInfo, log, type LifecycleContext } from './context';
 
 /** The states a success can still decide (a failed one: money that came after all, given back). */

@@ -3,11 +3,7 @@
  * hooks, clock and the compare-and-set write), and the small helpers every part needs.
  */
 import type { NoticeSpool } from '../spool';
-import type {
-  PaymentErrorInfo,
-  PaymentEvent,
-  PaymentLifecycleSettings,
-} from '../../../machines/payment.machine';
+import type { PaymentErrorInfo, PaymentEvent, PaymentLifecycleSettings } from './machine';
 import { componentLogger } from '../../observability/logger';
 import type { PurchaseStore } from '../../purchases/store';
 import { outcomeOf } from '../errors';

@@ -3,7 +3,7 @@
  * the re-checks of an `unknown` one (`payment-recheck`), and what a payment whose time has come
  * with nobody to ask becomes (`payment-wait`): lost, unknown at expiry, or a refund needing a person.
  */
-import { decidePayment, nextRecheckMs, type PaymentEvent } from '../../../machines/payment.machine';
+import { decidePayment, nextRecheckMs, type PaymentEvent } from './machine';
 import type { PaymentNotice } from '../port';
 import type { PaymentRecord } from '../store/types';
 import { adoptLostNotice } from './callbacks';

@@ -3,7 +3,7 @@
  * after it was ended): the rule read first (`refundDue`, the one the database enforces), the
  * refund row written before the provider is called, and its status asked until it is settled.
  */
-import type { PaymentEvent } from '../../../machines/payment.machine';
+import type { PaymentEvent } from './machine';
 import type { PurchaseRecord } from '../../purchases/types';
 import { RefundNotAllowedError } from '../store/sql';
 import { topUpIdOf, type PaymentRecord, type RefundReason } from '../store/types';

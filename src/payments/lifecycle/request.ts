@@ -3,7 +3,7 @@
  * the collect (a PIN prompt on the handset) and its answer given to the machine. Purchases and
  * agents' own top-ups alike.
  */
-import type { PaymentEvent } from '../../../machines/payment.machine';
+import type { PaymentEvent } from './machine';
 import { maskMsisdn } from '../../observability/logger';
 import type { PurchaseRecord, PurchaseState } from '../../purchases/types';
 import type { Queryable } from '../../records/database';

@@ -3,7 +3,7 @@
  * it tells what the money did, and its constructor options.
  */
 import type { NoticeSpool } from '../spool';
-import type { PaymentLifecycleSettings } from '../../../machines/payment.machine';
+import type { PaymentLifecycleSettings } from './machine';
 import type { PurchaseStore } from '../../purchases/store';
 import type { PaymentProvider } from '../port';
 import type { PaymentJobQueue } from '../queue';

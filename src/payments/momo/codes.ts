@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { wireTable } from '../../channels/wire-table';
+import { wireTable } from '../../http/wire-table';
 import type { PaymentFailureReason } from '../port';
 
 /** The `reason` of a FAILED request-to-pay (a string, or `{code, message}`) as the buyer's reason. */

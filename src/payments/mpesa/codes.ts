@@ -1,4 +1,4 @@
-import { wireTable } from '../../channels/wire-table';
+import { wireTable } from '../../http/wire-table';
 import type { PaymentFailureReason } from '../port';
 
 /**

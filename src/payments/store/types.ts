@@ -2,7 +2,7 @@ import type { Money } from '../../vas/money';
 import type { PaymentFailureReason } from '../port';
 
 /**
- * Lifecycle states of a payment (see machines/payment.machine.ts), in order:
+ * Lifecycle states of a payment (see src/payments/lifecycle/machine.ts), in order:
  *
  *   requested → pending → successful | failed | unknown
  *   successful → refund_requested → refunded | refund_failed | needs_attention

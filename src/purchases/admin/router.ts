@@ -3,7 +3,7 @@ import express, { Router, type ErrorRequestHandler } from 'express';
 import { operatorOf, requireBearer, type AdminCredential } from '../../http/secrets';
 import { componentLogger } from '../../observability/logger';
 import { PurchaseNotFoundError, PurchaseNotSettledError } from '../hand-over';
-import type { MessageStore } from '../../channels/sms/outbound/store/store';
+import type { MessageStore } from '../../messaging/store/store';
 import { UndeliveredSms } from '../notify/undelivered';
 import { careRoutes } from '../care/routes';
 import type { CustomerCare } from '../care/care';

@@ -1,6 +1,6 @@
 import { componentLogger, maskMsisdn, maskNumbersInText } from '../../observability/logger';
 import { normaliseMsisdn, type CountryCode } from '../../phone';
-import type { PurchaseLifecycle } from '../lifecycle';
+import type { PurchaseLifecycle } from '../lifecycle/runner';
 import type { PurchaseStore } from '../store';
 import { RESOLUTION_OUTCOMES, type PurchaseRecord, type ResolutionOutcome } from '../types';
 import type { AuditEntry, AuditTrail } from './audit';

@@ -1,5 +1,5 @@
-import { messageId } from '../../channels/sms/outbound/message';
-import type { SmsQueue } from '../../channels/sms/outbound/queue';
+import { messageId } from '../../messaging/message';
+import type { SmsQueue } from '../../messaging/queue';
 import { transliterate, type Locales } from '../../i18n';
 import { componentLogger } from '../../observability/logger';
 import type { Database } from '../../records/database';

@@ -7,8 +7,8 @@ import { composeAgentReceipt, composeOutcomeSms, type ComposedSms, type PaidWith
 import type { Money } from '../../vas/money';
 import type { PurchaseRecord } from '../types';
 import type { CareContact } from '../care/settings';
-import { messageId, type Message } from '../../channels/sms/outbound/message';
-import type { SmsQueue } from '../../channels/sms/outbound/queue';
+import { messageId, type Message } from '../../messaging/message';
+import type { SmsQueue } from '../../messaging/queue';
 
 const log = componentLogger('sms-notify');
 

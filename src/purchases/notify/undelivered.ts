@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { componentLogger, maskMsisdn } from '../../observability/logger';
 import { PurchaseNotFoundError } from '../hand-over';
-import { messageId, type MessageRecord } from '../../channels/sms/outbound/message';
-import type { MessageStore } from '../../channels/sms/outbound/store/store';
+import { messageId, type MessageRecord } from '../../messaging/message';
+import type { MessageStore } from '../../messaging/store/store';
 
 /**
  * The operator's view of SMS the subscriber did not get — refused by the provider (a 4xx while
