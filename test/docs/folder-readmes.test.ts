@@ -108,7 +108,7 @@ describe('the files the documentation names exist', () => {
       '| `buy.ts` | the Buy |',
       '| `settlement.ts` | moved to agent-side.ts |',
       '| `store/` | `store.ts`, `gone.ts` |',
-      'See [the lifecycle](../purchases/lifecycle.ts) and [nothing](../purchases/nothing.ts).',
+      'See [the desk](../purchases/desk.ts) and [nothing](../purchases/nothing.ts).',
     ].join('\n');
     expect(missingNames(readme, text)).toEqual([
       'settlement.ts',
