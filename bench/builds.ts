@@ -43,7 +43,7 @@ const BENCH_KEYS = {
   TOKEN_ENCRYPTION_KEY: 'bench-token-encryption-key-not-for-real-tokens',
 };
 
-/** Whether a build's money path opens a system of record (builds before issue 29 kept it in Redis). */
+/** Whether a build's money path opens a system of record (older builds kept it in Redis). */
 export function opensRecords(root: string): boolean {
   const moneyPath = path.join(root, 'src/gateway/money-path.js');
   return fs.existsSync(moneyPath) && fs.readFileSync(moneyPath, 'utf8').includes('openRecords');

@@ -53,10 +53,10 @@ export { OPT, dialogueScreen } from './ussd/screens';
  * 4: the snapshot is stored without its catalogue and settings (USSD_SHARED_CONTEXT), which a
  * version 3 process would miss. 5: the purchase being put together is one field (`purchase`).
  * 6: the screen is shown by name (`shown`) and derived when rendered, not stored.
- * 7: repeat buyers (issue 31) — saved meters on the identifier screen and "My meters", the
+ * 7: repeat buyers — saved meters on the identifier screen and "My meters", the
  * token sent to another number, one-dial shortcuts, "My purchases" with a report, "Buy again
  * anyway?" for a purchase in progress, Help, the operator's notice on the menu; a dealer's
- * retailers and float transfers (issue 32, `dealer` in the context: v7 is not released yet).
+ * retailers and float transfers (`dealer` in the context).
  */
 export const USSD_MACHINE_VERSION = '7';
 

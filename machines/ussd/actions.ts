@@ -193,7 +193,6 @@ export const actions = {
     return lang ? { language: lang.tag } : {};
   }),
 
-  // Version 7 (issue 31).
   /** A one-dial shortcut read into the draft (shortcut.ts); a refused part's reason above its screen. */
   applyShortcut: update(({ context }) => {
     const { purchase, notice } = applyShortcut(context);

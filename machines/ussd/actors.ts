@@ -62,7 +62,7 @@ export interface DialogueServices extends AgentServices, DealerServices {
   amountRanges?: Partial<Record<ProductType, AmountRange>>;
   /** IANA zone of the dates shown ("My tokens"); Africa/Gaborone by default. */
   timeZone?: string;
-  // Version 7 (issue 31: repeat buyers). Absent: the feature shows nothing (no meters, no notice).
+  // Repeat buyers. Absent: the feature shows nothing (no meters, no notice).
   /**
    * The number's saved meters, every product bought for a meter or account number (electricity,
    * water): by product, newest first, at most five each. Read once, when a dialogue starts.
@@ -108,7 +108,7 @@ export interface DialogueStart {
   account: NonNullable<UssdContext['account']>;
   settings: DialogueSettings;
   agent: AgentView | null;
-  /** v7: the caller's saved meters (a subscriber's, when read). */
+  /** the caller's saved meters (a subscriber's, when read). */
   meters?: SavedMeters;
 }
 
@@ -133,7 +133,6 @@ export const unprovidedActors = {
   quote: fromService<QuoteView, { intent: PurchaseIntent | null }>(notProvided('quote')),
   order: fromService<string, { intent: PurchaseIntent; key: string; total: Money }>(notProvided('order')),
   resend: fromService<void, { purchaseId: string; key: string }>(notProvided('resend')),
-  // Version 7
   savedMeters: fromService<SavedMeters, { msisdn: string }>(notProvided('savedMeters')),
   removeMeter: fromService<
     SavedMeters,
@@ -237,7 +236,7 @@ export function dialogueActors(
           services.agentOf && agentsServedOn(services.agentServiceCodes ?? [], input.serviceCode)
             ? services.agentOf(input.msisdn)
             : Promise.resolve(null),
-          // v7: read alongside, once per dialogue, so that no later hop (a product, Back) queries them.
+          // read alongside, once per dialogue, so that no later hop (a product, Back) queries them.
           input.meters ? callerMeters(input.msisdn) : Promise.resolve(undefined),
         ]);
         const { products: offered, settings } = sharedStart(products);

@@ -49,24 +49,23 @@ export interface AgentView {
 }
 
 /**
- * One "My tokens" (v6) / "My purchases" (v7) entry, reduced to what the screens show and what
- * resend and a report need. The fields after `date` are version 7's (absent in v6 snapshots).
+ * One "My purchases" entry, reduced to what the screens show and what resend and a report need.
  */
 export interface TokenItem {
   purchaseId: string;
-  /** Masked subscriber identifier (meter or phone number); v7: the meter as typed. */
+  /** Masked subscriber identifier (meter or phone number); the meter as typed. */
   identifier: string;
   amount: Money;
   /** `YYYY-MM-DD` of the purchase, in the operator's time zone. */
   date: string;
-  /** v7: delivered (token), in progress (reference, since), not completed (why). */
+  /** delivered (token), in progress (reference, since), not completed (why). */
   status?: 'delivered' | 'in_progress' | 'not_completed';
   reference?: string;
-  /** v7, in progress: `HH:MM` (today) or `YYYY-MM-DD HH:MM`, in the operator's time zone. */
+  /** in progress: `HH:MM` (today) or `YYYY-MM-DD HH:MM`, in the operator's time zone. */
   since?: string;
-  /** v7, not completed: the reason's code (`reason.<code>`), or `manual_check` in progress. */
+  /** not completed: the reason's code (`reason.<code>`), or `manual_check` in progress. */
   why?: string | null;
-  /** v7, delivered: the tokens to enter, in order. */
+  /** delivered: the tokens to enter, in order. */
   tokens?: string[];
 }
 
@@ -105,26 +104,17 @@ export interface DialogueSettings {
   maxTries: number;
   /** The operator's amount range per product (SPEND_LIMITS), checked on the amount screen. */
   amounts: Partial<Record<ProductType, AmountRange>>;
-  /** v7: the operator's notice by language code (`en`, `tn`) when the dialogue started. */
+  /** the operator's notice by language code (`en`, `tn`) when the dialogue started. */
   operatorNotice?: Record<string, string>;
-  /** v7: customer care's number and hours (`CARE_PHONE`/`CARE_HOURS`) for Help; null when unset. */
+  /** customer care's number and hours (`CARE_PHONE`/`CARE_HOURS`) for Help; null when unset. */
   care?: { phone: string; hours: string | null } | null;
-  /** v7: electricity and water ask who gets the token (`USSD_ASK_TOKEN_RECIPIENT`). */
+  /** electricity and water ask who gets the token (`USSD_ASK_TOKEN_RECIPIENT`). */
   askTokenRecipient?: boolean;
 }
 
 /** Which invocation a "please try again" screen re-runs. */
 export type StallTarget =
-  | 'catalogue'
-  | 'quote'
-  | 'order'
-  | 'tokens'
-  | 'resend'
-  // v7
-  | 'meters'
-  | 'inProgress'
-  | 'removeMeter'
-  | 'report';
+  'catalogue' | 'quote' | 'order' | 'tokens' | 'resend' | 'meters' | 'inProgress' | 'removeMeter' | 'report';
 
 /**
  * The purchase a dialogue is putting together, and how it is going (tries, a stalled call, the
@@ -149,7 +139,6 @@ export interface PurchaseDraft {
   lastError: DialogueError | null;
   /** An agent's sale: the customer's number, who gets the token. */
   customer?: string | null;
-  // Version 7 (absent in v6 snapshots):
   /** A one-dial shortcut not applied yet (`1*01234567890*100`): applied once the menu is known. */
   shortcut?: string | null;
   /** "Another meter" chosen: the identifier screen asks for one typed, the saved ones not offered. */
@@ -207,7 +196,7 @@ export interface UssdContext {
   /** The caller as a field agent; null for a subscriber (absent in snapshots before agents). */
   agent?: AgentView | null;
   /**
-   * v7: the caller's saved meters, every metered product's (electricity, water), read once when
+   * the caller's saved meters, every metered product's (electricity, water), read once when
    * the dialogue starts (ussd/meters.ts): the identifier screen offers the product's, "My meters"
    * lists them all, a removal replaces them with the service's answer. Let go once a quote is
    * shown (the largest record); absent for an agent (its customers' meters are not its own) and

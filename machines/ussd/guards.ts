@@ -60,7 +60,6 @@ export const guards = {
   stalledOn: ({ context }: DialogueArgs, params: { on: readonly StallTarget[] }) =>
     context.purchase.stalled !== null && params.on.includes(context.purchase.stalled),
 
-  // Version 7 (issue 31).
   hasShortcut: ({ context }: DialogueArgs) => Boolean(context.purchase.shortcut),
   shortcutHasNoProduct: ({ context }: DialogueArgs) => context.purchase.productType === null,
   noProvider: ({ context }: DialogueArgs) => context.purchase.providerCode === null,

@@ -1,6 +1,6 @@
 /**
- * The subscriber's look-back screens (pure: context → screen): "My purchases" (v7; v6's "My
- * tokens" too), one purchase with its token or why, "Report a problem", "My meters" and one meter.
+ * The subscriber's look-back screens (pure: context → screen): "My purchases", one purchase
+ * with its token or why, "Report a problem", "My meters" and one meter.
  */
 import type { LocalText, Screen, ScreenOption } from '../../src/ussd/engine/dialogue';
 import { formatMoney } from '../../src/vas/money';

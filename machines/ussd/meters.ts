@@ -1,5 +1,5 @@
 /**
- * The caller's saved meters as the dialogue keeps them (v7): read once when the dialogue starts
+ * The caller's saved meters as the dialogue keeps them: read once when the dialogue starts
  * and held in its context, by product, each as `[identifier, name]`. Compact because the context
  * is stored on every hop within a 2 KB record (test/session/stored-screens.test.ts): ten named
  * meters as objects took about 900 bytes, as pairs under their product about half.

@@ -19,7 +19,6 @@ export const OPT = {
   buy: 'buy',
   cancel: 'cancel',
   retry: 'retry',
-  // Version 7
   purchase: (purchaseId: string) => `purchase:${purchaseId}`,
   meter: (identifier: string) => `meter:${identifier}`,
   otherMeter: 'otherMeter',

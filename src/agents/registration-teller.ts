@@ -1,5 +1,5 @@
 /**
- * The SMS a retailer's registration owes (issue 32 §3): once decided, the dealer is told (the
+ * The SMS a retailer's registration owes: once decided, the dealer is told (the
  * retailer added, or not), and an approved retailer is told it is registered under its dealer and
  * how it gets its first PIN — never the PIN itself (an SMS body is stored and forwarded). One per
  * registration, decision and number: the ids name them, so a decision asked again sends nothing

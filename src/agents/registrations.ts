@@ -1,5 +1,5 @@
 /**
- * A dealer registers its own retailer (issue 32 §3, the USSD "Add retailer"). The request is
+ * A dealer registers its own retailer (the USSD "Add retailer"). The request is
  * checked (a number, not the dealer itself, not an agent already, not blocked, not waiting
  * already, the dealer active), kept once per request key, and then either waits for an operator
  * (`DEALER_REGISTRATION=approve`) or is approved by the request itself (`direct`). Approving

@@ -6,7 +6,7 @@ import type { PurchaseRecord, PurchaseState } from './types';
 import { openRecord } from './store/sealed';
 
 /**
- * A number's purchases as it sees them ("My purchases", issue 31 §4): what was delivered (the
+ * A number's purchases as it sees them ("My purchases"): what was delivered (the
  * token), what is still on its way (its reference, since when) and what was not completed (why) —
  * not only the succeeded ones; and, before a Buy, the purchases for that identifier still without
  * an outcome, so nobody pays twice for a token that is only late.

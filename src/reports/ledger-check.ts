@@ -38,7 +38,7 @@ export type LedgerProblem =
 const PAYMENT_SETTLE_MS = 15 * 60_000;
 
 /**
- * The ledger adds up (issue 29), checked over the whole system of record:
+ * The ledger adds up, checked over the whole system of record:
  *
  * 1. Every float account's balance is the sum of its entries (and its held amount the sum of its
  *    open float holds, its entry count the entries found): `ledgerDiscrepancies`.

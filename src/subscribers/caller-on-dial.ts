@@ -26,7 +26,7 @@ const DIAL_READ = `SELECT
   (SELECT coalesce(json_agg(meter ORDER BY ${NEWEST_ORDER}), '[]'::json) FROM (${NEWEST_METERS}) meter) AS meters`;
 
 /**
- * The dial's one read of the records (issue 29): is the caller an agent, and which meters did it
+ * The dial's one read of the records: is the caller an agent, and which meters did it
  * buy for. The dialogue asks both at once (`agentOf` and `savedMeters`, in parallel): a question
  * asked while the same number's read is under way gets that read's answer, not a second statement.
  */

@@ -19,7 +19,7 @@ export { noticeRoutes } from './notice-routes';
 export { MAX_SAVED_METERS, METERED_PRODUCTS, SqlSavedMeters, type SavedMeter } from './saved-meters';
 
 /**
- * What a repeat buyer is given (issue 31), for the dialogue (USSD and SMS) to call: the meters a
+ * What a repeat buyer is given, for the dialogue (USSD and SMS) to call: the meters a
  * number bought for, its purchases as it sees them and the ones still in progress, the operator's
  * notice, complaint cases; and for the workers the "taking longer" SMS. See README.md.
  */

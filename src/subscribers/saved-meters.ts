@@ -7,7 +7,7 @@ import type { ProductType } from '../vas/port';
 
 const log = componentLogger('subscribers');
 
-/** Saved identifiers kept per number and product: the newest five (issue 31). */
+/** Saved identifiers kept per number and product: the newest five. */
 export const MAX_SAVED_METERS = 5;
 
 /** The products bought for a meter or account number: the ones whose identifiers are offered again. */

@@ -10,7 +10,7 @@ import { CareInputError, CareNotFoundError, limitOf, noteOf } from './care';
 import type { CareContact } from './settings';
 
 /**
- * Complaint cases (issue 31 §5): a subscriber's "Report a problem" on a purchase opens a case in
+ * Complaint cases: a subscriber's "Report a problem" on a purchase opens a case in
  * the care queue beside the `needs_attention` purchases; its number goes to the subscriber by
  * SMS; an operator closes it with a note. Opening and closing are audited like every care action.
  * "Token not received" on a delivered purchase also sends the token again at once.

@@ -47,7 +47,7 @@ export function composeDelayNotice(record: PurchaseRecord, locales: Locales): Co
 }
 
 /**
- * Tells the buyer once when a purchase is late (issue 31 §4), run by the workers' sweep. Once per
+ * Tells the buyer once when a purchase is late, run by the workers' sweep. Once per
  * purchase, whatever the number of instances: a row of `delay_notices` is the claim (its primary
  * key refuses a second) and the SMS goes under a fixed message id (the queue records an id once),
  * so a claim whose sender died before queuing is taken again after a minute, still one SMS.

@@ -10,7 +10,7 @@ export const COMMANDS = [
   'TOKEN',
   'LANG',
   'HELP',
-  // A repeat buyer's saved meters (issue 31).
+  // A repeat buyer's saved meters.
   'METERS',
   // Field agents only (from their registered number).
   'SELL',
@@ -18,7 +18,7 @@ export const COMMANDS = [
   'SALES',
   'PIN',
   'BLOCK',
-  // The agent network (issue 32).
+  // The agent network.
   'TRANSFER',
   'AGENTS',
   'DEPOSIT',
