@@ -13,7 +13,7 @@ import {
   type CreditOutcome,
 } from '../agents/admin/desk';
 import { AgentInputError } from '../agents/errors';
-import type { Statement } from '../agents/float-statements';
+import type { Statement } from '../agents/float';
 import { accountCheckFor, createAgents } from '../agents';
 import type { FloatEntry } from '../agents/ledger/store';
 import type { Registration } from '../agents/registrations';

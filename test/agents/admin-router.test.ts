@@ -202,7 +202,7 @@ describe('/admin/agents', () => {
       .send({ msisdn: '26771234567', name: 'A', float: true });
     const disabled = await request(app).post('/admin/agents/26771234567/disable').set(auth);
     expect(disabled.body.agent).toMatchObject({ status: 'disabled', disabledReason: 'operator' });
-    expect(await agents.registry.verifyPin('26771234567', created.body.oneTimePin)).toEqual({
+    expect(await agents.pins.verifyPin('26771234567', created.body.oneTimePin)).toEqual({
       status: 'disabled',
       reason: 'operator',
     });
@@ -213,7 +213,7 @@ describe('/admin/agents', () => {
     expect(reset.status).toBe(200);
     expect(reset.headers['cache-control']).toBe('no-store');
     expect(reset.body.oneTimePin).toMatch(/^\d{6}$/);
-    expect(await agents.registry.verifyPin('26771234567', reset.body.oneTimePin)).toMatchObject({
+    expect(await agents.pins.verifyPin('26771234567', reset.body.oneTimePin)).toMatchObject({
       status: 'ok',
     });
     expect((await request(app).post('/admin/agents/26772999999/reset-pin').set(auth)).status).toBe(404);

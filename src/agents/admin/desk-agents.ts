@@ -1,6 +1,6 @@
 import { AgentNotFoundError } from '../errors';
 import type { Agents } from '../index';
-import type { Allowance } from '../float-holds';
+import type { Allowance } from '../float';
 import type { FloatBalance } from '../ledger/store';
 import type { Agent } from '../types';
 import { flag, MAX_LIST, text, wholeNumber } from './desk-input';
@@ -88,7 +88,7 @@ export class DeskAgents {
   }
 
   async resetPin(msisdn: unknown): Promise<{ agent: Agent; oneTimePin: string }> {
-    return this.agents.registry.resetPin((await this.agent(msisdn)).msisdn);
+    return this.agents.pins.resetPin((await this.agent(msisdn)).msisdn);
   }
 
   private async summary(agent: Agent): Promise<AgentSummary> {

@@ -1,6 +1,6 @@
 import { AgentConflictError, AgentInputError } from '../errors';
 import type { Agents } from '../index';
-import type { Statement } from '../float-statements';
+import type { Statement } from '../float';
 import type { FloatBalance, FloatEntry } from '../ledger/store';
 import type { DeskAgents } from './desk-agents';
 import { instant, moneyInput, text } from './desk-input';

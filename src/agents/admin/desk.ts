@@ -1,5 +1,5 @@
 import type { Agents } from '../index';
-import type { Statement } from '../float-statements';
+import type { Statement } from '../float';
 import type { Deposit, DepositDecision } from '../ledger/store';
 import type { Registration, RegistrationDecision } from '../registrations';
 import type { Agent } from '../types';
