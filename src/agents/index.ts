@@ -1,7 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import type { CountryCode } from '../phone';
-import type { PurchaseService } from '../vas';
-import type { AccountCheck } from './admin/desk';
 import { AgentFloat } from './float';
 import type { Database } from '../records/database';
 import { SqlFloatStore } from './ledger/sql';
@@ -86,25 +83,6 @@ export function createAgents(db: Database, config: AgentsConfig, options: Agents
   return { registry, pins, float, registrations };
 }
 
-/** `agent add --account ID`: the account must be one `GET /accounts` lists for the integration user. */
-export function accountCheckFor(service: Pick<PurchaseService, 'listAccounts'>): AccountCheck {
-  return async (id) => {
-    const accounts = await service.listAccounts({
-      requestId: `agent-admin-${randomBytes(6).toString('hex')}`,
-    });
-    return accounts.some((account) => account.id === id);
-  };
-}
-
-export {
-  AgentDesk,
-  AccountCheckError,
-  type AccountCheck,
-  type AgentDetails,
-  type AgentSummary,
-  type CreditOutcome,
-} from './admin/desk';
-export { createAgentAdminRouter, type AgentAdminRouterOptions } from './admin/router';
 export { AgentRegistry, type NewAgent } from './registry';
 export { AgentFloat, MAX_AMOUNT_MINOR, type Allowance, type SaleRefusal, type Statement } from './float';
 export type {

@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { createAgentAdminRouter } from '../../src/agents';
+import { createAgentAdminRouter } from '../../src/agents/admin/router';
 import { SANDBOX_ACCOUNTS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import type { Database } from '../../src/records/database';
 import { testDatabase } from '../support/database';
