@@ -3,7 +3,7 @@
  * approved with its float after the credit, or rejected. One per deposit and decision: the id
  * names both, so an approval asked again (or a tell retried) never sends a second SMS.
  */
-import type { AgentDeskOptions } from './admin/desk';
+import type { Deposit, FloatBalance } from './ledger/store';
 import type { AgentRegistry } from './registry';
 import type { AgentFloat } from './float';
 import { transliterate, type Locales } from '../i18n';
@@ -14,7 +14,7 @@ export function depositTeller(options: {
   locales: Locales;
   /** Queue one SMS to the agent; `id` sends it once. */
   send(sms: { id: string; to: string; message: string }): Promise<void>;
-}): Required<AgentDeskOptions>['onDepositDecided'] {
+}): (deposit: Deposit, balance: FloatBalance) => Promise<void> {
   return async (deposit, balance) => {
     const agent = await options.registry.get(deposit.msisdn);
     const lang = agent?.language ?? 'en';

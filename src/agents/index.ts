@@ -1,7 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import type { CountryCode } from '../phone';
-import type { PurchaseService } from '../vas';
-import type { AccountCheck } from './admin/desk';
 import { AgentFloat } from './float';
 import type { Database } from '../records/database';
 import { SqlFloatStore } from './ledger/sql';
@@ -11,7 +8,7 @@ import { DealerRegistrations } from './registrations';
 import { SqlAgentStore } from './store/sql';
 import type { AgentSettings } from './settings';
 import type { ScryptParams } from './types';
-import type { PinSecret } from './pin';
+import { AgentPins, type PinSecret } from './pin';
 import { pinSecretFor, SHARED_RECORDS } from './pin-secret';
 
 /**
@@ -21,6 +18,8 @@ import { pinSecretFor, SHARED_RECORDS } from './pin-secret';
 
 export interface Agents {
   registry: AgentRegistry;
+  /** PIN checks (counted against the lockout), changes and resets, over the registry's store. */
+  pins: AgentPins;
   float: AgentFloat;
   /** Retailers dealers add by USSD (`DEALER_REGISTRATION`; approve when not given). */
   registrations: DealerRegistrations;
@@ -48,9 +47,9 @@ interface AgentsConfig {
   records?: { url?: string; dataDir: string };
 }
 
-/** The registry and the float, in the system of record `db`. */
+/** The registry, the PINs and the float, in the system of record `db`. */
 export function createAgents(db: Database, config: AgentsConfig, options: AgentsOptions = {}): Agents {
-  const registry = new AgentRegistry({
+  const settings = {
     store: new SqlAgentStore(db),
     timeZone: config.timeZone,
     region: config.defaultRegion as CountryCode,
@@ -59,7 +58,9 @@ export function createAgents(db: Database, config: AgentsConfig, options: Agents
     pinSecret:
       options.pinSecret ??
       pinSecretFor(config.agents.pinSecret, config.records?.url ? SHARED_RECORDS : config.records?.dataDir),
-  });
+  };
+  const registry = new AgentRegistry(settings);
+  const pins = new AgentPins(settings);
   const float = new AgentFloat({
     store: new SqlFloatStore(db),
     currency: config.agents.currency,
@@ -79,33 +80,11 @@ export function createAgents(db: Database, config: AgentsConfig, options: Agents
     mode: config.agents.dealerRegistration ?? 'approve',
     clock: options.clock,
   });
-  return { registry, float, registrations };
+  return { registry, pins, float, registrations };
 }
 
-/** `agent add --account ID`: the account must be one `GET /accounts` lists for the integration user. */
-export function accountCheckFor(service: Pick<PurchaseService, 'listAccounts'>): AccountCheck {
-  return async (id) => {
-    const accounts = await service.listAccounts({
-      requestId: `agent-admin-${randomBytes(6).toString('hex')}`,
-    });
-    return accounts.some((account) => account.id === id);
-  };
-}
-
-export {
-  AgentDesk,
-  AccountCheckError,
-  type AccountCheck,
-  type AgentDetails,
-  type AgentSummary,
-  type CreditOutcome,
-} from './admin/desk';
-export { createAgentAdminRouter, type AgentAdminRouterOptions } from './admin/router';
-export { AgentRegistry, type PinCheck, type PinChange, type PinCandidate, type NewAgent } from './registry';
-export { AgentFloat } from './float';
-export { MAX_AMOUNT_MINOR } from './float-account';
-export type { Allowance, SaleRefusal } from './float-holds';
-export type { Statement } from './float-statements';
+export { AgentRegistry, type NewAgent } from './registry';
+export { AgentFloat, MAX_AMOUNT_MINOR, type Allowance, type SaleRefusal, type Statement } from './float';
 export type {
   CommissionWrite,
   Deposit,
@@ -130,5 +109,12 @@ export {
 } from './registrations';
 export { AgentConflictError, AgentExistsError, AgentInputError, AgentNotFoundError } from './errors';
 export { DEFAULT_LOCKOUT, localDay, type LockoutPolicy } from './lockout';
-export { DEFAULT_SCRYPT, type PinProblem } from './pin';
+export {
+  AgentPins,
+  DEFAULT_SCRYPT,
+  type PinCandidate,
+  type PinChange,
+  type PinCheck,
+  type PinProblem,
+} from './pin';
 export * from './types';

@@ -7,7 +7,7 @@ import type {
 } from '../agents/admin/desk';
 import type { Deposit, DepositDecision } from '../agents/ledger/store';
 import { AgentConflictError, AgentExistsError, AgentInputError, AgentNotFoundError } from '../agents/errors';
-import type { Statement } from '../agents/float-statements';
+import type { Statement } from '../agents/float';
 import type { Registration, RegistrationDecision } from '../agents/registrations';
 import type { Agent } from '../agents/types';
 

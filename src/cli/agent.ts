@@ -5,6 +5,7 @@
  * `/admin/agents` at `GATEWAY_URL` (default http://127.0.0.1:$PORT) with `ADMIN_TOKEN`.
  */
 import {
+  accountCheckFor,
   AgentDesk,
   type AccountCheck,
   type AgentDetails,
@@ -13,8 +14,8 @@ import {
   type CreditOutcome,
 } from '../agents/admin/desk';
 import { AgentInputError } from '../agents/errors';
-import type { Statement } from '../agents/float-statements';
-import { accountCheckFor, createAgents } from '../agents';
+import type { Statement } from '../agents/float';
+import { createAgents } from '../agents';
 import type { FloatEntry } from '../agents/ledger/store';
 import type { Registration } from '../agents/registrations';
 import type { Agent } from '../agents/types';

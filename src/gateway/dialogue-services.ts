@@ -50,7 +50,7 @@ export function dialogueServices(
       };
     },
     verifyPin: async (msisdn, pin) => {
-      const check = await moneyPath.agents.registry.verifyPin(msisdn, pin);
+      const check = await moneyPath.agents.pins.verifyPin(msisdn, pin);
       if (check.status === 'locked')
         return { status: 'locked', until: localTime(check.until, config.timeZone) };
       if (check.status === 'ok')
@@ -60,12 +60,12 @@ export function dialogueServices(
         : { status: check.status };
     },
     newPinCandidate: async (msisdn, pin) => {
-      const made = await moneyPath.agents.registry.newPinCandidate(msisdn, pin);
+      const made = await moneyPath.agents.pins.newPinCandidate(msisdn, pin);
       return made.ok ? { ok: true, candidate: made.candidate } : { ok: false, problem: made.problem };
     },
     savePin: async (msisdn, candidate, repeated, pinVersion) => {
-      if (!(await moneyPath.agents.registry.candidateMatches(candidate, repeated))) return 'mismatch';
-      const saved = await moneyPath.agents.registry.setNewPin(msisdn, candidate, pinVersion);
+      if (!(await moneyPath.agents.pins.candidateMatches(candidate, repeated))) return 'mismatch';
+      const saved = await moneyPath.agents.pins.setNewPin(msisdn, candidate, pinVersion);
       return saved.status === 'changed' ? 'changed' : 'stale';
     },
     agentSales: async (msisdn) =>

@@ -45,7 +45,13 @@ export async function startSmsChannel(
     ? new BullmqInboundQueue({ connection: moneyPath.bull.connection, prefix: moneyPath.bull.prefix })
     : new InProcessInboundQueue();
   // Agents' PINs are removed here, before anything is de-duplicated, queued or stored.
-  const pins = new PinGate(moneyPath.agents.registry, new Keywords(locales), config.defaultRegion, store);
+  const pins = new PinGate(
+    moneyPath.agents.registry,
+    moneyPath.agents.pins,
+    new Keywords(locales),
+    config.defaultRegion,
+    store,
+  );
   const intake = new SmsIntake(store, queue, pins);
   // Each reply is its own message (`id` names the inbound SMS or the summary): durable, retried,
   // and never sent twice for one id.

@@ -2,7 +2,7 @@
  * The ledger check: the float accounts and every succeeded purchase's confirms must
  * add up, read from the system of record. An audit (`npm run cli -- ledger check`), not a hop.
  */
-import { ledgerDiscrepancies, type LedgerDiscrepancy } from '../agents/ledger/sql-reports';
+import { ledgerDiscrepancies, type LedgerDiscrepancy } from '../agents/ledger/sql';
 import { paymentDiscrepancies, type PaymentDiscrepancy } from '../payments/store/checks';
 import type { Queryable } from '../records/database';
 

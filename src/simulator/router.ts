@@ -2,7 +2,8 @@ import path from 'node:path';
 import express, { Router, type Response } from 'express';
 import type { GenericMapping } from '../ussd/aggregators/generic/adapter';
 import type { AggregatorSettings } from '../ussd/router';
-import { AgentExistsError, AgentInputError, type AgentDesk } from '../agents';
+import { AgentExistsError, AgentInputError } from '../agents';
+import type { AgentDesk } from '../agents/admin/desk';
 import { maskMsisdn } from '../phone';
 import { componentLogger } from '../observability/logger';
 

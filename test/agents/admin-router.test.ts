@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { createAgentAdminRouter } from '../../src/agents';
+import { createAgentAdminRouter } from '../../src/agents/admin/router';
 import { SANDBOX_ACCOUNTS, startSandbox, type RunningSandbox } from '../../src/sandbox';
 import type { Database } from '../../src/records/database';
 import { testDatabase } from '../support/database';
@@ -202,7 +202,7 @@ describe('/admin/agents', () => {
       .send({ msisdn: '26771234567', name: 'A', float: true });
     const disabled = await request(app).post('/admin/agents/26771234567/disable').set(auth);
     expect(disabled.body.agent).toMatchObject({ status: 'disabled', disabledReason: 'operator' });
-    expect(await agents.registry.verifyPin('26771234567', created.body.oneTimePin)).toEqual({
+    expect(await agents.pins.verifyPin('26771234567', created.body.oneTimePin)).toEqual({
       status: 'disabled',
       reason: 'operator',
     });
@@ -213,7 +213,7 @@ describe('/admin/agents', () => {
     expect(reset.status).toBe(200);
     expect(reset.headers['cache-control']).toBe('no-store');
     expect(reset.body.oneTimePin).toMatch(/^\d{6}$/);
-    expect(await agents.registry.verifyPin('26771234567', reset.body.oneTimePin)).toMatchObject({
+    expect(await agents.pins.verifyPin('26771234567', reset.body.oneTimePin)).toMatchObject({
       status: 'ok',
     });
     expect((await request(app).post('/admin/agents/26772999999/reset-pin').set(auth)).status).toBe(404);

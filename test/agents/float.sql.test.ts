@@ -1,5 +1,5 @@
 import { SqlFloatStore } from '../../src/agents/ledger/sql';
-import { ledgerDiscrepancies } from '../../src/agents/ledger/sql-reports';
+import { ledgerDiscrepancies } from '../../src/agents/ledger/sql';
 import type { Database } from '../../src/records/database';
 import { testDatabase, testPglite } from '../support/database';
 import { floatStoreContract } from './float.contract';

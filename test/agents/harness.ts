@@ -1,12 +1,8 @@
 import express from 'express';
 import type { Database } from '../../src/records/database';
-import {
-  accountCheckFor,
-  AgentDesk,
-  createAgentAdminRouter,
-  createAgents,
-  type Agents,
-} from '../../src/agents';
+import { createAgents, type Agents } from '../../src/agents';
+import { accountCheckFor, AgentDesk } from '../../src/agents/admin/desk';
+import { createAgentAdminRouter } from '../../src/agents/admin/router';
 import { makeService } from '../purchases/harness';
 import { FAST_SCRYPT, frozenClock } from './helpers';
 

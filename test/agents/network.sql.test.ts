@@ -1,6 +1,6 @@
 import { createAgents, type Agent, type Agents } from '../../src/agents';
 import { parseCommissionPolicy } from '../../src/agents/commission';
-import { ledgerDiscrepancies } from '../../src/agents/ledger/sql-reports';
+import { ledgerDiscrepancies } from '../../src/agents/ledger/sql';
 import { AgentSummarySchedule } from '../../src/agents/summary-schedule';
 import { dailyReport } from '../../src/reports/daily';
 import type { Database } from '../../src/records/database';

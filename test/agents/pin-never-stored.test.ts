@@ -45,18 +45,18 @@ it('never stores, returns or logs a PIN', async () => {
   expect(oneTimePin).toMatch(/^\d{6}$/);
 
   // The agent's own PIN, chosen in one step (SMS) and then over several screens (USSD).
-  expect(await agents.registry.verifyPin(msisdn, '000111')).toMatchObject({ status: 'wrong' });
-  expect(await agents.registry.changePin(msisdn, oneTimePin, chosen)).toEqual({ status: 'changed' });
-  const check = await agents.registry.verifyPin(msisdn, chosen);
+  expect(await agents.pins.verifyPin(msisdn, '000111')).toMatchObject({ status: 'wrong' });
+  expect(await agents.pins.changePin(msisdn, oneTimePin, chosen)).toEqual({ status: 'changed' });
+  const check = await agents.pins.verifyPin(msisdn, chosen);
   if (check.status !== 'ok') throw new Error('expected ok');
-  const candidate = await agents.registry.newPinCandidate(msisdn, staged);
+  const candidate = await agents.pins.newPinCandidate(msisdn, staged);
   if (!candidate.ok) throw new Error('expected a candidate');
-  expect(await agents.registry.candidateMatches(candidate.candidate, staged)).toBe(true);
-  expect(await agents.registry.setNewPin(msisdn, candidate.candidate, check.pinVersion)).toEqual({
+  expect(await agents.pins.candidateMatches(candidate.candidate, staged)).toBe(true);
+  expect(await agents.pins.setNewPin(msisdn, candidate.candidate, check.pinVersion)).toEqual({
     status: 'changed',
   });
-  expect(await agents.registry.verifyPin(msisdn, staged)).toMatchObject({ status: 'ok' });
-  for (let i = 0; i < 3; i += 1) await agents.registry.verifyPin(msisdn, chosen);
+  expect(await agents.pins.verifyPin(msisdn, staged)).toMatchObject({ status: 'ok' });
+  for (let i = 0; i < 3; i += 1) await agents.pins.verifyPin(msisdn, chosen);
 
   const calls: (() => Promise<request.Response>)[] = [
     async () => request(app).get('/admin/agents').set(auth),
@@ -82,7 +82,7 @@ it('never stores, returns or logs a PIN', async () => {
     .post('/admin/agents')
     .set(auth)
     .send({ msisdn: other, name: 'B', float: true });
-  expect(await agents.registry.changePin(other, second.body.oneTimePin, staged)).toEqual({
+  expect(await agents.pins.changePin(other, second.body.oneTimePin, staged)).toEqual({
     status: 'changed',
   });
 

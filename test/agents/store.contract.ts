@@ -1,27 +1,30 @@
 import { randomBytes, scryptSync } from 'node:crypto';
-import { AgentExistsError, AgentInputError, AgentRegistry } from '../../src/agents';
+import { AgentExistsError, AgentInputError, AgentPins, AgentRegistry } from '../../src/agents';
 import type { AgentStore } from '../../src/agents/store';
 import { FAST_SCRYPT, frozenClock, MINUTE } from './helpers';
 
 const AGENT = '26771234567';
 
-/** One behaviour for every AgentStore, seen through the registry: run by store.sql.test.ts on PostgreSQL and PGlite. */
+/** One behaviour for every AgentStore, seen through the registry and the PINs: run by store.sql.test.ts on PostgreSQL and PGlite. */
 export function agentStoreContract(name: string, makeStore: () => Promise<AgentStore>): void {
   describe(`${name} agent store contract`, () => {
     let store: AgentStore;
     let time: ReturnType<typeof frozenClock>;
     let registry: AgentRegistry;
+    let pins: AgentPins;
 
     beforeEach(async () => {
       store = await makeStore();
       time = frozenClock();
-      registry = new AgentRegistry({
+      const settings = {
         store,
         timeZone: 'Africa/Gaborone',
-        region: 'BW',
+        region: 'BW' as const,
         clock: time.clock,
         scrypt: FAST_SCRYPT,
-      });
+      };
+      registry = new AgentRegistry(settings);
+      pins = new AgentPins(settings);
     });
 
     async function addAgent(msisdn = AGENT) {
@@ -31,7 +34,7 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
     /** Wrong PIN `times` times; the outcomes. */
     async function wrong(times: number) {
       const outcomes = [];
-      for (let i = 0; i < times; i += 1) outcomes.push(await registry.verifyPin(AGENT, '000111'));
+      for (let i = 0; i < times; i += 1) outcomes.push(await pins.verifyPin(AGENT, '000111'));
       return outcomes;
     }
 
@@ -103,7 +106,7 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
 
     it('accepts the right PIN, counts wrong ones, and locks for 15 minutes after the third', async () => {
       const { oneTimePin } = await addAgent();
-      expect(await registry.verifyPin(AGENT, oneTimePin)).toEqual({
+      expect(await pins.verifyPin(AGENT, oneTimePin)).toEqual({
         status: 'ok',
         mustChangePin: true,
         pinVersion: 1,
@@ -113,7 +116,7 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
         { status: 'wrong', attemptsLeft: 1 },
       ]);
       const until = new Date(time.now().getTime() + 15 * MINUTE);
-      expect(await registry.verifyPin(AGENT, '000111')).toEqual({ status: 'locked', until });
+      expect(await pins.verifyPin(AGENT, '000111')).toEqual({ status: 'locked', until });
       expect(await registry.get(AGENT)).toMatchObject({
         status: 'locked',
         lockedUntil: until.toISOString(),
@@ -122,16 +125,16 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
       });
       // Locked: even the right PIN is refused, and nothing is counted.
       time.advance(15 * MINUTE - 1);
-      expect(await registry.verifyPin(AGENT, oneTimePin)).toEqual({ status: 'locked', until });
+      expect(await pins.verifyPin(AGENT, oneTimePin)).toEqual({ status: 'locked', until });
       time.advance(1);
       expect((await registry.get(AGENT))!.status).toBe('active');
-      expect(await registry.verifyPin(AGENT, oneTimePin)).toMatchObject({ status: 'ok' });
+      expect(await pins.verifyPin(AGENT, oneTimePin)).toMatchObject({ status: 'ok' });
     });
 
     it('a right PIN clears the wrong ones', async () => {
       const { oneTimePin } = await addAgent();
       await wrong(2);
-      await registry.verifyPin(AGENT, oneTimePin);
+      await pins.verifyPin(AGENT, oneTimePin);
       expect(await wrong(2)).toEqual([
         { status: 'wrong', attemptsLeft: 2 },
         { status: 'wrong', attemptsLeft: 1 },
@@ -151,14 +154,14 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
         { status: 'disabled', reason: 'lockouts' },
       ]);
       time.advance(24 * 60 * MINUTE);
-      expect(await registry.verifyPin(AGENT, oneTimePin)).toEqual({ status: 'disabled', reason: 'lockouts' });
+      expect(await pins.verifyPin(AGENT, oneTimePin)).toEqual({ status: 'disabled', reason: 'lockouts' });
       expect(await registry.get(AGENT)).toMatchObject({ status: 'disabled', disabledReason: 'lockouts' });
 
       // Only an operator brings it back: a fresh one-time PIN clears the lockouts.
-      const reset = await registry.resetPin(AGENT);
+      const reset = await pins.resetPin(AGENT);
       expect(reset.agent).toMatchObject({ status: 'active', lockoutsToday: 0, mustChangePin: true });
-      expect(await registry.verifyPin(AGENT, oneTimePin)).toMatchObject({ status: 'wrong' });
-      expect(await registry.verifyPin(AGENT, reset.oneTimePin)).toEqual({
+      expect(await pins.verifyPin(AGENT, oneTimePin)).toMatchObject({ status: 'wrong' });
+      expect(await pins.verifyPin(AGENT, reset.oneTimePin)).toEqual({
         status: 'ok',
         mustChangePin: true,
         pinVersion: 2,
@@ -180,9 +183,7 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
 
     it('counts concurrent wrong PINs (USSD and SMS at once) exactly: one lockout, never more', async () => {
       await addAgent();
-      const outcomes = await Promise.all(
-        Array.from({ length: 10 }, () => registry.verifyPin(AGENT, '000111')),
-      );
+      const outcomes = await Promise.all(Array.from({ length: 10 }, () => pins.verifyPin(AGENT, '000111')));
       expect(outcomes.filter((o) => o.status === 'wrong')).toHaveLength(2);
       expect(outcomes.filter((o) => o.status === 'locked')).toHaveLength(8);
       expect(await registry.get(AGENT)).toMatchObject({
@@ -194,27 +195,27 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
 
     it('changes a PIN in one step: the old one counts, the new one is checked', async () => {
       const { oneTimePin } = await addAgent();
-      expect(await registry.changePin(AGENT, oneTimePin, '1234')).toEqual({
+      expect(await pins.changePin(AGENT, oneTimePin, '1234')).toEqual({
         status: 'invalid',
         problem: 'weak',
       });
-      expect(await registry.changePin(AGENT, oneTimePin, '12a4')).toEqual({
+      expect(await pins.changePin(AGENT, oneTimePin, '12a4')).toEqual({
         status: 'invalid',
         problem: 'format',
       });
-      expect(await registry.changePin(AGENT, oneTimePin, oneTimePin)).toEqual({
+      expect(await pins.changePin(AGENT, oneTimePin, oneTimePin)).toEqual({
         status: 'invalid',
         problem: 'same',
       });
       expect((await registry.get(AGENT))!.failedAttempts).toBe(0);
-      expect(await registry.changePin(AGENT, '000111', '482913')).toEqual({
+      expect(await pins.changePin(AGENT, '000111', '482913')).toEqual({
         status: 'wrong',
         attemptsLeft: 2,
       });
-      expect(await registry.changePin(AGENT, oneTimePin, '482913')).toEqual({ status: 'changed' });
+      expect(await pins.changePin(AGENT, oneTimePin, '482913')).toEqual({ status: 'changed' });
       expect(await registry.get(AGENT)).toMatchObject({ mustChangePin: false, failedAttempts: 0 });
-      expect(await registry.verifyPin(AGENT, oneTimePin)).toMatchObject({ status: 'wrong' });
-      expect(await registry.verifyPin(AGENT, '482913')).toEqual({
+      expect(await pins.verifyPin(AGENT, oneTimePin)).toMatchObject({ status: 'wrong' });
+      expect(await pins.verifyPin(AGENT, '482913')).toEqual({
         status: 'ok',
         mustChangePin: false,
         pinVersion: 2,
@@ -223,25 +224,25 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
 
     it('changes a PIN over several screens, keeping only a hash of the new one', async () => {
       const { oneTimePin } = await addAgent();
-      const check = await registry.verifyPin(AGENT, oneTimePin);
+      const check = await pins.verifyPin(AGENT, oneTimePin);
       if (check.status !== 'ok') throw new Error('expected ok');
-      expect(await registry.newPinCandidate(AGENT, oneTimePin)).toEqual({ ok: false, problem: 'same' });
-      const prepared = await registry.newPinCandidate(AGENT, '582914');
+      expect(await pins.newPinCandidate(AGENT, oneTimePin)).toEqual({ ok: false, problem: 'same' });
+      const prepared = await pins.newPinCandidate(AGENT, '582914');
       if (!prepared.ok) throw new Error('expected a candidate');
       expect(JSON.stringify(prepared.candidate)).not.toContain('582914');
-      expect(await registry.candidateMatches(prepared.candidate, '582915')).toBe(false);
-      expect(await registry.candidateMatches(prepared.candidate, '582914')).toBe(true);
+      expect(await pins.candidateMatches(prepared.candidate, '582915')).toBe(false);
+      expect(await pins.candidateMatches(prepared.candidate, '582914')).toBe(true);
       // An operator reset in between makes the check stale: nothing is written.
-      const reset = await registry.resetPin(AGENT);
-      expect(await registry.setNewPin(AGENT, prepared.candidate, check.pinVersion)).toEqual({
+      const reset = await pins.resetPin(AGENT);
+      expect(await pins.setNewPin(AGENT, prepared.candidate, check.pinVersion)).toEqual({
         status: 'stale',
       });
-      const again = await registry.verifyPin(AGENT, reset.oneTimePin);
+      const again = await pins.verifyPin(AGENT, reset.oneTimePin);
       if (again.status !== 'ok') throw new Error('expected ok');
-      expect(await registry.setNewPin(AGENT, prepared.candidate, again.pinVersion)).toEqual({
+      expect(await pins.setNewPin(AGENT, prepared.candidate, again.pinVersion)).toEqual({
         status: 'changed',
       });
-      expect(await registry.verifyPin(AGENT, '582914')).toMatchObject({ status: 'ok', mustChangePin: false });
+      expect(await pins.verifyPin(AGENT, '582914')).toMatchObject({ status: 'ok', mustChangePin: false });
     });
 
     it('disables (operator, BLOCK) and enables; a reset PIN does not lift a disable it did not cause', async () => {
@@ -251,26 +252,25 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
         status: 'disabled',
         disabledReason: 'blocked',
       });
-      expect(await registry.verifyPin(AGENT, oneTimePin)).toEqual({ status: 'disabled', reason: 'blocked' });
-      const reset = await registry.resetPin(AGENT);
+      expect(await pins.verifyPin(AGENT, oneTimePin)).toEqual({ status: 'disabled', reason: 'blocked' });
+      const reset = await pins.resetPin(AGENT);
       expect(reset.agent).toMatchObject({ status: 'disabled', disabledReason: 'blocked' });
       expect(await registry.enable(AGENT)).toMatchObject({
         status: 'active',
         disabledReason: null,
         failedAttempts: 0,
       });
-      expect(await registry.verifyPin(AGENT, reset.oneTimePin)).toMatchObject({ status: 'ok' });
+      expect(await pins.verifyPin(AGENT, reset.oneTimePin)).toMatchObject({ status: 'ok' });
       await expect(registry.disable('26770000000')).rejects.toMatchObject({ name: 'AgentNotFoundError' });
-      expect(await registry.verifyPin('26770000000', '1234')).toEqual({ status: 'not_agent' });
+      expect(await pins.verifyPin('26770000000', '1234')).toEqual({ status: 'not_agent' });
     });
 
     it('re-hashes a PIN with raised parameters at its next right entry', async () => {
       const { oneTimePin } = await addAgent();
       const raised = { ...FAST_SCRYPT, N: 2048 };
-      const stronger = new AgentRegistry({
+      const stronger = new AgentPins({
         store,
         timeZone: 'Africa/Gaborone',
-        region: 'BW',
         clock: time.clock,
         scrypt: raised,
       });
@@ -280,7 +280,7 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
         pinVersion: 2,
       });
       expect((await store.get(AGENT))!.pin).toMatchObject({ params: raised, version: 2 });
-      expect(await registry.verifyPin(AGENT, oneTimePin)).toMatchObject({ status: 'ok' });
+      expect(await pins.verifyPin(AGENT, oneTimePin)).toMatchObject({ status: 'ok' });
     });
 
     it('verifies a hash made before the PIN secret and re-hashes it with the secret at the next right entry', async () => {
@@ -300,15 +300,15 @@ export function agentStoreContract(name: string, makeStore: () => Promise<AgentS
         now: time.clock(),
       });
       const version = (await store.get(AGENT))!.pin.version;
-      expect(await registry.verifyPin(AGENT, '480274')).toMatchObject({ status: 'wrong' });
-      expect(await registry.verifyPin(AGENT, '480273')).toMatchObject({
+      expect(await pins.verifyPin(AGENT, '480274')).toMatchObject({ status: 'wrong' });
+      expect(await pins.verifyPin(AGENT, '480273')).toMatchObject({
         status: 'ok',
         pinVersion: version + 1,
       });
       const pin = (await store.get(AGENT))!.pin;
       expect(pin.params).toEqual({ ...FAST_SCRYPT, pepper: true });
       expect(pin.hash).not.toBe(old.hash);
-      expect(await registry.verifyPin(AGENT, '480273')).toMatchObject({ status: 'ok' });
+      expect(await pins.verifyPin(AGENT, '480273')).toMatchObject({ status: 'ok' });
     });
   });
 }

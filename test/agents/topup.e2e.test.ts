@@ -1,6 +1,6 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
-import { ledgerDiscrepancies } from '../../src/agents/ledger/sql-reports';
+import { ledgerDiscrepancies } from '../../src/agents/ledger/sql';
 import { TEST_PAYERS } from '../../src/payments/sandbox';
 import { startTestGateway, waitForSms } from '../e2e/harness';
 import { until } from '../support/wait';

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import axios from 'axios';
 import { Redis } from 'ioredis';
-import { ledgerDiscrepancies } from '../../src/agents/ledger/sql-reports';
+import { ledgerDiscrepancies } from '../../src/agents/ledger/sql';
 import { loadLocales } from '../../src/i18n';
 import { SETTLED_STATES, type PurchaseRecord } from '../../src/purchases/types';
 import { openPostgres, type Database } from '../../src/records/database';

@@ -1,6 +1,6 @@
 import axios from 'axios';
 import type { Gateway } from '../../src/gateway/app';
-import { ledgerDiscrepancies } from '../../src/agents/ledger/sql-reports';
+import { ledgerDiscrepancies } from '../../src/agents/ledger/sql';
 import { TEST_METERS } from '../../src/sandbox';
 import { newPhone, startTestGateway, waitForSms } from '../e2e/harness';
 import { testRedis, type TestRedis } from '../support/redis';

@@ -1,3 +1,3 @@
 export * from './store';
 export { SqlFloatStore } from './sql';
-export { ledgerDiscrepancies, type LedgerDiscrepancy } from './sql-reports';
+export { ledgerDiscrepancies, type LedgerDiscrepancy } from './sql';

@@ -1,4 +1,4 @@
-import { AgentRegistry } from '../../agents';
+import { AgentPins, AgentRegistry } from '../../agents';
 import { SqlAgentStore } from '../../agents/store';
 import type { Database } from '../../records/database';
 import { testPglite } from '../../../test/support/database';
@@ -24,17 +24,19 @@ const CODE = '4821';
 const DAY = 24 * 3600 * 1000;
 
 async function setUp() {
-  const registry = new AgentRegistry({
+  const settings = {
     store: new SqlAgentStore(db),
     timeZone: 'Africa/Gaborone',
-    region: 'BW',
+    region: 'BW' as const,
     scrypt: { N: 1024, r: 8, p: 1, keyLen: 32 },
-  });
+  };
+  const registry = new AgentRegistry(settings);
+  const pins = new AgentPins(settings);
   const { oneTimePin } = await registry.add({ msisdn: AGENT, name: 'Kgosi', funding: { kind: 'float' } });
-  expect(await registry.changePin(AGENT, oneTimePin, PIN)).toEqual({ status: 'changed' });
+  expect(await pins.changePin(AGENT, oneTimePin, PIN)).toEqual({ status: 'changed' });
   const quotes = new MemorySmsMoStore();
   await quotes.putQuote(AGENT, { id: 'q1', code: CODE, expiresAt: Date.now() + DAY } as PendingQuote, DAY);
-  const gate = new PinGate(registry, new Keywords(loadLocales()), 'BW', quotes);
+  const gate = new PinGate(registry, pins, new Keywords(loadLocales()), 'BW', quotes);
   const sms = (text: string, from = `+${AGENT}`): InboundSms => ({
     provider: 'generic',
     messageId: null,

@@ -1,4 +1,4 @@
-import type { AgentRegistry, PinChange, PinCheck } from '../../agents';
+import type { AgentPins, AgentRegistry, PinChange, PinCheck } from '../../agents';
 import { normaliseMsisdn, type CountryCode } from '../../phone';
 import { parseSmsCommand, REDACTED_PIN } from '../commands/grammar';
 import type { Keywords } from '../commands/keywords';
@@ -18,7 +18,8 @@ import { hasPinCandidate, maskPinCandidates } from './pin-candidates';
  */
 export class PinGate {
   constructor(
-    private readonly registry: Pick<AgentRegistry, 'get' | 'verifyPin' | 'changePin'>,
+    private readonly registry: Pick<AgentRegistry, 'get'>,
+    private readonly pins: Pick<AgentPins, 'verifyPin' | 'changePin'>,
     private readonly keywords: Keywords,
     private readonly region: string,
     private readonly quotes: Pick<SmsMoStore, 'quoteCodes'>,
@@ -53,7 +54,7 @@ export class PinGate {
       case 'pinChange':
         return checking({ ...sms, text: `${keyword} ${REDACTED_PIN} ${REDACTED_PIN}` }, async () =>
           msisdn
-            ? changeVerdict(await this.registry.changePin(msisdn, command.oldPin, command.newPin))
+            ? changeVerdict(await this.pins.changePin(msisdn, command.oldPin, command.newPin))
             : { status: 'not_agent' },
         );
       case 'yes': {
@@ -96,7 +97,7 @@ export class PinGate {
 
   private async check(msisdn: string | null, pin: string): Promise<PinVerdict> {
     if (pin === REDACTED_PIN) return { status: 'wrong', attemptsLeft: 0 };
-    return msisdn ? checkVerdict(await this.registry.verifyPin(msisdn, pin)) : { status: 'not_agent' };
+    return msisdn ? checkVerdict(await this.pins.verifyPin(msisdn, pin)) : { status: 'not_agent' };
   }
 }
 
