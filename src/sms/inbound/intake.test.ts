@@ -74,4 +74,21 @@ describe('SmsIntake', () => {
     await expect(new SmsIntake(store, closed).accept(sms('ATXid_9'))).rejects.toThrow(/closed/);
     expect(await new SmsIntake(store, inboundSmsQueue()).accept(sms('ATXid_9'))).toBe('queued');
   });
+
+  it('takes over a marker left without its job, and keeps refusing an answered message by its job id', async () => {
+    const store = new MemorySmsMoStore();
+    const queue = inboundSmsQueue();
+    const answered: string[] = [];
+    await queue.start(async (job) => {
+      answered.push(job.key);
+    });
+    const i = new SmsIntake(store, queue);
+    // An intake that stopped between the marker and the job left only the marker.
+    await store.firstSight({ provider: 'africastalking', messageId: 'ATXid_7' }, MESSAGE_ID_MEMORY_MS);
+    expect(await i.accept(sms('ATXid_7'))).toBe('queued');
+    while (answered.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(await i.accept(sms('ATXid_7'))).toBe('duplicate');
+    expect(answered).toEqual(['africastalking:ATXid_7']);
+    await queue.close();
+  });
 });

@@ -7,6 +7,7 @@ import {
   type JobQueueOptions,
 } from '../../queue';
 import { keyPart } from '../../redis/keys';
+import { MESSAGE_ID_MEMORY_MS } from './intake';
 import type { InboundSms } from './types';
 
 /** One inbound message to process, under its de-duplication key. */
@@ -24,7 +25,7 @@ export type InboundHandler = JobHandler<InboundJob>;
  * provider never waits for a quote call, and a failed run is retried (every step is idempotent
  * per message key, which is the job's id).
  */
-export type InboundSmsQueue = JobQueue<InboundJob>;
+export type InboundSmsQueue = JobQueue<InboundJob> & { has(job: InboundJob): Promise<boolean> };
 
 /**
  * Attempts per message; the conversation is idempotent per key, so a retry never answers twice.
@@ -44,9 +45,6 @@ export function inboundRetryDelayMs(attempt: number, base = RETRY_DELAY_MS): num
 /** BullMQ name of the inbound SMS queue (the queue watch reads its backlog). */
 export const INBOUND_SMS_QUEUE_NAME = 'sms-inbound';
 
-/** How long a completed message's job stays, its id then refusing the same message again. */
-const KEEP_COMPLETED_MS = 3600_000;
-
 function inboundJobOptions(retryDelayMs: number): JobQueueOptions<InboundJob> {
   return {
     maxAttempts: ATTEMPTS,
@@ -55,7 +53,9 @@ function inboundJobOptions(retryDelayMs: number): JobQueueOptions<InboundJob> {
     // BullMQ refuses `:` in custom job ids, and an id that is not well-formed UTF-16 is stored
     // under another key than the worker looks for; `keyPart` avoids both and keeps messages apart.
     jobId: (job) => keyPart(job.key),
-    keepCompletedMs: KEEP_COMPLETED_MS,
+    // A completed job's id is kept as long as the intake's marker of its message: the intake
+    // reads a marker without its job as a message never queued (`SmsIntake.accept`).
+    keepCompletedMs: MESSAGE_ID_MEMORY_MS,
     component: 'sms-inbound-queue',
     label: 'inbound sms job',
     // Never the message: its text is the buyer's.
