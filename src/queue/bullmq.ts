@@ -50,7 +50,7 @@ export class BullJobQueue<J = PurchaseJob> implements JobQueue<J> {
   private readonly name: string;
   private readonly prefix: string;
   private readonly idOf: (job: J) => string;
-  private readonly log;
+  private readonly log: ReturnType<typeof componentLogger>;
   private readonly label: string;
 
   /** Whether its Redis clients are waiting to reconnect (Redis is away). */

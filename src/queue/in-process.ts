@@ -40,7 +40,7 @@ export class InProcessJobQueue<J = PurchaseJob> implements JobQueue<J> {
   private readonly maxAttempts: number;
   private readonly retryDelayMs: number;
   private readonly idOf: (job: J) => string;
-  private readonly log;
+  private readonly log: ReturnType<typeof componentLogger>;
   private readonly label: string;
 
   constructor(private readonly options: InProcessQueueOptions<J> = {}) {
