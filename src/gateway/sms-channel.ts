@@ -3,7 +3,7 @@ import { inboundSmsAdapters } from '../sms/inbound/adapters';
 import { SmsIntake } from '../sms/inbound/intake';
 import { PinGate } from '../sms/agents/pin-gate';
 import { Keywords } from '../sms/commands/keywords';
-import { BullmqInboundQueue, InProcessInboundQueue, type InboundSmsQueue } from '../sms/inbound/queue';
+import { inboundSmsQueue } from '../sms/inbound/queue';
 import { inboundSmsRouter } from '../sms/inbound/router';
 import { SmsConversation } from '../sms/mo/conversation';
 import { MemorySmsMoStore, RedisSmsMoStore, type SmsMoStore } from '../sms/mo/store';
@@ -41,9 +41,7 @@ export async function startSmsChannel(
 ): Promise<SmsChannel> {
   const { redis, desk, service, locales } = moneyPath;
   const store: SmsMoStore = redis ? new RedisSmsMoStore(redis, config.redisPrefix) : new MemorySmsMoStore();
-  const queue: InboundSmsQueue = moneyPath.bull
-    ? new BullmqInboundQueue({ connection: moneyPath.bull.connection, prefix: moneyPath.bull.prefix })
-    : new InProcessInboundQueue();
+  const queue = inboundSmsQueue(moneyPath.bull);
   // Agents' PINs are removed here, before anything is de-duplicated, queued or stored.
   const pins = new PinGate(
     moneyPath.agents.registry,

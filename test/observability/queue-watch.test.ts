@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { Queue } from 'bullmq';
-import { watchQueues, type QueueWatch } from '../../src/gateway/readiness';
+import { watchQueues } from '../../src/gateway/readiness';
+import type { BacklogWatch } from '../../src/queue';
 import { Metrics } from '../../src/observability/metrics';
 import { until } from '../support/wait';
 import { TEST_REDIS_URL, testRedis } from '../support/redis';
@@ -14,7 +15,7 @@ import { TEST_REDIS_URL, testRedis } from '../support/redis';
 const redis = testRedis('queue-watch');
 const prefix = `${redis.prefix}-bull`;
 let purchases: Queue;
-let watch: QueueWatch;
+let watch: BacklogWatch;
 
 beforeAll(() => {
   purchases = new Queue('purchases', { connection: { url: TEST_REDIS_URL }, prefix });

@@ -1,11 +1,11 @@
 import { MemorySmsMoStore } from '../mo/store';
 import { MESSAGE_ID_MEMORY_MS, SAME_TEXT_WINDOW_MS, SmsIntake } from './intake';
-import { InProcessInboundQueue, type InboundJob } from './queue';
+import { inboundSmsQueue, type InboundJob } from './queue';
 import type { InboundSms } from './types';
 
 /** The intake with its real store and queue (not started, so nothing is answered in between). */
 function intake() {
-  const queue = new InProcessInboundQueue();
+  const queue = inboundSmsQueue();
   const jobs: InboundJob[] = [];
   const enqueue = queue.enqueue.bind(queue);
   queue.enqueue = async (job) => {
@@ -53,7 +53,7 @@ describe('SmsIntake', () => {
 
   it('remembers an id for 48 h, and the same text without an id for a few seconds', async () => {
     let now = Date.now();
-    const i = new SmsIntake(new MemorySmsMoStore(() => now), new InProcessInboundQueue());
+    const i = new SmsIntake(new MemorySmsMoStore(() => now), inboundSmsQueue());
     expect([MESSAGE_ID_MEMORY_MS, SAME_TEXT_WINDOW_MS]).toEqual([48 * 3600_000, 10_000]);
     expect(await i.accept(sms('ATXid_3'))).toBe('queued');
     expect(await i.accept(sms(null, 'BAL'))).toBe('queued');
@@ -69,9 +69,26 @@ describe('SmsIntake', () => {
 
   it('forgets a message it could not queue, so the re-delivery is taken', async () => {
     const store = new MemorySmsMoStore();
-    const closed = new InProcessInboundQueue();
+    const closed = inboundSmsQueue();
     await closed.close();
     await expect(new SmsIntake(store, closed).accept(sms('ATXid_9'))).rejects.toThrow(/closed/);
-    expect(await new SmsIntake(store, new InProcessInboundQueue()).accept(sms('ATXid_9'))).toBe('queued');
+    expect(await new SmsIntake(store, inboundSmsQueue()).accept(sms('ATXid_9'))).toBe('queued');
+  });
+
+  it('takes over a marker left without its job, and keeps refusing an answered message by its job id', async () => {
+    const store = new MemorySmsMoStore();
+    const queue = inboundSmsQueue();
+    const answered: string[] = [];
+    await queue.start(async (job) => {
+      answered.push(job.key);
+    });
+    const i = new SmsIntake(store, queue);
+    // An intake that stopped between the marker and the job left only the marker.
+    await store.firstSight({ provider: 'africastalking', messageId: 'ATXid_7' }, MESSAGE_ID_MEMORY_MS);
+    expect(await i.accept(sms('ATXid_7'))).toBe('queued');
+    while (answered.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(await i.accept(sms('ATXid_7'))).toBe('duplicate');
+    expect(answered).toEqual(['africastalking:ATXid_7']);
+    await queue.close();
   });
 });

@@ -66,14 +66,25 @@ export class SmsIntake {
     const screened = this.pins ? await this.pins.screen(clean) : { sms: clean, checked: async () => clean };
     const { sms } = screened;
     const { key, marker } = messageKey(sms);
-    const ttl = 'provider' in marker ? MESSAGE_ID_MEMORY_MS : SAME_TEXT_WINDOW_MS;
+    const byId = 'provider' in marker;
+    const ttl = byId ? MESSAGE_ID_MEMORY_MS : SAME_TEXT_WINDOW_MS;
     if (!(await this.store.firstSight(marker, ttl))) {
-      log.info('inbound sms already received: dropped', { smsKey: key, from: maskMsisdn(sms.from) });
-      return 'duplicate';
+      // The marker goes before the job (the PIN is checked once the message is known new), so a
+      // process killed between them leaves a marker without its job: the provider's retry takes
+      // it over. The job id is the message key and the queue keeps it as long as the marker, so
+      // a message queued once — even if answered and gone — is never queued again.
+      if (!byId || (await this.queue.has({ key, sms }))) {
+        log.info('inbound sms already received: dropped', { smsKey: key, from: maskMsisdn(sms.from) });
+        return 'duplicate';
+      }
+      log.warn('inbound sms seen but never queued (its intake stopped in between): queued now', {
+        smsKey: key,
+        from: maskMsisdn(sms.from),
+      });
     }
     try {
       const safe = await screened.checked();
-      await this.queue.enqueue({ key, sms: safe, ...(!('provider' in marker) && { marker }) });
+      await this.queue.enqueue({ key, sms: safe, ...(!byId && { marker }) });
     } catch (error) {
       // Not queued: forget it, so the provider's re-delivery (after our error answer) is taken.
       await this.store.forget(marker).catch(() => undefined);
