@@ -276,7 +276,7 @@ export class PaymentLifecycle {
     for (let after: PaymentRecord | undefined; ;) {
       const page = await this.ctx.payments.listForSweep(after);
       if (page.length === 0) break;
-      for (const { payment, purchaseState } of page) {
+      for (const { payment, purchaseState, purchase } of page) {
         if (['requested', 'pending', 'refund_requested'].includes(payment.state)) {
           await resumeWaiting(this.ctx, payment);
           counts.resumed += 1;
@@ -285,7 +285,8 @@ export class PaymentLifecycle {
           counts.refunds += 1;
         } else {
           if (purchaseState === 'created') {
-            await this.tellPurchase(payment, undefined, SWEPT);
+            // A top-up's payment has no purchase glance: tellPurchase credits its float.
+            await this.tellPurchase(payment, purchase ?? undefined, SWEPT);
             counts.told += 1;
           }
           if (payment.state === 'unknown') await resumeRecheck(this.ctx, payment);
@@ -487,10 +488,15 @@ export class PaymentLifecycle {
       return;
     }
     if (payment.state === 'successful') {
-      // From the sweep, the purchase is read again by the desk (its due attempt and time), and a
+      // From the sweep, its due attempt and time as the sweep's statement read them, and a
       // confirm job whose attempts ran out while the records were away is replaced.
       if (purchase.state === 'created' && swept)
-        await this.hooks.onPaid(purchase.id, payment, undefined, REVIVE);
+        await this.hooks.onPaid(
+          purchase.id,
+          payment,
+          { confirmAttempts: purchase.confirmAttempts, nextAttemptAt: purchase.nextAttemptAt ?? null },
+          REVIVE,
+        );
       else if (purchase.state === 'created')
         await this.hooks.onPaid(purchase.id, payment, { confirmAttempts: purchase.confirmAttempts });
       // Ended while the money came (a late success): it goes back.

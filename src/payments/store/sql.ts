@@ -71,15 +71,20 @@ export interface PurchaseGlance {
   id: string;
   state: PurchaseState;
   confirmAttempts: number;
+  /** When its next confirm is due (a re-confirm after not_sent/429 waits its backoff); the sweep's. */
+  nextAttemptAt?: string | null;
 }
 
 /**
  * A payment with the state of its purchase, as the sweep reads it. A top-up's payment reads
  * `created` while its agent has not been told (the top-up still `requested`), else `succeeded`.
+ * `purchase`: the purchase as the same statement read it (null for a top-up's payment), so that
+ * telling it what the money did needs no read of its own.
  */
 export interface SweptPayment {
   payment: PaymentRecord;
   purchaseState: PurchaseState;
+  purchase: PurchaseGlance | null;
 }
 
 export type { NoticeOutcome } from './notices';
@@ -456,13 +461,22 @@ export class SqlPaymentStore {
       values.push(after.requestedAt, after.id);
       cursor = 'AND (pa.requested_at, pa.id) > ($3::timestamptz, $4::uuid)';
     }
-    const result = await this.db.query<{ record: PaymentRecord; purchase_state: PurchaseState }>(
-      `SELECT pa.record, pu.state AS purchase_state
+    const result = await this.db.query<{
+      record: PaymentRecord;
+      purchase_state: PurchaseState;
+      purchase_id: string | null;
+      confirm_attempts: number | null;
+      next_attempt_at: string | null;
+    }>(
+      `SELECT pa.record, pu.state AS purchase_state, pu.id AS purchase_id,
+              pu.confirm_attempts, pu.next_attempt_at
          FROM payments pa
          JOIN LATERAL (
-           SELECT state FROM purchases WHERE id = pa.purchase_id
+           SELECT state, id, coalesce((record ->> 'confirmAttempts')::int, 0) AS confirm_attempts,
+                  record ->> 'nextAttemptAt' AS next_attempt_at
+             FROM purchases WHERE id = pa.purchase_id
            UNION ALL
-           SELECT CASE WHEN state = 'requested' THEN 'created' ELSE 'succeeded' END
+           SELECT CASE WHEN state = 'requested' THEN 'created' ELSE 'succeeded' END, NULL, NULL, NULL
              FROM agent_topups WHERE id = pa.topup_id
          ) pu ON true
         WHERE (pa.state IN ('requested', 'pending', 'refund_requested')
@@ -474,7 +488,19 @@ export class SqlPaymentStore {
         LIMIT $2`,
       values,
     );
-    return result.rows.map((row) => ({ payment: row.record, purchaseState: row.purchase_state }));
+    return result.rows.map((row) => ({
+      payment: row.record,
+      purchaseState: row.purchase_state,
+      purchase:
+        row.purchase_id === null
+          ? null
+          : {
+              id: row.purchase_id,
+              state: row.purchase_state,
+              confirmAttempts: row.confirm_attempts ?? 0,
+              nextAttemptAt: row.next_attempt_at,
+            },
+    }));
   }
 
   /**
