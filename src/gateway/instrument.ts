@@ -154,8 +154,8 @@ const REFUND_STATES: readonly PaymentRecordState[] = ['refund_requested', 'refun
  * goes to the store as it is.
  */
 export function instrumentPaymentStore(store: SqlPaymentStore, metrics: Metrics): SqlPaymentStore {
-  const transition: SqlPaymentStore['transition'] = async (current, next, noticeId) => {
-    const result = await store.transition(current, next, noticeId);
+  const transition: SqlPaymentStore['transition'] = async (current, next, noticeId, on) => {
+    const result = await store.transition(current, next, noticeId, on);
     if (!result.ok || result.record.state === current.state) return result;
     const { state } = result.record;
     if (PAYMENT_OUTCOMES.includes(state) && ['requested', 'pending'].includes(current.state))

@@ -78,7 +78,7 @@ export interface RunningPurchaseDesk extends PurchaseDesk {
    */
   confirmPaid(
     purchaseId: string,
-    seen?: { confirmAttempts: number },
+    seen?: { confirmAttempts: number; nextAttemptAt?: string | null },
     options?: { replaceFailed?: boolean },
   ): Promise<void>;
   /** Stop the periodic sweep (the queue itself is closed by its owner). */
@@ -254,7 +254,11 @@ export function createPurchaseDesk(options: PurchaseDeskOptions): RunningPurchas
       return record;
     },
 
-    async confirmPaid(id: string, seen?: { confirmAttempts: number }, enqueue?: { replaceFailed?: boolean }) {
+    async confirmPaid(
+      id: string,
+      seen?: { confirmAttempts: number; nextAttemptAt?: string | null },
+      enqueue?: { replaceFailed?: boolean },
+    ) {
       // Seen `created` by the caller (the payment's move read it): no read again. The confirm job's
       // compare-and-set and the records' purchase_confirm_needs_payment guard the rest.
       const record = seen ? { id, state: 'created', ...seen } : await store.get(id);

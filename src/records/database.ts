@@ -120,6 +120,11 @@ class PostgresDatabase implements Database {
   private async onOneClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    // Ended while held between two statements (a failover, a terminated backend): the pool listens
+    // only to idle clients, so without this the error would crash the process. The next statement
+    // fails with it instead, and the client is not handed on.
+    const lost = (error: Error) => (broken = error);
+    client.on('error', lost);
     try {
       return await work(client);
     } catch (error) {
@@ -127,6 +132,7 @@ class PostgresDatabase implements Database {
       if (isConnectionError(error)) broken = error as Error;
       throw error;
     } finally {
+      client.off('error', lost);
       client.release(broken);
     }
   }

@@ -363,7 +363,7 @@ describe('payment lifecycle: never confirm without a payment known successful', 
     expect(h.paid).toEqual([p.id]);
   });
 
-  it('a callback kept while the push answer commits is still applied (neither reads miss the other)', async () => {
+  it('a callback kept while the push answer commits is still applied (the key lock: neither misses the other)', async () => {
     const h = await harness();
     let release!: () => void;
     const answered = new Promise<void>((resolve) => (release = resolve));
@@ -405,14 +405,22 @@ describe('payment lifecycle: never confirm without a payment known successful', 
         );
         return waiting.rows.length > 0;
       });
+      // The callback holds the provider key's lock: the answer's write waits for its commit.
       release();
-      await requesting;
-      expect((await paymentOf(p.id)).state).toBe('pending');
+      await until('the answer waits for the key', async () => {
+        const waiting = await t.db.query(
+          "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid <> 4242 AND NOT granted",
+        );
+        return waiting.rows.length > 0;
+      });
+      expect((await paymentOf(p.id)).state).toBe('requested');
       unlock();
       await holding;
-      const result = await callback;
-      expect(result).toEqual({ outcome: 'applied', paymentId: (await paymentOf(p.id)).id });
+      // The callback's statement saw no key yet: kept unmatched, then applied by the answer.
+      expect(await callback).toEqual({ outcome: 'unmatched', paymentId: null });
+      await requesting;
       expect((await paymentOf(p.id)).state).toBe('successful');
+      expect(h.paid).toEqual([p.id]);
     } finally {
       unlock();
       await holding.catch(() => undefined);

@@ -1,3 +1,4 @@
+import { TransactionGroup } from '../../records/group-commit';
 import type { Database, Queryable } from '../../records/database';
 import type { DeliveryAction, DeliveryNote, Message, MessageRecord, MessageStatus } from '../message';
 import { applyReport, lockProviderMessage, writeDelivery } from './delivery';
@@ -28,10 +29,15 @@ export const EARLY_REPORT_BOUNDS: EarlyReportBounds = { keepMs: 60 * 60_000, max
  * can drift between a record and its index.
  */
 export class SqlMessageStore implements MessageStore {
+  /** The sent marks of concurrent sends commit together (src/records/group-commit.ts). */
+  private readonly group: TransactionGroup;
+
   constructor(
     private readonly db: Database,
     private readonly early: EarlyReportBounds = EARLY_REPORT_BOUNDS,
-  ) {}
+  ) {
+    this.group = new TransactionGroup(db);
+  }
 
   async create(message: Message, now: Date, on: Queryable = this.db, claimed = false): Promise<boolean> {
     const at = now.toISOString();
@@ -170,7 +176,7 @@ export class SqlMessageStore implements MessageStore {
     // The parts' ids in order (an id given twice is one link); the copy's id is them joined.
     const partIds = [...new Set(providerMessageIds.map((p) => text(p) ?? ''))];
     const copyId = partIds.length === 0 ? null : partIds.join(',');
-    return this.db.transaction(async (tx) => {
+    return this.group.run(async (tx) => {
       // The message's row first (a report never takes it before the link exists: no lock cycle).
       const result = await tx.query<Row>(
         `UPDATE sms_messages SET status = 'sent', provider_message_id = $2, sent_at = $3::timestamptz,

@@ -7,7 +7,9 @@ import type { PaymentNotice, PaymentStatus, ProviderNotice, RefundNotice } from 
 import type { NoticeOutcome } from '../store/sql';
 import type { PaymentRecord, PaymentRecordState } from '../store/types';
 import { mismatchOf, pollDelayMs } from './verdicts';
-import { canQuery, errorInfo, log, type LifecycleContext } from './context';
+import type { UnmatchedNotice } from '../store/notices';
+import { canQuery, errorInfo, log, type LifecycleContext, type MoveResult } from './context';
+import { isDatabaseBlip } from './request';
 
 /** The states a success can still decide (a failed one: money that came after all, given back). */
 const OPEN_TO_SUCCESS: readonly PaymentRecordState[] = ['requested', 'pending', 'unknown', 'failed'];
@@ -36,16 +38,16 @@ export interface CallbackResult {
 export async function onCallback(ctx: LifecycleContext, notice: ProviderNotice): Promise<CallbackResult> {
   if (notice.type === 'refund')
     return applyRefundNotice(ctx, await ctx.payments.recordNotice(ctx.provider.name, notice), notice);
-  // Kept, and the payment it names read, in one statement (by our reference, else the provider's).
-  const kept = await ctx.payments.keepNotice(ctx.provider.name, notice);
-  const noticeId = kept.id;
-  // None seen: read again now the notice has committed. The statement's snapshot may predate a
-  // push answer whose early-notice look (applyEarlyNotices) ran before this notice was visible.
-  const payment =
-    kept.payment ??
-    (notice.providerReference
-      ? await ctx.payments.getByProviderReference(ctx.provider.name, notice.providerReference)
-      : null);
+  let taken: { noticeId: string; payment: PaymentRecord | null; moved: MoveResult | null };
+  try {
+    taken = await keepAndMove(ctx, notice);
+  } catch (error) {
+    // Away: the route spools it. Refused otherwise: kept on its own first, then applied as before.
+    if (isDatabaseBlip(error)) throw error;
+    const kept = await ctx.payments.keepNotice(ctx.provider.name, notice);
+    taken = { noticeId: kept.id, payment: kept.payment, moved: null };
+  }
+  const { noticeId, payment, moved } = taken;
   if (!payment) {
     log.warn('payment callback names no payment of ours: kept unmatched', {
       providerReference: notice.providerReference,
@@ -54,7 +56,59 @@ export async function onCallback(ctx: LifecycleContext, notice: ProviderNotice):
     });
     return { outcome: 'unmatched', paymentId: null };
   }
-  return applyPaymentNotice(ctx, noticeId, payment, notice);
+  if (!moved) return applyPaymentNotice(ctx, noticeId, payment, notice);
+  // Committed: what the payment's new state calls for (the purchase's confirm) is done now.
+  await moved.followUp();
+  if (moved.written) return { outcome: 'applied', paymentId: payment.id };
+  log.info('payment callback changed nothing', {
+    paymentId: payment.id,
+    state: moved.record.state,
+    told: notice.state,
+  });
+  return { outcome: 'duplicate', paymentId: payment.id };
+}
+
+/**
+ * The callback's one transaction: the notice kept with the payment it names read (under the
+ * provider key's lock, so a push answer committing at the same moment is seen, or sees it), and,
+ * when the notice is for that payment as it stands, the payment moved with the notice noted
+ * `applied` (or the notice noted a duplicate). A mismatch or a success to verify is left to
+ * `applyPaymentNotice` once the notice has committed.
+ */
+async function keepAndMove(
+  ctx: LifecycleContext,
+  notice: PaymentNotice,
+): Promise<{ noticeId: string; payment: PaymentRecord | null; moved: MoveResult | null }> {
+  return ctx.payments.keepingNotice(ctx.provider.name, notice, async (kept, tx) => {
+    const { payment } = kept;
+    const plain = payment !== null && routeOf(ctx, payment, notice) === 'write';
+    if (!plain) return { noticeId: kept.id, payment, moved: null };
+    const event = {
+      type: 'CALLBACK',
+      notice,
+      vouched: vouchedFor(ctx, payment, notice),
+      at: ctx.now(),
+    } as const;
+    const moved = await ctx.move(payment, event, kept.id, tx);
+    if (!moved.written) await ctx.payments.settleNotice(kept.id, payment.id, 'duplicate', tx);
+    return { noticeId: kept.id, payment, moved };
+  });
+}
+
+/**
+ * How a payment notice is taken: one whose success does not match an open payment never marks it
+ * paid (`mismatch`); a success the provider does not vouch for is verified first (`unverified`);
+ * any other is written as the machine decides (`write`).
+ */
+function routeOf(
+  ctx: LifecycleContext,
+  payment: PaymentRecord,
+  notice: PaymentNotice,
+): 'mismatch' | 'unverified' | 'write' {
+  const open = OPEN_TO_SUCCESS.includes(payment.state);
+  if (notice.state !== 'successful' || !open) return 'write';
+  if (mismatchOf(payment, notice, true) !== null) return 'mismatch';
+  return vouchedFor(ctx, payment, notice) ? 'write' : 'unverified';
 }
 
 async function applyPaymentNotice(
@@ -63,8 +117,8 @@ async function applyPaymentNotice(
   payment: PaymentRecord,
   notice: PaymentNotice,
 ): Promise<CallbackResult> {
-  const mismatch = notice.state === 'successful' ? mismatchOf(payment, notice, true) : null;
-  if (mismatch !== null && OPEN_TO_SUCCESS.includes(payment.state)) {
+  const route = routeOf(ctx, payment, notice);
+  if (route === 'mismatch') {
     // Pending: asked about below. Unknown or failed: the provider says money moved that this
     // payment cannot take; the notice is listed for care (unmatched.ts) while the payment stays so.
     log.error(
@@ -72,7 +126,7 @@ async function applyPaymentNotice(
       {
         paymentId: payment.id,
         purchaseId: payment.purchaseId,
-        mismatch,
+        mismatch: mismatchOf(payment, notice, true),
         expected: payment.amount,
         told: notice.amount ?? null,
         providerReference: notice.providerReference,
@@ -89,7 +143,7 @@ async function applyPaymentNotice(
     return { outcome: 'mismatch', paymentId: payment.id };
   }
   const vouched = vouchedFor(ctx, payment, notice);
-  if (notice.state === 'successful' && !vouched && OPEN_TO_SUCCESS.includes(payment.state)) {
+  if (route === 'unverified') {
     // Our URL's key is all it has (a URL a proxy may have logged): the provider's own status decides.
     log.warn('success callback the provider does not vouch for: its status is asked before it is applied', {
       paymentId: payment.id,
@@ -277,11 +331,20 @@ async function applyRefundNotice(
  * Callbacks that came before the collect's answer told us the provider's key. Whether one was
  * applied (the payment moved on, and what its new state calls for was done).
  */
-export async function applyEarlyNotices(ctx: LifecycleContext, payment: PaymentRecord): Promise<boolean> {
-  const early = await ctx.payments.unmatchedNotices(ctx.provider.name, payment.providerReference!);
+export async function applyEarlyNotices(
+  ctx: LifecycleContext,
+  payment: PaymentRecord,
+  kept?: UnmatchedNotice[],
+): Promise<boolean> {
+  // As the statement that wrote the key read them under its lock, else read now.
+  const early = kept ?? (await ctx.payments.unmatchedNotices(ctx.provider.name, payment.providerReference!));
+  if (early.length === 0) return false;
   let applied = false;
+  // The payment as just written, for the first; read again after each, which may have moved it.
+  let known: PaymentRecord | null = kept ? payment : null;
   for (const { id, notice } of early) {
-    const current = await ctx.payments.get(payment.id);
+    const current = known ?? (await ctx.payments.get(payment.id));
+    known = null;
     if (!current || notice.type !== 'payment') continue;
     if ((await applyPaymentNotice(ctx, id, current, notice)).outcome === 'applied') applied = true;
   }

@@ -11,6 +11,7 @@ import type { PaymentProvider } from '../port';
 import type { PaymentJob, PaymentJobQueue } from '../queue';
 import type { SqlPaymentStore } from '../store/sql';
 import type { PaymentRecord } from '../store/types';
+import type { Queryable } from '../../records/database';
 import type { PaymentOutcomeHooks } from './settings';
 
 export const log = componentLogger('payments');
@@ -43,8 +44,20 @@ export interface LifecycleContext {
     event: PaymentEvent,
     noticeId?: string,
   ): Promise<{ record: PaymentRecord; written: boolean }>;
+  /**
+   * `write` on the caller's transaction `on`: what the new state calls for (and its log line) is
+   * `followUp`, which the caller runs once `on` has committed.
+   */
+  move(payment: PaymentRecord, event: PaymentEvent, noticeId: string, on: Queryable): Promise<MoveResult>;
   /** `write`, answering the payment as it stands. */
   apply(payment: PaymentRecord, event: PaymentEvent): Promise<PaymentRecord>;
+}
+
+/** A decided event written (or not), and what its new state calls for, to run after the commit. */
+export interface MoveResult {
+  record: PaymentRecord;
+  written: boolean;
+  followUp(): Promise<void>;
 }
 
 /** The provider can be asked about it: it told us its key, or it keys payments by ours. */

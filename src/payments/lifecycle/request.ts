@@ -212,7 +212,7 @@ export async function applySpooledAnswer(
     state: payment.state,
     providerReference: entry.providerReference,
   });
-  if (await applyEarlyNotices(ctx, keyed.record)) return;
+  if (await applyEarlyNotices(ctx, keyed.record, keyed.early)) return;
   if (keyed.record.state === 'pending') await schedulePoll(ctx, keyed.record, 0);
 }
 

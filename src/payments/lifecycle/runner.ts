@@ -11,9 +11,10 @@ import type { Money } from '../../vas/money';
 import type { ProviderNotice } from '../port';
 import type { PaymentJob } from '../queue';
 import type { PurchaseGlance } from '../store/sql';
+import type { UnmatchedNotice } from '../store/notices';
 import { REFUND_CARE_STATES, topUpIdOf, type PaymentRecord } from '../store/types';
 import { adoptLostNotice, applyEarlyNotices, onCallback, runVerify, type CallbackResult } from './callbacks';
-import { errorInfo, later, log, REVIVE, type LifecycleContext } from './context';
+import { errorInfo, later, log, REVIVE, type LifecycleContext, type MoveResult } from './context';
 import {
   dropPoll,
   resumeRecheck,
@@ -79,6 +80,7 @@ export class PaymentLifecycle {
       spooled: () => this.replaySoon(),
       now: () => clock().toISOString(),
       write: (payment, event, noticeId) => this.write(payment, event, noticeId),
+      move: (payment, event, noticeId, on) => this.move(payment, event, noticeId, on),
       apply: (payment, event) => this.apply(payment, event),
     };
   }
@@ -274,7 +276,7 @@ export class PaymentLifecycle {
     for (let after: PaymentRecord | undefined; ;) {
       const page = await this.ctx.payments.listForSweep(after);
       if (page.length === 0) break;
-      for (const { payment, purchaseState } of page) {
+      for (const { payment, purchaseState, purchase } of page) {
         if (['requested', 'pending', 'refund_requested'].includes(payment.state)) {
           await resumeWaiting(this.ctx, payment);
           counts.resumed += 1;
@@ -283,7 +285,8 @@ export class PaymentLifecycle {
           counts.refunds += 1;
         } else {
           if (purchaseState === 'created') {
-            await this.tellPurchase(payment, undefined, SWEPT);
+            // A top-up's payment has no purchase glance: tellPurchase credits its float.
+            await this.tellPurchase(payment, purchase ?? undefined, SWEPT);
             counts.told += 1;
           }
           if (payment.state === 'unknown') await resumeRecheck(this.ctx, payment);
@@ -315,12 +318,26 @@ export class PaymentLifecycle {
    * Decide `event` on the payment and write it (compare-and-set); when another writer moved it
    * first, decide again on what it wrote. Then does what the new state calls for. Returns the
    * payment as it stands and whether this call wrote it (false: its state did not take the event).
+   * `on`: a transaction of the caller's (a callback's keep and move): the write is made on it, and
+   * what the new state calls for is left to `moved.followUp`, to be run once it has committed.
    */
   private async write(
     payment: PaymentRecord,
     event: PaymentEvent,
     noticeId?: string,
   ): Promise<{ record: PaymentRecord; written: boolean }> {
+    const moved = await this.move(payment, event, noticeId);
+    await moved.followUp();
+    return moved;
+  }
+
+  private async move(
+    payment: PaymentRecord,
+    event: PaymentEvent,
+    noticeId?: string,
+    on?: Queryable,
+  ): Promise<MoveResult> {
+    const nothing = async () => undefined;
     let current: PaymentRecord | null = payment;
     for (let i = 0; i < 5 && current; i += 1) {
       const decision = decidePayment(current, event, this.settings);
@@ -330,7 +347,7 @@ export class PaymentLifecycle {
           state: current.state,
           event: event.type,
         });
-        return { record: current, written: false };
+        return { record: current, written: false, followUp: nothing };
       }
       const nextAttemptAt =
         decision.delayMs === null
@@ -342,26 +359,31 @@ export class PaymentLifecycle {
         delete next.recheckRound;
         delete next.recheckAt;
       }
-      const result = await this.ctx.payments.transition(current, next, noticeId);
+      const result = await this.ctx.payments.transition(current, next, noticeId, on);
       if (!result.ok) {
         current = result.current;
         continue;
       }
       const record = result.record;
-      log.info('payment transition', {
-        paymentId: record.id,
-        purchaseId: record.purchaseId,
-        from: decision.from,
-        to: record.state,
-        version: record.version,
-        event: event.type,
-        ...(record.reason && decision.from !== record.state ? { reason: record.reason } : {}),
-        ...(decision.delayMs !== null ? { nextInMs: decision.delayMs } : {}),
-      });
-      await this.followUp(record, decision.from, decision.delayMs, result.purchase);
-      return { record, written: true };
+      return {
+        record,
+        written: true,
+        followUp: async () => {
+          log.info('payment transition', {
+            paymentId: record.id,
+            purchaseId: record.purchaseId,
+            from: decision.from,
+            to: record.state,
+            version: record.version,
+            event: event.type,
+            ...(record.reason && decision.from !== record.state ? { reason: record.reason } : {}),
+            ...(decision.delayMs !== null ? { nextInMs: decision.delayMs } : {}),
+          });
+          await this.followUp(record, decision.from, decision.delayMs, result.purchase, result.early);
+        },
+      };
     }
-    return { record: current ?? payment, written: false };
+    return { record: current ?? payment, written: false, followUp: nothing };
   }
 
   private async apply(payment: PaymentRecord, event: PaymentEvent): Promise<PaymentRecord> {
@@ -374,6 +396,7 @@ export class PaymentLifecycle {
     from: PaymentRecord['state'],
     delayMs: number | null,
     purchase: PurchaseGlance | null,
+    early?: UnmatchedNotice[],
   ): Promise<void> {
     switch (payment.state) {
       case 'requested':
@@ -382,7 +405,11 @@ export class PaymentLifecycle {
         return;
       case 'pending':
         // An early notice applied has moved the payment on (its own follow-up done): no poll then.
-        if (from === 'requested' && payment.providerReference && (await applyEarlyNotices(this.ctx, payment)))
+        if (
+          from === 'requested' &&
+          payment.providerReference &&
+          (await applyEarlyNotices(this.ctx, payment, early))
+        )
           return;
         // Found lost with no key (its answer never written): its callback may be waiting unmatched.
         if (from === 'requested' && !payment.providerReference && (await adoptLostNotice(this.ctx, payment)))
@@ -461,10 +488,15 @@ export class PaymentLifecycle {
       return;
     }
     if (payment.state === 'successful') {
-      // From the sweep, the purchase is read again by the desk (its due attempt and time), and a
+      // From the sweep, its due attempt and time as the sweep's statement read them, and a
       // confirm job whose attempts ran out while the records were away is replaced.
       if (purchase.state === 'created' && swept)
-        await this.hooks.onPaid(purchase.id, payment, undefined, REVIVE);
+        await this.hooks.onPaid(
+          purchase.id,
+          payment,
+          { confirmAttempts: purchase.confirmAttempts, nextAttemptAt: purchase.nextAttemptAt ?? null },
+          REVIVE,
+        );
       else if (purchase.state === 'created')
         await this.hooks.onPaid(purchase.id, payment, { confirmAttempts: purchase.confirmAttempts });
       // Ended while the money came (a late success): it goes back.

@@ -50,13 +50,13 @@ export function paymentLifecycleSettings(
 export interface PaymentOutcomeHooks {
   /**
    * The buyer's payment is known successful and its purchase was read `created` (with its confirm
-   * attempts so far; none from the sweep, which reads it again): enqueue the purchase's confirm —
+   * attempts so far, and from the sweep when its next one is due): enqueue the purchase's confirm —
    * from the sweep replacing a confirm job that failed for good (`replaceFailed`).
    */
   onPaid(
     purchaseId: string,
     payment: PaymentRecord,
-    seen: { confirmAttempts: number } | undefined,
+    seen: { confirmAttempts: number; nextAttemptAt?: string | null } | undefined,
     options?: { replaceFailed?: boolean },
   ): Promise<void>;
   /**

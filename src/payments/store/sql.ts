@@ -41,8 +41,27 @@ export type CreatePaymentResult =
   | { created: false; record: null };
 
 export type PaymentTransitionResult =
-  | { ok: true; record: PaymentRecord; purchase: PurchaseGlance | null }
+  | {
+      ok: true;
+      record: PaymentRecord;
+      purchase: PurchaseGlance | null;
+      /** The payment learnt its provider key: the notices kept under that key before it, oldest first. */
+      early?: UnmatchedNotice[];
+    }
   | { ok: false; current: PaymentRecord | null };
+
+/**
+ * The lock on a provider's key for a payment (`SELECT pg_advisory_xact_lock(...)`, parameter
+ * `$1`: `keyLockName`). A payment learning its key (the push answer) and a callback naming it
+ * each take it before their statement, so one always sees the other's commit: the answer reads
+ * the notices kept before it, the callback reads the key written before it. Without it both
+ * statements' snapshots could miss each other, and each side then needed a read of its own.
+ */
+const KEY_LOCK = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
+
+function keyLockName(provider: string, providerReference: string): string {
+  return `payment-key:${provider}:${providerReference}`;
+}
 
 /**
  * The purchase a payment pays for, as the statement that moved the payment read it (null for a
@@ -52,15 +71,20 @@ export interface PurchaseGlance {
   id: string;
   state: PurchaseState;
   confirmAttempts: number;
+  /** When its next confirm is due (a re-confirm after not_sent/429 waits its backoff); the sweep's. */
+  nextAttemptAt?: string | null;
 }
 
 /**
  * A payment with the state of its purchase, as the sweep reads it. A top-up's payment reads
  * `created` while its agent has not been told (the top-up still `requested`), else `succeeded`.
+ * `purchase`: the purchase as the same statement read it (null for a top-up's payment), so that
+ * telling it what the money did needs no read of its own.
  */
 export interface SweptPayment {
   payment: PaymentRecord;
   purchaseState: PurchaseState;
+  purchase: PurchaseGlance | null;
 }
 
 export type { NoticeOutcome } from './notices';
@@ -288,6 +312,24 @@ export class SqlPaymentStore {
     current: PaymentRecord,
     next: PaymentRecord,
     noticeId?: string,
+    on?: Queryable,
+  ): Promise<PaymentTransitionResult> {
+    const learnsKey = current.providerReference === null && next.providerReference !== null;
+    if (!learnsKey) return this.move(current, next, noticeId, on ?? this.db);
+    const key = keyLockName(current.provider, next.providerReference!);
+    const locked = async (tx: Queryable) => {
+      await tx.query(KEY_LOCK, [key]);
+      return this.move(current, next, noticeId, tx, true);
+    };
+    return on ? locked(on) : this.db.transaction(locked);
+  }
+
+  private async move(
+    current: PaymentRecord,
+    next: PaymentRecord,
+    noticeId: string | undefined,
+    on: Queryable,
+    learnsKey = false,
   ): Promise<PaymentTransitionResult> {
     const at = this.clock().toISOString();
     const written: PaymentRecord = { ...next, version: current.version + 1, updatedAt: at };
@@ -324,22 +366,34 @@ export class SqlPaymentStore {
          UPDATE payment_notices n SET payment_id = moved.id, outcome = 'applied'
            FROM moved WHERE n.id = $${12 + refundParams.length}
        )`;
+    // Under the key's lock: the notices that named the key before this payment had it.
+    const earlyStep = learnsKey
+      ? `, (SELECT coalesce(json_agg(json_build_object('id', n.id::text, 'notice', n.notice) ORDER BY n.id), '[]')
+             FROM payment_notices n
+            WHERE n.payment_id IS NULL AND n.provider = $${12 + refundParams.length + (noticeId === undefined ? 0 : 1)}
+              AND n.provider_reference = moved.provider_reference AND n.kind = 'payment') AS early`
+      : '';
     try {
-      const moved = await this.db.query<
-        Row & { purchase_id: string | null; purchase_state: PurchaseState; confirm_attempts: number }
+      const moved = await on.query<
+        Row & {
+          purchase_id: string | null;
+          purchase_state: PurchaseState;
+          confirm_attempts: number;
+          early?: UnmatchedNotice[];
+        }
       >(
         `WITH moved AS (
            UPDATE payments
               SET state = $3, version = version + 1, provider_reference = $4, receipt = $5, reason = $6,
                   updated_at = $7, decided_at = $8, record = $9
             WHERE id = $1 AND version = $2 AND state = $10
-           RETURNING id, version, purchase_id, record
+           RETURNING id, version, purchase_id, provider_reference, record
          ), logged AS (
            INSERT INTO payment_transitions (payment_id, version, from_state, to_state, at, patch)
            SELECT id, version, $10, $3, $7, $11 FROM moved
          )${refundStep}${noticeStep}
          SELECT moved.record, p.id AS purchase_id, p.state AS purchase_state,
-                coalesce((p.record ->> 'confirmAttempts')::int, 0) AS confirm_attempts
+                coalesce((p.record ->> 'confirmAttempts')::int, 0) AS confirm_attempts${earlyStep}
            FROM moved LEFT JOIN purchases p ON p.id = moved.purchase_id`,
         [
           current.id,
@@ -355,6 +409,7 @@ export class SqlPaymentStore {
           JSON.stringify(changedFields(current, written)),
           ...refundParams,
           ...(noticeId === undefined ? [] : [noticeId]),
+          ...(learnsKey ? [current.provider] : []),
         ],
       );
       const [row] = moved.rows;
@@ -366,13 +421,17 @@ export class SqlPaymentStore {
             row.purchase_id === null
               ? null
               : { id: row.purchase_id, state: row.purchase_state, confirmAttempts: row.confirm_attempts },
+          ...(learnsKey && { early: row.early ?? [] }),
         };
     } catch (error) {
       if (isRefusal(error, 'payment_refund_allowed') || isUniqueViolation(error, 'payment_refunds'))
         throw new RefundNotAllowedError(current.id, (error as Error).message);
       throw error;
     }
-    return { ok: false, current: await this.get(current.id) };
+    return {
+      ok: false,
+      current: await this.one('SELECT record FROM payments WHERE id = $1', [current.id], on),
+    };
   }
 
   /**
@@ -402,13 +461,22 @@ export class SqlPaymentStore {
       values.push(after.requestedAt, after.id);
       cursor = 'AND (pa.requested_at, pa.id) > ($3::timestamptz, $4::uuid)';
     }
-    const result = await this.db.query<{ record: PaymentRecord; purchase_state: PurchaseState }>(
-      `SELECT pa.record, pu.state AS purchase_state
+    const result = await this.db.query<{
+      record: PaymentRecord;
+      purchase_state: PurchaseState;
+      purchase_id: string | null;
+      confirm_attempts: number | null;
+      next_attempt_at: string | null;
+    }>(
+      `SELECT pa.record, pu.state AS purchase_state, pu.id AS purchase_id,
+              pu.confirm_attempts, pu.next_attempt_at
          FROM payments pa
          JOIN LATERAL (
-           SELECT state FROM purchases WHERE id = pa.purchase_id
+           SELECT state, id, coalesce((record ->> 'confirmAttempts')::int, 0) AS confirm_attempts,
+                  record ->> 'nextAttemptAt' AS next_attempt_at
+             FROM purchases WHERE id = pa.purchase_id
            UNION ALL
-           SELECT CASE WHEN state = 'requested' THEN 'created' ELSE 'succeeded' END
+           SELECT CASE WHEN state = 'requested' THEN 'created' ELSE 'succeeded' END, NULL, NULL, NULL
              FROM agent_topups WHERE id = pa.topup_id
          ) pu ON true
         WHERE (pa.state IN ('requested', 'pending', 'refund_requested')
@@ -420,7 +488,19 @@ export class SqlPaymentStore {
         LIMIT $2`,
       values,
     );
-    return result.rows.map((row) => ({ payment: row.record, purchaseState: row.purchase_state }));
+    return result.rows.map((row) => ({
+      payment: row.record,
+      purchaseState: row.purchase_state,
+      purchase:
+        row.purchase_id === null
+          ? null
+          : {
+              id: row.purchase_id,
+              state: row.purchase_state,
+              confirmAttempts: row.confirm_attempts ?? 0,
+              nextAttemptAt: row.next_attempt_at,
+            },
+    }));
   }
 
   /**
@@ -499,12 +579,35 @@ export class SqlPaymentStore {
   }
 
   /**
+   * Keep a payment notice and read the payment it names (`keepNotice`), then `work` on the same
+   * transaction (its move and the notice's outcome): one commit for the callback. The key's lock
+   * is taken first when the notice names a provider key (`KEY_LOCK`): a payment that does not
+   * know the key once it is held learns it only after this commits, and then finds this notice.
+   */
+  async keepingNotice<T>(
+    provider: string,
+    notice: PaymentNotice,
+    work: (kept: KeptNotice, tx: Queryable) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      if (notice.providerReference)
+        await tx.query(KEY_LOCK, [keyLockName(provider, notice.providerReference)]);
+      return work(await keepNotice(tx, this.clock().toISOString(), provider, notice), tx);
+    });
+  }
+
+  /**
    * What became of a kept notice: the payment it named (null: none yet) and how it was taken.
    * `applied` is final: a notice handled twice (the callback's re-read and the push answer's
    * early-notice look can both find it) keeps the word for what it did.
    */
-  async settleNotice(id: string, paymentId: string | null, outcome: NoticeOutcome): Promise<void> {
-    await this.db.query(
+  async settleNotice(
+    id: string,
+    paymentId: string | null,
+    outcome: NoticeOutcome,
+    on: Queryable = this.db,
+  ): Promise<void> {
+    await on.query(
       `UPDATE payment_notices SET payment_id = $2, outcome = $3
         WHERE id = $1 AND outcome IS DISTINCT FROM 'applied'`,
       [id, paymentId, outcome],

@@ -1,3 +1,4 @@
+import { TransactionGroup } from '../../records/group-commit';
 import type { Database, Queryable } from '../../records/database';
 import { sealedUnderPattern } from '../../records/sealing';
 import {
@@ -46,8 +47,11 @@ export class SqlPurchaseStore implements PurchaseStore {
   private readonly clock: () => Date;
   private readonly retentionMs: number;
 
+  private readonly group: TransactionGroup;
+
   constructor(options: SqlPurchaseStoreOptions) {
     this.db = options.db;
+    this.group = new TransactionGroup(options.db);
     this.clock = options.clock ?? (() => new Date());
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   }
@@ -159,7 +163,8 @@ export class SqlPurchaseStore implements PurchaseStore {
     id: string,
     step: (record: PurchaseRecord | null, tx: RecordTransaction) => Promise<T>,
   ): Promise<T> {
-    return this.db.transaction(async (tx) => {
+    // Grouped: the confirm starts and outcomes of concurrent jobs commit together (group-commit.ts).
+    return this.group.run(async (tx) => {
       const read = await tx.query<Row>('SELECT record FROM purchases WHERE id = $1 FOR UPDATE', [id]);
       const found = read.rows[0]?.record;
       return step(found ? this.open(found) : null, {
