@@ -13,6 +13,7 @@ import type { PaymentJob } from '../queue';
 import type { PurchaseGlance } from '../store/sql';
 import { REFUND_CARE_STATES, topUpIdOf, type PaymentRecord } from '../store/types';
 import { adoptLostNotice, applyEarlyNotices, onCallback, runVerify, type CallbackResult } from './callbacks';
+import { premasked } from '../../observability/logger';
 import { errorInfo, later, log, REVIVE, type LifecycleContext } from './context';
 import {
   dropPoll,
@@ -348,16 +349,20 @@ export class PaymentLifecycle {
         continue;
       }
       const record = result.record;
-      log.info('payment transition', {
-        paymentId: record.id,
-        purchaseId: record.purchaseId,
-        from: decision.from,
-        to: record.state,
-        version: record.version,
-        event: event.type,
-        ...(record.reason && decision.from !== record.state ? { reason: record.reason } : {}),
-        ...(decision.delayMs !== null ? { nextInMs: decision.delayMs } : {}),
-      });
+      // Ids, state names, a reason code and numbers: nothing the logger's masking walk could find.
+      log.info(
+        'payment transition',
+        premasked({
+          paymentId: record.id,
+          purchaseId: record.purchaseId,
+          from: decision.from,
+          to: record.state,
+          version: record.version,
+          event: event.type,
+          ...(record.reason && decision.from !== record.state ? { reason: record.reason } : {}),
+          ...(decision.delayMs !== null ? { nextInMs: decision.delayMs } : {}),
+        }),
+      );
       await this.followUp(record, decision.from, decision.delayMs, result.purchase);
       return { record, written: true };
     }
