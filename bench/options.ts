@@ -27,6 +27,8 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
  * `BENCH_PAYMENT=with` (or `alongside`, whose one worker serves one build).
  */
 export const WITHOUT_PAYMENT = process.env.BENCH_PAYMENT !== 'with' && TOPOLOGY !== 'alongside';
+/** How long the payment sandbox's payers take to approve a push (see `startPaymentSandbox`). */
+export const APPROVE_DELAY_MS = Number(process.env.BENCH_APPROVE_DELAY_MS ?? 300);
 /**
  * `BENCH_BASELINE=<a build's dist/>`: that build of the gateway (an earlier commit, built in
  * another checkout) plays too, as a fourth target right after this one, with its own prefix

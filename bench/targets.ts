@@ -119,7 +119,7 @@ export async function startTargets(
   const sandbox = await startSandbox(children, sandboxPort);
   const purchaseService = `http://127.0.0.1:${sandboxPort}`;
   const gatewayEnv = gatewayEnvOf(runId, purchaseService);
-  const paymentSandbox = await startPaymentSandbox(children, distRoot, paymentSandboxPort);
+  const paymentSandbox = await startPaymentSandbox(children, distRoot, paymentSandboxPort, 'gateway');
   const current = startGateway(
     children,
     distRoot,
@@ -133,7 +133,7 @@ export async function startTargets(
   const gateway = current.server;
   const baselineSandbox = BASELINE ? await startSandbox(children, baselineSandboxPort) : undefined;
   const baselinePaymentSandbox = BASELINE
-    ? await startPaymentSandbox(children, BASELINE, baselinePaymentSandboxPort)
+    ? await startPaymentSandbox(children, BASELINE, baselinePaymentSandboxPort, 'baseline')
     : undefined;
   const baseline =
     BASELINE && baselineSandbox
