@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { noFulfilment, type Fulfilment } from './fulfilment';
-import { REDIS_URL, TOPOLOGY } from './options';
+import { APPROVE_DELAY_MS, profileFlags, REDIS_URL, TOPOLOGY } from './options';
 import { startProcess, waitForHealth } from './processes';
 import type { BenchDatabase, BenchDatabases } from './records';
 import { DARAJA_DEFAULTS } from '../src/payments/sandbox/daraja';
@@ -68,13 +68,17 @@ export async function startSandbox(children: ChildProcess[], port: number): Prom
 
 /**
  * A payment sandbox per build that has one (a build from before payments has none and
- * collects nothing): Daraja in BWP cents, and unlisted payers (every bench subscriber)
- * approve after 10 ms instead of 300, so a drain does not wait on a human's pause.
+ * collects nothing): Daraja in BWP cents, and unlisted payers (every bench subscriber) approve
+ * after the sandbox's own 300 ms (`BENCH_APPROVE_DELAY_MS`), still far quicker than a buyer
+ * typing a PIN. At 10 ms most callbacks of a loaded gateway beat the push's answer, a race that
+ * a PIN prompt makes rare in production, and the bench measured that race's extra reads and
+ * writes rather than the payment step.
  */
 export async function startPaymentSandbox(
   children: ChildProcess[],
   root: string,
   port: number,
+  label: string,
 ): Promise<Build['paymentSandbox']> {
   if (!fs.existsSync(path.join(root, 'src/payments/sandbox/main.js'))) return undefined;
   const started = startProcess(
@@ -83,9 +87,9 @@ export async function startPaymentSandbox(
       PAYMENT_SANDBOX_PORT: String(port),
       PAYMENT_SANDBOX_DARAJA_CURRENCY: 'BWP',
       PAYMENT_SANDBOX_DARAJA_DECIMALS: '2',
-      PAYMENT_SANDBOX_APPROVE_DELAY_MS: '10',
+      PAYMENT_SANDBOX_APPROVE_DELAY_MS: String(APPROVE_DELAY_MS),
     },
-    [],
+    profileFlags(`payment-sandbox-${label}`),
     root,
   );
   children.push(started);

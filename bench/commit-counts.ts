@@ -57,16 +57,19 @@ export async function endCounting(databases: BenchDatabases, builds: Build[]): P
 }
 
 /**
- * Waits (up to 30 s) until no payment of the round is still `requested`: its push's answer is
- * written. The Buy's END goes out before the push, so the round's last answers may still be in
- * the HTTP process when the round ends; ending the database's connections to count commits then
- * would lose them (and their payments' keys). Answers its own commits.
+ * Waits (up to 30 s) until no payment of the round is still `requested` or `pending`: its push's
+ * answer and its callback are written. The Buy's END goes out before the push, and the payer
+ * approves after it, so the round's last answers and callbacks may still be in the HTTP process
+ * when the round ends; ending the database's connections to count commits then would lose them
+ * (and their payments' keys). Answers its own commits.
  */
 export async function answersWritten(databases: BenchDatabases, records: BenchDatabase): Promise<number> {
   const deadline = Date.now() + 30_000;
   const probed = await databases.withProbe(records, async (query) => {
     for (;;) {
-      const [{ n }] = (await query("SELECT count(*)::int AS n FROM payments WHERE state = 'requested'")) as {
+      const [{ n }] = (await query(
+        "SELECT count(*)::int AS n FROM payments WHERE state IN ('requested', 'pending')",
+      )) as {
         n: number;
       }[];
       if (n === 0 || Date.now() > deadline) return n;

@@ -27,6 +27,8 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
  * `BENCH_PAYMENT=with` (or `alongside`, whose one worker serves one build).
  */
 export const WITHOUT_PAYMENT = process.env.BENCH_PAYMENT !== 'with' && TOPOLOGY !== 'alongside';
+/** How long the payment sandbox's payers take to approve a push (see `startPaymentSandbox`). */
+export const APPROVE_DELAY_MS = Number(process.env.BENCH_APPROVE_DELAY_MS ?? 300);
 /**
  * `BENCH_BASELINE=<a build's dist/>`: that build of the gateway (an earlier commit, built in
  * another checkout) plays too, as a fourth target right after this one, with its own prefix
@@ -45,7 +47,8 @@ const START_NODE_ARGS = (() => {
   return /\bnode\s+(.*?)\s*dist\/src\/main\.js/.exec(start)?.[1] ?? '';
 })();
 
-// BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway process (and the peer's), written when it exits.
+// BENCH_PROFILE=<dir>: a V8 CPU profile of each server's process (gateway, baseline, unpaid, peer, floor),
+// named after it and written when it exits.
 // BENCH_NODE_ARGS: node flags for the gateway instead of `npm start`'s (e.g. GC settings to compare);
 // BENCH_BASELINE_NODE_ARGS the same for the baseline build (the same flags unless given).
 const nodeArgs = (flags: string) => flags.split(' ').filter((arg) => arg !== '');
@@ -53,11 +56,11 @@ export const START_ARGS = nodeArgs(process.env.BENCH_NODE_ARGS ?? START_NODE_ARG
 export const BASELINE_ARGS = nodeArgs(
   process.env.BENCH_BASELINE_NODE_ARGS ?? process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS,
 );
-export const PROFILE_FLAGS = process.env.BENCH_PROFILE
-  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-  : [];
-/** The gateway's node arguments: the profile's flags, then `npm start`'s (or BENCH_NODE_ARGS). */
-export const PROFILE_ARGS = [...PROFILE_FLAGS, ...START_ARGS];
+/** The profile's flags for a target's process: its file is named after the target (`gateway.cpuprofile`). */
+export const profileFlags = (target: string): string[] =>
+  process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, `--cpu-prof-name=${target}.cpuprofile`]
+    : [];
 
 /** `BENCH_KEEP_KEYS`: the run's databases and Redis keys are left in place, to look at. */
 export const KEEP_KEYS = Boolean(process.env.BENCH_KEEP_KEYS);

@@ -10,7 +10,8 @@ import {
   BASELINE_ARGS,
   DURATION_MS,
   PGBENCH_SECONDS,
-  PROFILE_ARGS,
+  profileFlags,
+  START_ARGS,
   ROUNDS,
   SUBSCRIBERS,
   TOPOLOGY,
@@ -39,7 +40,7 @@ export function reportPlan(withBaseline: boolean): void {
   }[TOPOLOGY];
   console.log(
     `playing electricity dialogues (5 hops; 6 where 'Send the token to' is asked) for ${SUBSCRIBERS} subscribers, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured, ` +
-      `gateway: ${jobsRun} (node ${PROFILE_ARGS.join(' ') || 'without flags'}` +
+      `gateway: ${jobsRun} (node ${[...profileFlags('gateway'), ...START_ARGS].join(' ') || 'without flags'}` +
       `${withBaseline ? `; baseline: node ${BASELINE_ARGS.join(' ') || 'without flags'}` : ''}), ` +
       `targets interleaved over ${ROUNDS} rounds, each round starting one target later (medians reported)`,
   );

@@ -19,8 +19,7 @@ import {
 import {
   BASELINE,
   BASELINE_ARGS,
-  PROFILE_ARGS,
-  PROFILE_FLAGS,
+  profileFlags,
   REDIS_URL,
   START_ARGS,
   TOPOLOGY,
@@ -120,13 +119,13 @@ export async function startTargets(
   const sandbox = await startSandbox(children, sandboxPort);
   const purchaseService = `http://127.0.0.1:${sandboxPort}`;
   const gatewayEnv = gatewayEnvOf(runId, purchaseService);
-  const paymentSandbox = await startPaymentSandbox(children, distRoot, paymentSandboxPort);
+  const paymentSandbox = await startPaymentSandbox(children, distRoot, paymentSandboxPort, 'gateway');
   const current = startGateway(
     children,
     distRoot,
     gatewayPort,
     gatewayEnv,
-    PROFILE_ARGS,
+    [...profileFlags('gateway'), ...START_ARGS],
     sandbox,
     currentRecords,
     paymentSandbox,
@@ -134,7 +133,7 @@ export async function startTargets(
   const gateway = current.server;
   const baselineSandbox = BASELINE ? await startSandbox(children, baselineSandboxPort) : undefined;
   const baselinePaymentSandbox = BASELINE
-    ? await startPaymentSandbox(children, BASELINE, baselinePaymentSandboxPort)
+    ? await startPaymentSandbox(children, BASELINE, baselinePaymentSandboxPort, 'baseline')
     : undefined;
   const baseline =
     BASELINE && baselineSandbox
@@ -147,7 +146,7 @@ export async function startTargets(
             REDIS_PREFIX: `bench-${runId}-baseline`,
             PURCHASE_API_BASE_URL: `http://127.0.0.1:${baselineSandboxPort}`,
           },
-          BASELINE_ARGS,
+          [...profileFlags('baseline'), ...BASELINE_ARGS],
           baselineSandbox,
           baselineRecords,
           baselinePaymentSandbox,
@@ -167,7 +166,7 @@ export async function startTargets(
           PURCHASE_API_BASE_URL: `http://127.0.0.1:${unpaidSandboxPort}`,
           PAYMENT_PROVIDER: 'none',
         },
-        START_ARGS,
+        [...profileFlags('unpaid'), ...START_ARGS],
         unpaidSandbox,
         unpaidRecords,
       )
@@ -184,7 +183,7 @@ export async function startTargets(
       PEER_PREFIX: `bench-${runId}-peer`,
       PURCHASE_API_BASE_URL: purchaseService,
     },
-    PROFILE_FLAGS,
+    profileFlags('peer'),
   );
   children.push(peer);
   const bare = startProcess('bench/bare-server.js', { PORT: String(barePort) });
@@ -201,7 +200,7 @@ export async function startTargets(
       GATEWAY_WORKERS: 'false',
       LOG_LEVEL: 'info',
     },
-    [...PROFILE_FLAGS, ...START_ARGS],
+    [...profileFlags('floor'), ...START_ARGS],
   );
   children.push(floor);
   await Promise.all([

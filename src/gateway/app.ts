@@ -56,7 +56,7 @@ import {
 import { EMBEDDED_PAYMENT_SANDBOX } from '../payments/setup';
 import type { PaymentLifecycleSettings } from '../payments/lifecycle/machine';
 import type { LifecycleSettings } from '../purchases/lifecycle/machine';
-import { paymentCallbackRouter, paymentProviderFor, type PaymentPath } from './payments';
+import { paymentCallbacks, paymentProviderFor, type PaymentPath } from './payments';
 import { matchableForMs, UnmatchedPayments } from '../payments/unmatched';
 import { UnknownPayments } from '../payments/unknown';
 import { paymentAdminRoutes } from '../payments/admin-routes';
@@ -313,17 +313,23 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const warnIfDirect = config.ussd.trustProxy !== undefined ? directRequestWarning() : undefined;
   if (config.ussd.trustProxy !== undefined) app.set('trust proxy', config.ussd.trustProxy);
   app.set('etag', false);
-  // The hot path: the aggregators' callbacks on node:http directly, ahead of express. A hop
-  // carries its own request id (aggregator-session-hop) into its logs.
+  // The hot path: the aggregators' and the payment providers' callbacks on node:http directly,
+  // ahead of express. A hop carries its own request id (aggregator-session-hop) into its logs.
   const trusted = app.get('trust proxy fn') as Parameters<typeof proxyAddr>[1];
+  const clientIp =
+    config.ussd.trustProxy !== undefined ? (req: IncomingMessage) => proxyAddr(req, trusted) : undefined;
   const ussd = ussdCallbacks({
     engine,
     adapters,
     aggregators: aggregatorSettings,
     callbackSecret: config.ussd.callbackSecret,
     allowedIps: config.ussd.allowedIps,
-    clientIp: config.ussd.trustProxy !== undefined ? (req) => proxyAddr(req, trusted) : undefined,
+    clientIp,
   });
+  // The payment callbacks too: a paid sale brings one each.
+  const paid = moneyPath.payments
+    ? paymentCallbacks(moneyPath.payments, config.payments.callback, clientIp)
+    : () => false;
   app.use(smsChannel.router);
   app.use(requestIdMiddleware());
   // What each part of the gateway runs on, named for what it is (fixed at start).
@@ -360,7 +366,6 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   });
   app.use(probesRouter(probes));
   metrics.watchPurchaseStates(() => desk.store.countByState());
-  if (moneyPath.payments) app.use(paymentCallbackRouter(moneyPath.payments, config.payments.callback));
   // Money the provider says it took that no payment of ours holds (src/payments/unmatched.ts).
   const unmatched = moneyPath.payments
     ? new UnmatchedPayments(
@@ -512,7 +517,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   serving.handler = (req, res) => {
     if (warnIfDirect) warnIfDirect(req);
-    if (!ussd(req, res)) app(req, res);
+    if (!ussd(req, res) && !paid(req, res)) app(req, res);
   };
 
   return {

@@ -4,12 +4,14 @@
  * callback routes. A subscriber's purchase is created `paymentRequired` and confirmed only once
  * its payment is successful (`onPaid`); an agent's sale never comes here.
  */
-import express, { Router, type Request, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConnectionOptions } from 'bullmq';
 import type { PaymentLifecycleSettings } from '../payments/lifecycle/machine';
 import type { Locales } from '../i18n';
-import { callbackGuard } from '../http/callback-guard';
-import { componentLogger, maskMsisdn } from '../observability/logger';
+import { callbackCheck } from '../http/callback-guard';
+import { BodyError, queryOf, readText, sendText } from '../http/lean-request';
+import { componentLogger, maskMsisdn, withLogContext } from '../observability/logger';
+import { requestIdOf } from '../observability/request-id';
 import type { Metrics } from '../observability/metrics';
 import { PaymentLifecycle } from '../payments/lifecycle/runner';
 import { paymentLifecycleSettings, type PaymentOutcomeHooks } from '../payments/lifecycle/settings';
@@ -220,60 +222,106 @@ function refundCareNote(payment: PaymentRecord): string {
   );
 }
 
+/** A request the payment callback routes answer; `false` means not theirs. */
+export type PaymentCallbackHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** Largest payment callback body accepted (Daraja's and MoMo's are a few hundred bytes). */
+const PAYMENT_CALLBACK_BODY_LIMIT = 64 * 1024;
+
+function answerJson(res: ServerResponse, status: number, body: unknown, requestId: string): void {
+  sendText(res, status, 'application/json', JSON.stringify(body), { 'X-Request-Id': requestId });
+}
+
 /**
- * `POST`/`PUT /payments/callback/{payment,refund,refund-timeout}`: the guard first (the secret in
- * the URL, `?key=`, and the allow-list), then the adapter reads the exact body (a signing provider
- * checks it), then the lifecycle keeps and applies it — idempotent, so a provider's retry or a
- * duplicate changes nothing. Answers 200 whatever the outcome, 400 for a body that is no result.
+ * `POST`/`PUT /payments/callback/{payment,refund,refund-timeout}`, on `node:http` ahead of express
+ * as the USSD hops are: a payment brings a callback per sale, and express's router and wrappers
+ * cost more than the rest of its HTTP work. Matching follows express's defaults (case-insensitive,
+ * an optional trailing slash). The guard first (the secret in the URL, `?key=`, or header
+ * `X-Callback-Key`, and the allow-list), then the adapter reads the exact body (a signing provider checks it), then the
+ * lifecycle keeps and applies it — idempotent, so a provider's retry or a duplicate changes
+ * nothing. Answers 200 whatever the outcome, 400 for a body that is no result, and only once the
+ * notice is durable (the records, else the spool).
  */
-export function paymentCallbackRouter(
+export function paymentCallbacks(
   payments: Pick<PaymentPath, 'provider' | 'lifecycle'>,
   guard: PaymentSetup['callback'],
-): Router {
-  const router = Router();
-  const check = callbackGuard({
+  clientIp: (req: IncomingMessage) => string | undefined = (req) => req.socket.remoteAddress,
+): PaymentCallbackHandler {
+  const check = callbackCheck({
     what: 'payment callback',
     secret: guard.secret,
     allowedIps: guard.allowedIps,
   });
-  const body = express.raw({ type: () => true, limit: '64kb' });
-  for (const [kind, path] of Object.entries(PAYMENT_CALLBACK_PATHS) as [CallbackKind, string][]) {
-    const handle = async (req: Request, res: Response) => {
-      const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(rawBody);
-      } catch {
-        res.status(400).json({ error: 'the body is not JSON' });
-        return;
-      }
-      const headers: Record<string, string | undefined> = {};
-      for (const [name, value] of Object.entries(req.headers))
-        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
-      let notice;
-      try {
-        notice = payments.provider.parseCallback({ kind, body: parsed, rawBody, headers });
-      } catch (error) {
-        log.warn('payment callback refused by the adapter', { kind, error: (error as Error).message });
-        res.status(401).json({ error: 'unauthorised' });
-        return;
-      }
-      if (!notice) {
-        res.status(400).json({ error: 'not a result' });
-        return;
-      }
-      try {
-        // Kept in the records, or in the spool while they are away: acknowledged only once durable.
-        const { outcome } = await payments.lifecycle.takeCallback(notice);
-        res.status(200).json({ ResultCode: 0, ResultDesc: 'Accepted', outcome });
-      } catch (error) {
-        // Kept nowhere: the provider may send it again; the status query finds the result otherwise.
-        log.error('payment callback could not be recorded', { kind, error });
-        res.status(500).json({ error: 'not recorded' });
-      }
-    };
-    router.post(path, check, body, (req, res) => void handle(req, res));
-    router.put(path, check, body, (req, res) => void handle(req, res));
+  const kinds = new Map<string, CallbackKind>();
+  for (const [kind, path] of Object.entries(PAYMENT_CALLBACK_PATHS) as [CallbackKind, string][])
+    kinds.set(path.toLowerCase(), kind);
+
+  async function serve(req: IncomingMessage, res: ServerResponse, kind: CallbackKind, path: string) {
+    const requestId = requestIdOf(req);
+    const query = queryOf(req.url!);
+    const header = req.headers['x-callback-key'];
+    const rejection = check({
+      ip: clientIp(req),
+      key: typeof header === 'string' ? header : typeof query.key === 'string' ? query.key : undefined,
+      path,
+    });
+    if (rejection) {
+      req.resume();
+      sendText(res, rejection.status, 'text/plain', rejection.body, { 'X-Request-Id': requestId });
+      return;
+    }
+    const rawBody = await readText(req, PAYMENT_CALLBACK_BODY_LIMIT);
+    await withLogContext({ requestId }, () => take(res, kind, rawBody, req.headers, requestId));
   }
-  return router;
+
+  async function take(
+    res: ServerResponse,
+    kind: CallbackKind,
+    rawBody: string,
+    given: IncomingMessage['headers'],
+    requestId: string,
+  ): Promise<void> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(rawBody);
+    } catch {
+      return answerJson(res, 400, { error: 'the body is not JSON' }, requestId);
+    }
+    const headers: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(given))
+      headers[name] = Array.isArray(value) ? value.join(',') : value;
+    let notice;
+    try {
+      notice = payments.provider.parseCallback({ kind, body: parsed, rawBody, headers });
+    } catch (error) {
+      log.warn('payment callback refused by the adapter', { kind, error: (error as Error).message });
+      return answerJson(res, 401, { error: 'unauthorised' }, requestId);
+    }
+    if (!notice) return answerJson(res, 400, { error: 'not a result' }, requestId);
+    try {
+      // Kept in the records, or in the spool while they are away: acknowledged only once durable.
+      const { outcome } = await payments.lifecycle.takeCallback(notice);
+      answerJson(res, 200, { ResultCode: 0, ResultDesc: 'Accepted', outcome }, requestId);
+    } catch (error) {
+      // Kept nowhere: the provider may send it again; the status query finds the result otherwise.
+      log.error('payment callback could not be recorded', { kind, error });
+      answerJson(res, 500, { error: 'not recorded' }, requestId);
+    }
+  }
+
+  return (req, res) => {
+    if (req.method !== 'POST' && req.method !== 'PUT') return false;
+    const at = req.url!.indexOf('?');
+    const path = at === -1 ? req.url! : req.url!.slice(0, at);
+    const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    const kind = kinds.get(bare.toLowerCase());
+    if (!kind) return false;
+    serve(req, res, kind, path).catch((error: unknown) => {
+      if (res.headersSent) return;
+      if (error instanceof BodyError) return sendText(res, error.status, 'text/plain', error.message);
+      log.error('payment callback failed', { kind, error });
+      sendText(res, 500, 'text/plain', 'internal error');
+    });
+    return true;
+  };
 }

@@ -44,7 +44,7 @@ function bodyKind(type: string): BodyKind | undefined {
 }
 
 /** Reads the whole body as UTF-8, refusing more than `limit` bytes (413) without buffering it. */
-function readText(req: IncomingMessage, limit: number): Promise<string> {
+export function readText(req: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) return Promise.reject(new BodyError(413, 'request body too large'));
   return new Promise((resolve, reject) => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { withLogContext } from './logger';
 
@@ -12,10 +13,16 @@ const PRINTABLE = /^[\x21-\x7e]+$/;
  */
 export function requestIdMiddleware(): RequestHandler {
   return (req, res, next) => {
-    const offered = req.get('x-request-id');
-    const requestId =
-      offered && offered.length <= MAX_REQUEST_ID && PRINTABLE.test(offered) ? offered : `gw-${randomUUID()}`;
+    const requestId = requestIdOf(req);
     res.setHeader('X-Request-Id', requestId);
     withLogContext({ requestId }, () => next());
   };
+}
+
+/** The request id of a request (see {@link requestIdMiddleware}), for routes served on `node:http`. */
+export function requestIdOf(req: IncomingMessage): string {
+  const offered = req.headers['x-request-id'];
+  return typeof offered === 'string' && offered.length <= MAX_REQUEST_ID && PRINTABLE.test(offered)
+    ? offered
+    : `gw-${randomUUID()}`;
 }

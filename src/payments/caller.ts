@@ -156,7 +156,8 @@ export class ProviderCaller {
         error: (error as Error).message,
       }),
     };
-    if (error === undefined) log.info(`payment provider ${spec.operation}`, fields);
+    // A call that went through is told by the payment's own transition line: its timing is debug.
+    if (error === undefined) log.debug(`payment provider ${spec.operation}`, fields);
     else log.warn(`payment provider ${spec.operation} failed`, fields);
   }
 }

@@ -4,7 +4,7 @@
  * agents' own top-ups alike.
  */
 import type { PaymentEvent } from './machine';
-import { maskMsisdn } from '../../observability/logger';
+import { maskMsisdn, premasked } from '../../observability/logger';
 import type { PurchaseRecord, PurchaseState } from '../../purchases/types';
 import type { Queryable } from '../../records/database';
 import type { Money } from '../../vas/money';
@@ -85,12 +85,15 @@ export async function requestTopUp(
 
 /** Send the collect of a payment this caller wrote (`writeRequest`), its row committed. */
 export async function sendRequested(ctx: LifecycleContext, payment: PaymentRecord): Promise<PaymentRecord> {
-  log.info('payment requested', {
-    paymentId: payment.id,
-    purchaseId: payment.purchaseId,
-    payer: maskMsisdn(payment.payerMsisdn),
-    provider: payment.provider,
-  });
+  log.info(
+    'payment requested',
+    premasked({
+      paymentId: payment.id,
+      purchaseId: payment.purchaseId,
+      payer: maskMsisdn(payment.payerMsisdn),
+      provider: payment.provider,
+    }),
+  );
   return sendCollect(ctx, payment);
 }
 

@@ -14,6 +14,7 @@ import type { PurchaseGlance } from '../store/sql';
 import type { UnmatchedNotice } from '../store/notices';
 import { REFUND_CARE_STATES, topUpIdOf, type PaymentRecord } from '../store/types';
 import { adoptLostNotice, applyEarlyNotices, onCallback, runVerify, type CallbackResult } from './callbacks';
+import { premasked } from '../../observability/logger';
 import { errorInfo, later, log, REVIVE, type LifecycleContext, type MoveResult } from './context';
 import {
   dropPoll,
@@ -369,16 +370,20 @@ export class PaymentLifecycle {
         record,
         written: true,
         followUp: async () => {
-          log.info('payment transition', {
-            paymentId: record.id,
-            purchaseId: record.purchaseId,
-            from: decision.from,
-            to: record.state,
-            version: record.version,
-            event: event.type,
-            ...(record.reason && decision.from !== record.state ? { reason: record.reason } : {}),
-            ...(decision.delayMs !== null ? { nextInMs: decision.delayMs } : {}),
-          });
+          // Ids, state names, a reason code and numbers: nothing the logger's masking walk could find.
+          log.info(
+            'payment transition',
+            premasked({
+              paymentId: record.id,
+              purchaseId: record.purchaseId,
+              from: decision.from,
+              to: record.state,
+              version: record.version,
+              event: event.type,
+              ...(record.reason && decision.from !== record.state ? { reason: record.reason } : {}),
+              ...(decision.delayMs !== null ? { nextInMs: decision.delayMs } : {}),
+            }),
+          );
           await this.followUp(record, decision.from, decision.delayMs, result.purchase, result.early);
         },
       };
