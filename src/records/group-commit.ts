@@ -6,9 +6,9 @@
  *
  * For transaction bodies that only touch the records (no call out, no wait on anything but the
  * database) and may run again: when a body or a statement fails, the group is rolled back and each
- * body then runs alone, so one caller's refusal costs the others nothing but the re-run. A lost
- * connection is not re-run (whether the commit happened is not known): every caller gets it, as
- * from a transaction of its own.
+ * body then runs alone, so one caller's refusal (a constraint, a thrown error of its own) costs the
+ * others nothing but the re-run. A connection lost at the commit is not re-run (whether the commit
+ * happened is not known): every caller gets it, as from a transaction of its own.
  */
 import type { Database, Queryable } from './database';
 
@@ -47,14 +47,25 @@ export class TransactionGroup {
   private async write(group: Waiting[]): Promise<void> {
     if (group.length === 1) return this.alone(group[0]);
     let results: unknown[];
+    let bodyFailed = false;
     try {
       results = await this.db.transaction(async (tx) => {
         const out: unknown[] = [];
-        for (const { work } of group) out.push(await work(tx));
+        for (const { work } of group) {
+          try {
+            out.push(await work(tx));
+          } catch (error) {
+            bodyFailed = true;
+            throw error;
+          }
+        }
         return out;
       });
     } catch (error) {
-      if (lostConnection(error)) {
+      // A body's failure rolled the whole group back, so nothing of it was written: each body runs
+      // again alone and its caller gets its own answer. Only a connection lost outside the bodies
+      // (at the commit) leaves it unknown whether the group was written.
+      if (!bodyFailed && lostConnection(error)) {
         for (const { reject } of group) reject(error);
         return;
       }

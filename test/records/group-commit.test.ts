@@ -43,6 +43,19 @@ it("one body's refusal fails only its caller: the others are written, each alone
   expect(await marks()).toEqual([1, 2, 3, 4]);
 });
 
+it("a body's own error (no SQLSTATE) fails only its caller: the others are written, each alone", async () => {
+  const group = new TransactionGroup(db);
+  const refusal = new Error('purchase 3 changed under the job');
+  const body = (id: number) => async (tx: { query: Database['query'] }) => {
+    if (id === 3) throw refusal;
+    return insert(id)(tx);
+  };
+  const results = await Promise.allSettled([1, 2, 3, 4].map((id) => group.run(body(id))));
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+  expect((results[2] as PromiseRejectedResult).reason).toBe(refusal);
+  expect(await marks()).toEqual([1, 2, 4]);
+});
+
 it('a lost connection is not written again: every caller of the group gets it', async () => {
   let calls = 0;
   const lost = new Error('Connection terminated unexpectedly');
