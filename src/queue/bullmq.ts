@@ -20,7 +20,10 @@ export interface BullJobQueueOptions<J = PurchaseJob> extends JobQueueOptions<J>
   name?: string;
   /** BullMQ's name of each job (default: its `kind`). */
   jobName?: string;
-  /** Jobs run at once per worker process (default 8). */
+  /**
+   * Jobs run at once per worker process (default 32): the confirm starts and outcomes of jobs
+   * running together share one commit (src/records/group-commit.ts), so more at once costs less.
+   */
   concurrency?: number;
   /** The level of the line each failed attempt logs (default `warn`). */
   failedLevel?: 'warn' | 'error';
@@ -129,7 +132,7 @@ export class BullJobQueue<J = PurchaseJob> implements JobQueue<J> {
       {
         connection: this.reconnects.connection,
         prefix: this.prefix,
-        concurrency: this.options.concurrency ?? 8,
+        concurrency: this.options.concurrency ?? 32,
         // A worker killed mid-job more than once must not fail the job: handlers are idempotent.
         maxStalledCount: stalls?.maxStalledCount ?? MAX_STALLED_COUNT,
         ...(stalls?.lockDurationMs ? { lockDuration: stalls.lockDurationMs } : {}),
