@@ -147,10 +147,16 @@ function clientQueryable(client: PoolClient): Queryable {
   };
 }
 
-function isConnectionError(error: unknown): boolean {
+/**
+ * Whether `error` may have cost the connection (no SQLSTATE: the driver's own; class 08, or 57: an
+ * administrator's shutdown). Errors with another SQLSTATE (a constraint, a serialization failure)
+ * leave the connection usable and the statement's fate known.
+ */
+export function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  // Errors with a SQLSTATE (a constraint, a serialization failure) leave the connection usable.
-  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08');
+  return (
+    typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57')
+  );
 }
 
 /** What {@link countTransactions} has seen: each commit is a write or a read-only transaction. */

@@ -10,7 +10,7 @@
  * others nothing but the re-run. A connection lost at the commit is not re-run (whether the commit
  * happened is not known): every caller gets it, as from a transaction of its own.
  */
-import type { Database, Queryable } from './database';
+import { isConnectionError, type Database, type Queryable } from './database';
 
 /** At most this many bodies share one transaction (its locks are held until the last is done). */
 const GROUP_MAX = 32;
@@ -65,7 +65,7 @@ export class TransactionGroup {
       // A body's failure rolled the whole group back, so nothing of it was written: each body runs
       // again alone and its caller gets its own answer. Only a connection lost outside the bodies
       // (at the commit) leaves it unknown whether the group was written.
-      if (!bodyFailed && lostConnection(error)) {
+      if (!bodyFailed && isConnectionError(error)) {
         for (const { reject } of group) reject(error);
         return;
       }
@@ -78,12 +78,4 @@ export class TransactionGroup {
   private async alone({ work, resolve, reject }: Waiting): Promise<void> {
     await this.db.transaction(work).then(resolve, reject);
   }
-}
-
-/** A connection error (SQLSTATE class 08, or none: the driver's own): the commit's fate is unknown. */
-function lostConnection(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (
-    typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57')
-  );
 }
