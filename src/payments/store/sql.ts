@@ -317,10 +317,9 @@ export class SqlPaymentStore {
     const learnsKey = current.providerReference === null && next.providerReference !== null;
     if (!learnsKey) return this.move(current, next, noticeId, on ?? this.db);
     const key = keyLockName(current.provider, next.providerReference!);
-    const locked = async (tx: Queryable) => {
-      await tx.query(KEY_LOCK, [key]);
-      return this.move(current, next, noticeId, tx, true);
-    };
+    // The lock and the move go out together: the server takes the lock before it runs the move.
+    const locked = async (tx: Queryable) =>
+      (await Promise.all([tx.query(KEY_LOCK, [key]), this.move(current, next, noticeId, tx, true)]))[1];
     return on ? locked(on) : this.db.transaction(locked);
   }
 
@@ -590,9 +589,12 @@ export class SqlPaymentStore {
     work: (kept: KeptNotice, tx: Queryable) => Promise<T>,
   ): Promise<T> {
     return this.db.transaction(async (tx) => {
-      if (notice.providerReference)
-        await tx.query(KEY_LOCK, [keyLockName(provider, notice.providerReference)]);
-      return work(await keepNotice(tx, this.clock().toISOString(), provider, notice), tx);
+      // Sent together, the lock first (one round trip): the server takes it before it keeps the notice.
+      const [, kept] = await Promise.all([
+        notice.providerReference && tx.query(KEY_LOCK, [keyLockName(provider, notice.providerReference)]),
+        keepNotice(tx, this.clock().toISOString(), provider, notice),
+      ]);
+      return work(kept, tx);
     });
   }
 
