@@ -45,6 +45,8 @@ const gatewayDataDir = newDataDir();
 interface Run {
   child: ChildProcess;
   output: () => string;
+  /** Resolves once it has exited and all it wrote has been read. */
+  ended: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -57,10 +59,12 @@ function run(entry: string, env: Record<string, string>): Run {
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close', not 'exit': by then all it wrote has been read.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return {
     child,
     output: () => out,
+    ended: exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
@@ -279,6 +283,45 @@ it('two sandboxes in sequence (npm run sandbox, stopped, started again) never re
   expect(new Set(sold.map((s) => s.reference)).size).toBe(6);
   expect(new Set(sold.map((s) => s.token)).size).toBe(6);
 }, 180_000);
+
+describe('a standalone sandbox logs at LOG_LEVEL', () => {
+  /** Started, asked once over HTTP (a request line at info), stopped: all it wrote. */
+  async function outputOf(env: Record<string, string>): Promise<string> {
+    const sandbox = run('src/payments/sandbox/main.ts', { PAYMENT_SANDBOX_PORT: '0', ...env });
+    try {
+      const url = await until(
+        'the payment sandbox listening',
+        () => /"url":"(http:[^"]+)"/.exec(sandbox.output())?.[1],
+        {
+          timeoutMs: 60_000,
+        },
+      );
+      const answer = await axios.get(`${url}/sandbox/payers`, { validateStatus: () => true });
+      expect(answer.status).toBe(200);
+      if (env.LOG_LEVEL !== 'error')
+        await until('the request logged', () => sandbox.output().includes('payment sandbox request'));
+    } finally {
+      await sandbox.stop();
+    }
+    return sandbox.output();
+  }
+
+  it('info (the default) logs each request; error only the listening line', async () => {
+    expect(await outputOf({ LOG_LEVEL: '' })).toContain('"message":"payment sandbox request"');
+    const quiet = await outputOf({ LOG_LEVEL: 'error' });
+    expect(quiet).toContain('"message":"payment sandbox listening"');
+    expect(quiet).not.toContain('payment sandbox request');
+  }, 120_000);
+
+  it('a LOG_LEVEL it does not know stops the start with one line naming it', async () => {
+    const sandbox = run('src/payments/sandbox/main.ts', { PAYMENT_SANDBOX_PORT: '0', LOG_LEVEL: 'loud' });
+    await sandbox.ended;
+    expect(sandbox.child.exitCode).toBe(1);
+    expect(sandbox.output().trim()).toBe(
+      'payment sandbox: invalid configuration: LOG_LEVEL must be one of error, warn, info, http, verbose, debug, silly',
+    );
+  }, 60_000);
+});
 
 describe('PURCHASE_API_INTERFACE=legacy (electricity only)', () => {
   let gateway: Gateway;

@@ -15,7 +15,13 @@ export interface ServeOptions {
   host?: string;
   /** No request logging. */
   silent?: boolean;
+  /** winston level of its log lines (default `info`: a line per request). */
+  logLevel?: LogLevel;
 }
+
+/** The levels a sandbox logs at (winston's npm levels), as `LOG_LEVEL` names them. */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface RunningSandbox {
   url: string;
@@ -31,7 +37,7 @@ export async function serveSandbox(
 ): Promise<RunningSandbox> {
   const host = opts.host ?? '127.0.0.1';
   const logger = winston.createLogger({
-    level: 'info',
+    level: opts.logLevel ?? 'info',
     silent: opts.silent ?? false,
     format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
     defaultMeta: { service },

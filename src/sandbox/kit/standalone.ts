@@ -2,15 +2,25 @@
  * A sandbox run as its own process: settings from the environment (a bad value stops the start
  * with one line), the listening line on stdout, and a clean stop on SIGINT/SIGTERM.
  */
-import type { RunningSandbox } from './serve';
+import { LOG_LEVELS, type LogLevel, type RunningSandbox, type ServeOptions } from './serve';
 
 const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** `LOG_LEVEL` (default `info`, a line per request); throws an Error naming it on a bad value. */
+function logLevelOf(env: NodeJS.ProcessEnv): LogLevel {
+  const level = env.LOG_LEVEL;
+  if (level === undefined || level === '') return 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  return level as LogLevel;
+}
+
 /**
  * `name` prefixes every stderr line (`sandbox: invalid configuration: …`); `settings` throws an
- * Error for a bad value; `listening` is the JSON line written once the sandbox serves.
+ * Error for a bad value (`LOG_LEVEL` is read here, for every sandbox); `listening` is the JSON
+ * line written once the sandbox serves.
  */
-export function runStandalone<Settings>(
+export function runStandalone<Settings extends ServeOptions>(
   name: string,
   settings: (env: NodeJS.ProcessEnv) => Settings,
   start: (settings: Settings) => Promise<RunningSandbox>,
@@ -23,7 +33,7 @@ export function runStandalone<Settings>(
   async function main(): Promise<void> {
     let chosen: Settings;
     try {
-      chosen = settings(process.env);
+      chosen = { ...settings(process.env), logLevel: logLevelOf(process.env) };
     } catch (error) {
       if (!(error instanceof Error)) throw error;
       return fail('invalid configuration', error);
