@@ -171,10 +171,13 @@ export class SqlSavedMeters implements PurchaseSettlement {
   async settledOn(record: PurchaseRecord, tx: Queryable): Promise<void> {
     const meter = meterToRemember(record);
     if (!meter) return;
-    await tx.query('SAVEPOINT saved_meter');
     try {
-      await rememberOn(tx, ...meter);
-      await tx.query('RELEASE SAVEPOINT saved_meter');
+      // Sent together (one round trip) and run in this order: one that fails fails those behind it.
+      await Promise.all([
+        tx.query('SAVEPOINT saved_meter'),
+        rememberOn(tx, ...meter),
+        tx.query('RELEASE SAVEPOINT saved_meter'),
+      ]);
     } catch (error) {
       await tx.query('ROLLBACK TO SAVEPOINT saved_meter');
       log.error('saved meter not remembered (the sale is unaffected)', { purchaseId: record.id, error });
@@ -199,11 +202,16 @@ function meterToRemember(record: PurchaseRecord): MeterArgs | null {
   return [intent.requesterMsisdn, intent.productType, intent.subscriberIdentifier, name, record.createdAt];
 }
 
-/** `remember` on a transaction (`tx`: its advisory lock is held until that commits). */
+/**
+ * `remember` on a transaction (`tx`: its advisory lock is held until that commits). The three
+ * statements go out together (one round trip); the server runs them in order, the lock first.
+ */
 async function rememberOn(tx: Queryable, ...[msisdn, productType, identifier, name, at]: MeterArgs) {
   // One number's purchases settling together queue here, so five stay five.
-  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`saved_meters:${msisdn}:${productType}`]);
-  await tx.query(
+  const locked = tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+    `saved_meters:${msisdn}:${productType}`,
+  ]);
+  const kept = tx.query(
     `INSERT INTO saved_meters (msisdn, product_type, identifier, name, last_bought_at)
      VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (msisdn, product_type, identifier) DO UPDATE
@@ -211,10 +219,11 @@ async function rememberOn(tx: Queryable, ...[msisdn, productType, identifier, na
      WHERE EXCLUDED.last_bought_at >= saved_meters.last_bought_at`,
     [msisdn, productType, identifier, name, at],
   );
-  await tx.query(
+  const trimmed = tx.query(
     `DELETE FROM saved_meters WHERE msisdn = $1 AND product_type = $2 AND identifier NOT IN (
        SELECT identifier FROM saved_meters WHERE msisdn = $1 AND product_type = $2
         ORDER BY last_bought_at DESC, identifier LIMIT $3)`,
     [msisdn, productType, MAX_SAVED_METERS],
   );
+  await Promise.all([locked, kept, trimmed]);
 }

@@ -178,40 +178,40 @@ export class SqlMessageStore implements MessageStore {
     const copyId = partIds.length === 0 ? null : partIds.join(',');
     return this.group.run(async (tx) => {
       // The message's row first (a report never takes it before the link exists: no lock cycle).
-      const result = await tx.query<Row>(
+      // Then, each part locked and linked, and the reports kept for the parts before their link
+      // taken: all sent together (one round trip), run by the server in this order.
+      const updated = tx.query<Row>(
         `UPDATE sms_messages SET status = 'sent', provider_message_id = $2, sent_at = $3::timestamptz,
            last_error = NULL, updated_at = $3::timestamptz
          WHERE id = $1 AND status NOT IN ${FINAL}
          RETURNING ${COLUMNS}`,
         [id, copyId, now.toISOString()],
       );
-      if (copyId === null)
-        return {
-          record:
-            result.rows.length === 0
-              ? await lockedRecord(tx, id, this.db.sealer)
-              : recordOf(result.rows[0], this.db.sealer),
-        };
       // Every part linked before a kept report is applied: the copy's delivery counts them all.
-      for (const partId of partIds) {
-        await lockProviderMessage(tx, partId);
-        await tx.query(
+      const linked = partIds.flatMap((partId) => [
+        lockProviderMessage(tx, partId),
+        tx.query(
           `INSERT INTO sms_provider_messages (provider_message_id, message_id, copy_id) VALUES ($1, $2, $3)
            ON CONFLICT (provider_message_id) DO UPDATE
              SET message_id = EXCLUDED.message_id, copy_id = EXCLUDED.copy_id, state = NULL, linked_at = now()`,
           [partId, id, copyId],
-        );
-      }
+        ),
+      ]);
+      const taken = partIds.map((partId) =>
+        tx.query<{ delivery: string }>(
+          'DELETE FROM sms_early_reports WHERE provider_message_id = $1 RETURNING delivery',
+          [partId],
+        ),
+      );
+      const [result, , reports] = await Promise.all([updated, Promise.all(linked), Promise.all(taken)]);
       let record =
         result.rows.length === 0
           ? await lockedRecord(tx, id, this.db.sealer)
           : recordOf(result.rows[0], this.db.sealer);
+      if (copyId === null) return { record };
       let early: SentResult['early'];
-      for (const partId of partIds) {
-        const kept = await tx.query<{ delivery: string }>(
-          'DELETE FROM sms_early_reports WHERE provider_message_id = $1 RETURNING delivery',
-          [partId],
-        );
+      for (const [i, partId] of partIds.entries()) {
+        const kept = reports[i];
         if (kept.rows.length === 0 || record === null) continue;
         const report = JSON.parse(kept.rows[0].delivery) as DeliveryNote;
         const applied = await applyReport(
