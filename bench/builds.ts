@@ -171,6 +171,9 @@ export function startGateway(
   };
 }
 
+/** Worker processes started so far: each one's profile gets a file of its own. */
+let workerStarts = 0;
+
 /** A worker process for `build` on `port`; `healthy`: once it answers (a drain times it from its first settled purchase). */
 export async function startWorker(
   children: ChildProcess[],
@@ -181,7 +184,7 @@ export async function startWorker(
   const started = startProcess(
     'src/worker.js',
     { ...build.env, WORKER_HEALTH_PORT: String(port) },
-    [],
+    profileFlags(`worker-${port}-${(workerStarts += 1)}`),
     build.root,
   );
   children.push(started);

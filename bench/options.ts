@@ -48,7 +48,8 @@ const START_NODE_ARGS = (() => {
 })();
 
 // BENCH_PROFILE=<dir>: a V8 CPU profile of each server's process (gateway, baseline, unpaid, peer, floor),
-// named after it and written when it exits.
+// named after it and written when it exits; and of each worker process started (`worker-<its health
+// port>-<n>`: one port per build, n counting the starts of the run).
 // BENCH_NODE_ARGS: node flags for the gateway instead of `npm start`'s (e.g. GC settings to compare);
 // BENCH_BASELINE_NODE_ARGS the same for the baseline build (the same flags unless given).
 const nodeArgs = (flags: string) => flags.split(' ').filter((arg) => arg !== '');
