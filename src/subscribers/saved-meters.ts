@@ -211,7 +211,7 @@ async function rememberOn(tx: Queryable, ...[msisdn, productType, identifier, na
   const locked = tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
     `saved_meters:${msisdn}:${productType}`,
   ]);
-  const kept = tx.query(
+  const saved = tx.query(
     `INSERT INTO saved_meters (msisdn, product_type, identifier, name, last_bought_at)
      VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (msisdn, product_type, identifier) DO UPDATE
@@ -225,5 +225,5 @@ async function rememberOn(tx: Queryable, ...[msisdn, productType, identifier, na
         ORDER BY last_bought_at DESC, identifier LIMIT $3)`,
     [msisdn, productType, MAX_SAVED_METERS],
   );
-  await Promise.all([locked, kept, trimmed]);
+  await Promise.all([locked, saved, trimmed]);
 }
