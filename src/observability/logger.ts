@@ -105,10 +105,12 @@ export function redact(key: string, value: unknown, depth = 0): unknown {
 }
 
 /**
- * Drops a line below the logger's level before any other format runs: winston applies formats
+ * Drops a line below its logger's level before any other format runs: winston applies formats
  * to every call and filters by level only in the transports, and masking walks the metadata.
+ * The first format of every logger here (the sandboxes' too).
  */
-const levelGate = winston.format((info) => (logger.isLevelEnabled(info.level) ? info : false));
+export const levelGate = (of: () => Pick<winston.Logger, 'isLevelEnabled'>) =>
+  winston.format((info) => (of().isLevelEnabled(info.level) ? info : false))();
 
 /** Marks a line's fields as masked already by its writer (see {@link premasked}). */
 const PREMASKED = Symbol('premasked');
@@ -253,7 +255,7 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 /** The same masking for either format: only the last step, the line's layout, differs. */
 function lineFormat(format: LogFormat): winston.Logform.Format {
   return winston.format.combine(
-    levelGate(),
+    levelGate(() => logger),
     maskFormat(),
     winston.format.timestamp(),
     format === 'pretty' ? prettyLine() : jsonLine(),

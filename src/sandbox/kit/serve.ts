@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import winston from 'winston';
+import { levelGate, type LogLevel } from '../../observability/logger';
 import type { Timers } from './timers';
 
 export interface ServeOptions {
@@ -18,10 +19,6 @@ export interface ServeOptions {
   /** winston level of its log lines (default `info`: a line per request). */
   logLevel?: LogLevel;
 }
-
-/** The levels a sandbox logs at (winston's npm levels), as `LOG_LEVEL` names them. */
-export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface RunningSandbox {
   url: string;
@@ -36,10 +33,14 @@ export async function serveSandbox(
   build: (logger: winston.Logger) => { app: Express; timers: Timers },
 ): Promise<RunningSandbox> {
   const host = opts.host ?? '127.0.0.1';
-  const logger = winston.createLogger({
+  const logger: winston.Logger = winston.createLogger({
     level: opts.logLevel ?? 'info',
     silent: opts.silent ?? false,
-    format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
+    format: winston.format.combine(
+      levelGate(() => logger),
+      winston.format.timestamp(),
+      winston.format.json(),
+    ),
     defaultMeta: { service },
     transports: [new winston.transports.Console()],
   });

@@ -2,7 +2,8 @@
  * A sandbox run as its own process: settings from the environment (a bad value stops the start
  * with one line), the listening line on stdout, and a clean stop on SIGINT/SIGTERM.
  */
-import { LOG_LEVELS, type LogLevel, type RunningSandbox, type ServeOptions } from './serve';
+import { LOG_LEVELS, type LogLevel } from '../../observability/logger';
+import type { RunningSandbox, ServeOptions } from './serve';
 
 const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
