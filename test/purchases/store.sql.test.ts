@@ -121,6 +121,42 @@ describe.each([
     expect(await store.withRecord('no-such-id', async (read) => read)).toBeNull();
   });
 
+  it("runs what a body leaves for after its commit once, and never for a body rolled back (a group's re-run)", async () => {
+    const store = new SqlPurchaseStore({ db });
+    const records = [1, 2, 3, 4, 5].map(() => record());
+    for (const r of records) await store.create(r);
+    const ran: string[] = [];
+    const failing = records[3].id;
+    // Five at once: the first is written alone, the four handed in meanwhile share a transaction,
+    // which the failing body rolls back; each of the four then runs again alone.
+    const results = await Promise.allSettled(
+      records.map((r) =>
+        store.withRecord(r.id, async (_read, tx) => {
+          const moved = await tx.transition(r.id, ['created'], 'confirming', 1, {
+            confirmSentAt: r.createdAt,
+          });
+          tx.afterCommit(() => ran.push(r.id));
+          if (r.id === failing) throw new Error('step failed after its write');
+          return moved;
+        }),
+      ),
+    );
+    expect(results.map((x) => x.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect([...ran].sort()).toEqual(
+      records
+        .filter((r) => r.id !== failing)
+        .map((r) => r.id)
+        .sort(),
+    );
+    expect(await store.get(failing)).toMatchObject({ state: 'created', version: 1 });
+  });
+
   it('finds a purchase by the provider reference once the result names it', async () => {
     const store = new SqlPurchaseStore({ db });
     const r = record({ state: 'confirming', version: 2 });

@@ -5,7 +5,7 @@
  */
 import type { Decision } from './machine';
 import { componentLogger, maskMsisdn } from '../../observability/logger';
-import { SETTLED_STATES, type PurchasePatch, type PurchaseStore } from '../store';
+import { SETTLED_STATES, type PurchasePatch, type PurchaseStore, type RecordTransaction } from '../store';
 import type { PurchaseRecord } from '../types';
 
 const log = componentLogger('purchases');
@@ -13,14 +13,18 @@ const log = componentLogger('purchases');
 export type TransitionWrite =
   { ok: true; record: PurchaseRecord } | { ok: false; current: PurchaseRecord | null };
 
-/** `writer` is the store, or a transaction of it (a read and its write in one commit). */
+/**
+ * `writer` is the store, or a transaction of it (a read and its write in one commit), whose
+ * lines are logged once it has committed: a transition rolled back is not one.
+ */
 export async function writeTransition(
   record: PurchaseRecord,
   decision: Decision,
   extra: PurchasePatch | undefined,
-  writer: Pick<PurchaseStore, 'transition'>,
+  writer: Pick<PurchaseStore, 'transition'> & Partial<Pick<RecordTransaction, 'afterCommit'>>,
   clock: () => Date,
 ): Promise<TransitionWrite> {
+  const logged = (line: () => void) => (writer.afterCommit ? writer.afterCommit(line) : line());
   const nextAttemptAt =
     decision.delayMs === null ? null : new Date(clock().getTime() + decision.delayMs).toISOString();
   const result = await writer.transition(record.id, [record.state], decision.to, record.version, {
@@ -31,24 +35,29 @@ export async function writeTransition(
     ...(SETTLED_STATES.includes(decision.from) || decision.from === 'resolved' ? { notifiedAt: null } : {}),
   });
   if (!result.ok) {
-    log.info('purchase transition lost a race', {
-      purchaseId: record.id,
-      from: record.state,
-      to: decision.to,
-      reason: result.conflict.reason,
-    });
+    const { reason } = result.conflict;
+    logged(() =>
+      log.info('purchase transition lost a race', {
+        purchaseId: record.id,
+        from: record.state,
+        to: decision.to,
+        reason,
+      }),
+    );
     return { ok: false, current: result.conflict.current };
   }
   const written = result.record;
-  log.info('purchase transition', {
-    purchaseId: written.id,
-    from: decision.from,
-    to: written.state,
-    version: written.version,
-    externalReference: written.externalReference,
-    beneficiary: maskMsisdn(written.intent.beneficiaryMsisdn),
-    ...(written.lastError && decision.from !== written.state ? { code: written.lastError.code } : {}),
-    ...(decision.delayMs !== null ? { nextInMs: decision.delayMs } : {}),
-  });
+  logged(() =>
+    log.info('purchase transition', {
+      purchaseId: written.id,
+      from: decision.from,
+      to: written.state,
+      version: written.version,
+      externalReference: written.externalReference,
+      beneficiary: maskMsisdn(written.intent.beneficiaryMsisdn),
+      ...(written.lastError && decision.from !== written.state ? { code: written.lastError.code } : {}),
+      ...(decision.delayMs !== null ? { nextInMs: decision.delayMs } : {}),
+    }),
+  );
   return { ok: true, record: written };
 }

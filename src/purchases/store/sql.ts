@@ -163,15 +163,21 @@ export class SqlPurchaseStore implements PurchaseStore {
     id: string,
     step: (record: PurchaseRecord | null, tx: RecordTransaction) => Promise<T>,
   ): Promise<T> {
+    let committed: (() => void)[] = [];
     // Grouped: the confirm starts and outcomes of concurrent jobs commit together (group-commit.ts).
-    return this.group.run(async (tx) => {
+    const result = await this.group.run(async (tx) => {
+      // Run again alone when its group rolled back: what the first run left for after the commit goes.
+      committed = [];
       const read = await tx.query<Row>('SELECT record FROM purchases WHERE id = $1 FOR UPDATE', [id]);
       const found = read.rows[0]?.record;
       return step(found ? this.open(found) : null, {
         transition: (...args) => this.transitionOn(tx, ...args),
         on: tx,
+        afterCommit: (run) => committed.push(run),
       });
     });
+    for (const run of committed) run();
+    return result;
   }
 
   transition(

@@ -59,6 +59,11 @@ export interface CreateResult {
  */
 export interface RecordTransaction extends Pick<PurchaseStore, 'transition'> {
   readonly on: Queryable;
+  /**
+   * `run` once this transaction has committed (a transition's log line); dropped when it rolls
+   * back, so a body that a group commit runs again alone does it once, for what was written.
+   */
+  afterCommit(run: () => void): void;
 }
 
 /** Why a compare-and-set did not write: the caller re-reads `current` and decides again. */
