@@ -111,6 +111,21 @@ it("Daraja's Pull Transactions API, every page of the day, as one statement", as
   ).toBe(answer);
 });
 
+it("M-Pesa's export of another zone's day still writes East Africa Time: each line read back at the moment it was paid", async () => {
+  // Honolulu is 13 hours behind Nairobi: a time written in the day's own zone and read as the
+  // portal's would land 13 hours early, out of the day the gateway reconciles.
+  const csv = (
+    await axios.get<string>(`${sandbox.url}/sandbox/statements/mpesa`, {
+      params: { date: localDay(paidAt, 'Pacific/Honolulu'), tz: 'Pacific/Honolulu' },
+      responseType: 'text',
+    })
+  ).data;
+  const [line] = readStatement(csv, options).lines;
+  expect(line).toMatchObject({ accountReference: 'WALKIN' });
+  // The portal writes whole seconds.
+  expect(line.completedAt.getTime()).toBe(Math.floor(paidAt.getTime() / 1000) * 1000);
+});
+
 it('a date that is not one is refused in one line', async () => {
   const answer = await axios.get(`${sandbox.url}/sandbox/statements/mpesa`, {
     params: { date: '1.12.2026' },

@@ -52,6 +52,9 @@ export interface PaymentSandboxApp {
   timers: Timers;
 }
 
+/** The zone M-Pesa's organisation portal writes its times in. */
+const MPESA_PORTAL_ZONE = 'Africa/Nairobi';
+
 const sandboxError = (status: number, message: string): WireError =>
   new WireError(status, { error: message });
 
@@ -158,12 +161,20 @@ export function createPaymentSandboxApp(config: AppConfig, logger: Logger): Paym
     }
     return { ...localDayBounds(date, zone), zone };
   };
-  // M-Pesa's organisation portal export of a day (East Africa Time unless ?tz=).
+  // M-Pesa's organisation portal export of a day (East Africa Time's unless ?tz=). Its times are
+  // always written in East Africa Time, as the real portal's are (and as the gateway reads them):
+  // ?tz= chooses which day, not the clock the times are shown in.
   app.get('/sandbox/statements/mpesa', (req, res) => {
-    const day = dayOf(req, 'Africa/Nairobi');
-    res
-      .type('text/csv')
-      .send(mpesaPortalCsv(ledger, { shortcode: config.daraja.shortcode, ...day, now: new Date() }));
+    const { from, to } = dayOf(req, MPESA_PORTAL_ZONE);
+    res.type('text/csv').send(
+      mpesaPortalCsv(ledger, {
+        shortcode: config.daraja.shortcode,
+        from,
+        to,
+        zone: MPESA_PORTAL_ZONE,
+        now: new Date(),
+      }),
+    );
   });
   // MTN MoMo's partner portal export of a day (UTC unless ?tz=).
   app.get('/sandbox/statements/momo', (req, res) => {
