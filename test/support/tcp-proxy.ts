@@ -40,7 +40,7 @@ export class TcpProxy {
   /** Reset every connection through the proxy and refuse new ones. */
   cut(): void {
     this.down = true;
-    for (const socket of this.open) socket.resetAndDestroy();
+    for (const socket of this.open) resetSocket(socket);
     this.open.clear();
   }
 
@@ -73,4 +73,14 @@ export class TcpProxy {
     client.pipe(upstream);
     upstream.pipe(client);
   }
+}
+
+/**
+ * Reset `socket`, or destroy it if it has begun to close: Node cannot reset a socket whose
+ * shutdown is under way (libuv refuses the reset, and Node then never closes the handle: the
+ * process spins at exit, waiting for it). A socket that has sent its FIN is half gone already.
+ */
+export function resetSocket(socket: Socket): void {
+  if (socket.writableEnded) socket.destroy();
+  else socket.resetAndDestroy();
 }
