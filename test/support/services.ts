@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import {
   accessSync,
   appendFileSync,
+  chmodSync,
   chownSync,
   constants as fs,
   existsSync,
@@ -200,6 +201,19 @@ async function postgresProbe(env: NodeJS.ProcessEnv): Promise<Starter | null> {
 }
 
 /**
+ * A throw-away PostgreSQL cluster for one test file (`tls`: it also takes TLS connections, under a
+ * self-signed certificate made for it), or undefined where initdb and pg_ctl are not installed.
+ */
+export async function privatePostgres(
+  options: { tls?: boolean } = {},
+): Promise<{ url: string; stop(): Promise<void> } | undefined> {
+  const bins = debianPostgresBins();
+  const initdb = findExecutable('initdb', bins);
+  const pgCtl = findExecutable('pg_ctl', bins);
+  return initdb && pgCtl ? startPrivatePostgres(initdb, pgCtl, options) : undefined;
+}
+
+/**
  * A throw-away PostgreSQL cluster in a temporary folder: trust authentication, loopback only, a
  * database `test`, durability off (nothing in it outlives the run). PostgreSQL refuses to run as
  * root: as root it runs as the `postgres` user (Debian's package makes one), else `nobody`.
@@ -207,6 +221,7 @@ async function postgresProbe(env: NodeJS.ProcessEnv): Promise<Starter | null> {
 async function startPrivatePostgres(
   initdb: string,
   pgCtl: string,
+  options: { tls?: boolean } = {},
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-postgres-'));
   const data = join(dir, 'data');
@@ -255,9 +270,28 @@ async function startPrivatePostgres(
         'synchronous_commit = off',
         'full_page_writes = off',
         'max_connections = 200',
+        ...(options.tls ? ['ssl = on'] : []),
         '',
       ].join('\n'),
     );
+    // server.crt and server.key in the data folder are PostgreSQL's defaults for `ssl = on`.
+    if (options.tls)
+      run('openssl', [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-keyout',
+        join(data, 'server.key'),
+        '-out',
+        join(data, 'server.crt'),
+      ]);
+    if (options.tls) chmodSync(join(data, 'server.key'), 0o600);
     run(pgCtl, ['start', '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-s']);
     const base = `postgres://postgres@127.0.0.1:${port}`;
     const admin = new Client({ connectionString: `${base}/postgres` });
