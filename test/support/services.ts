@@ -275,7 +275,7 @@ async function startPrivatePostgres(
       ].join('\n'),
     );
     // server.crt and server.key in the data folder are PostgreSQL's defaults for `ssl = on`.
-    if (options.tls)
+    if (options.tls) {
       run('openssl', [
         'req',
         '-x509',
@@ -291,7 +291,8 @@ async function startPrivatePostgres(
         '-out',
         join(data, 'server.crt'),
       ]);
-    if (options.tls) chmodSync(join(data, 'server.key'), 0o600);
+      chmodSync(join(data, 'server.key'), 0o600);
+    }
     run(pgCtl, ['start', '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-s']);
     const base = `postgres://postgres@127.0.0.1:${port}`;
     const admin = new Client({ connectionString: `${base}/postgres` });
