@@ -5,16 +5,53 @@
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
 
+/** The fields of /proc/<pid>/stat after the command name (state first); throws when it is gone. */
+function statFields(pid: number | string): string[] {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** CPU time (user + system, ms) a process has used so far, from /proc (Linux); null elsewhere. */
 export function cpuMs(pid: number | undefined): number | null {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(pid ?? NaN);
     // utime and stime are fields 14 and 15 of the line (11 and 12 after the command name).
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return null;
   }
+}
+
+/**
+ * A local PostgreSQL server's CPU: its postmaster's, its children's alive now (backends, WAL
+ * writer, checkpointer) and those it has reaped (`cutime`, `cstime`), so that a backend that ends
+ * inside the window still counts. Null when the postmaster is not a process of this machine.
+ */
+export function postgresMeter(postmasterPid: number | null): CpuMeter {
+  return {
+    name: 'postgres',
+    read: async () => {
+      if (postmasterPid === null) return null;
+      try {
+        const own = statFields(postmasterPid);
+        // utime, stime, cutime, cstime: fields 14 to 17 of the line.
+        let ticks = own.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
+        for (const entry of fs.readdirSync('/proc')) {
+          if (!/^\d+$/.test(entry)) continue;
+          try {
+            const fields = statFields(entry);
+            // The parent's pid is field 4 (1 after the command name).
+            if (Number(fields[1]) === postmasterPid) ticks += Number(fields[11]) + Number(fields[12]);
+          } catch {
+            // Gone meanwhile: its time is in the postmaster's cutime once reaped.
+          }
+        }
+        return (ticks * 1000) / 100;
+      } catch {
+        return null;
+      }
+    },
+  };
 }
 
 /**

@@ -36,6 +36,8 @@ export interface BenchDatabase {
 
 export interface BenchDatabases {
   create(label: string): Promise<BenchDatabase>;
+  /** The server's postmaster, when it runs on this machine (its CPU is a party of every hop). */
+  postmasterPid(): Promise<number | null>;
   /**
    * The database's commits so far, all of them: its backends are ended first (a backend reports
    * its counts within a second when busy, up to ten seconds when idle, and at once when it
@@ -119,6 +121,19 @@ export async function benchDatabases(runId: string): Promise<BenchDatabases> {
     return Number(rows[0]?.n ?? NaN);
   };
   return {
+    async postmasterPid() {
+      const host = new URL(BENCH_DATABASE_URL).hostname;
+      if (!['127.0.0.1', 'localhost', '[::1]', ''].includes(host)) return null;
+      const { rows } = await admin.query('SELECT pg_backend_pid() AS pid');
+      try {
+        // A backend's parent is the postmaster (field 4 of /proc/<pid>/stat).
+        const stat = fs.readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8');
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return fs.readFileSync(`/proc/${parent}/comm`, 'utf8').trim() === 'postgres' ? parent : null;
+      } catch {
+        return null;
+      }
+    },
     async create(label) {
       const name = `bench_${runId}_${label}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
       await admin.query(`CREATE DATABASE ${name}`);

@@ -28,7 +28,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { countsNow, endCounting, startCounting } from './commit-counts';
-import { loadGeneratorMeter, processMeter, redisMeter } from './cpu';
+import { loadGeneratorMeter, postgresMeter, processMeter, redisMeter } from './cpu';
 import { drain, fulfilRound, walletLeft } from './fulfilment';
 import { KEEP_KEYS, PGBENCH_SECONDS, REDIS_URL, ROUNDS, TOPOLOGY } from './options';
 import { exited } from './processes';
@@ -62,6 +62,7 @@ async function main(): Promise<void> {
         ? await pgbenchTps(databases, PGBENCH_SECONDS)
         : { skipped: 'BENCH_PGBENCH_SECONDS=0' };
     reportPgbench(pgbench);
+    const postgres = postgresMeter(await databases.postmasterPid());
     const started = await startTargets(ports, runId, databases, children);
     const { targets, current, baseline, unpaid, builds, worker, startWorker } = started;
     reportPlan(baseline !== undefined);
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
         ? [processMeter('payment sandbox', target.build.paymentSandbox.process.pid)]
         : []),
       ...(worker ? [processMeter('worker', worker.pid)] : []),
+      // Every target's: the gateways' records, the peer's none (its share shows what idles there).
+      postgres,
     ];
     // Assigned by the mid-round sampler of the gateway's rounds.
     let liveBytes: LiveDialogueBytes = null;

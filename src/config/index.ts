@@ -81,6 +81,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     records: {
       url: env.DATABASE_URL,
       schema: env.DATABASE_SCHEMA,
+      preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
       // A test's gateway never writes ./data unless told to.
       dataDir: env.DATA_DIR ?? (env.NODE_ENV === 'test' ? IN_MEMORY : './data'),
       piiRetentionMs: env.PII_RETENTION_DAYS === undefined ? null : env.PII_RETENTION_DAYS * 24 * 3600_000,

@@ -93,6 +93,15 @@ export const csrfTokenOf = (sessionId: string): string =>
   createHash('sha256').update(`csrf:${sessionId}`, 'utf8').digest('base64url');
 const TOKEN_PREFIX = 'opt_';
 
+/**
+ * An operator's columns, named: a statement prepared on `*` fails once a migration adds a column
+ * (src/records/README.md, "Prepared statements").
+ */
+const OPERATOR = 'name, role, status, password_hash, must_change_password, failed_attempts, locked_until, created_at';
+const OPERATOR_O = OPERATOR.split(', ')
+  .map((column) => `o.${column}`)
+  .join(', ');
+
 interface Row {
   name: string;
   role: string;
@@ -142,7 +151,7 @@ export class OperatorAccounts {
   }
 
   private async row(name: string): Promise<Row | undefined> {
-    const result = await this.db.query<Row>('SELECT * FROM operators WHERE name = $1', [name]);
+    const result = await this.db.query<Row>(`SELECT ${OPERATOR} FROM operators WHERE name = $1`, [name]);
     return result.rows[0];
   }
 
@@ -153,7 +162,7 @@ export class OperatorAccounts {
   }
 
   async list(): Promise<Operator[]> {
-    const result = await this.db.query<Row>('SELECT * FROM operators ORDER BY name');
+    const result = await this.db.query<Row>(`SELECT ${OPERATOR} FROM operators ORDER BY name`);
     return result.rows.map(operatorOf);
   }
 
@@ -171,7 +180,7 @@ export class OperatorAccounts {
     const now = this.now();
     const inserted = await this.db.query<Row>(
       `INSERT INTO operators (name, role, password_hash, must_change_password, created_at, updated_at)
-       VALUES ($1, $2, $3, true, $4, $4) ON CONFLICT (name) DO NOTHING RETURNING *`,
+       VALUES ($1, $2, $3, true, $4, $4) ON CONFLICT (name) DO NOTHING RETURNING ${OPERATOR}`,
       [checked, role, JSON.stringify(hash), now],
     );
     if (inserted.rows.length === 0) throw new OperatorExistsError(checked);
@@ -187,7 +196,7 @@ export class OperatorAccounts {
     const updated = await this.db.query<Row>(
       `UPDATE operators SET password_hash = $2, must_change_password = true, failed_attempts = 0,
               locked_until = NULL, updated_at = $3
-        WHERE name = $1 RETURNING *`,
+        WHERE name = $1 RETURNING ${OPERATOR}`,
       [checked, JSON.stringify(hash), this.now()],
     );
     if (updated.rows.length === 0) throw new OperatorNotFoundError(checked);
@@ -212,7 +221,7 @@ export class OperatorAccounts {
 
   private async setStatus(name: string, status: Operator['status']): Promise<Operator> {
     const updated = await this.db.query<Row>(
-      'UPDATE operators SET status = $2, updated_at = $3 WHERE name = $1 RETURNING *',
+      `UPDATE operators SET status = $2, updated_at = $3 WHERE name = $1 RETURNING ${OPERATOR}`,
       [name, status, this.now()],
     );
     if (updated.rows.length === 0) throw new OperatorNotFoundError(name);
@@ -277,7 +286,7 @@ export class OperatorAccounts {
          FROM operators o
         WHERE s.id_hash = $1 AND o.name = s.operator AND o.status = 'active'
           AND s.last_seen_at > $3 AND s.created_at > $4
-        RETURNING o.*`,
+        RETURNING ${OPERATOR_O}`,
       [
         sha256(sessionId),
         now,
@@ -306,7 +315,7 @@ export class OperatorAccounts {
     const hash = await hashPassword(next as string, this.options.pepper);
     const updated = await this.db.query<Row>(
       `UPDATE operators SET password_hash = $2, must_change_password = false, updated_at = $3
-        WHERE name = $1 RETURNING *`,
+        WHERE name = $1 RETURNING ${OPERATOR}`,
       [name, JSON.stringify(hash), this.now()],
     );
     await this.audited(name, 'operator_password', null);
@@ -347,7 +356,7 @@ export class OperatorAccounts {
     const result = await this.db.query<Row>(
       `UPDATE operator_tokens t SET last_used_at = $2 FROM operators o
         WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND o.name = t.operator AND o.status = 'active'
-        RETURNING o.*`,
+        RETURNING ${OPERATOR_O}`,
       [sha256(token), this.now()],
     );
     return result.rows[0] ? operatorOf(result.rows[0]) : undefined;

@@ -45,6 +45,12 @@ export interface PostgresOptions {
   applicationName?: string;
   /** The tokens' key (./sealing.ts); unset: `keylessSealer()` (the test key under NODE_ENV=test). */
   sealer?: Sealer;
+  /**
+   * Whether a statement with parameters is prepared once per connection and run by name after
+   * (default true). False for a pooler that cannot keep a session's prepared statements
+   * (PgBouncer in transaction mode before 1.21, or without `max_prepared_statements`).
+   */
+  prepare?: boolean;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -70,7 +76,53 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   pool.on('error', () => undefined);
   if (schema !== 'public') await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   else await pool.query('SELECT 1');
-  return new PostgresDatabase(pool, options.sealer ?? keylessSealer());
+  return new PostgresDatabase(
+    pool,
+    options.sealer ?? keylessSealer(),
+    options.prepare === false ? null : new StatementNames(),
+  );
+}
+
+/** At most this many statement texts are prepared by one pool; any beyond run unnamed. */
+const MAX_PREPARED = 1000;
+
+/**
+ * Names for the statements a pool prepares: PostgreSQL parses and plans an unnamed statement
+ * every time it runs (on the bench, 40% of the server's CPU went to that), a named one once per
+ * connection (node-postgres keeps which ones each connection has). The texts come from the code,
+ * so they are few; a text made with values in it would each be new, hence the cap.
+ */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
+
+  /** The name `text` runs under, or undefined: run it unnamed. */
+  nameOf(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < MAX_PREPARED) {
+      name = `gw${this.names.size}`;
+      this.names.set(text, name);
+    }
+    return name;
+  }
+}
+
+/**
+ * node-postgres's form of a statement: by name when it has parameters (a statement without, such
+ * as `BEGIN` or a migration's several statements, goes by the simple protocol, unprepared).
+ */
+function statement(names: StatementNames | null, text: string, params: unknown[] | undefined) {
+  const name = names && params && params.length > 0 ? names.nameOf(text) : undefined;
+  return name === undefined ? { text, values: params } : { name, text, values: params };
+}
+
+/**
+ * A connection's prepared statements no longer fit a table that changed under them (a column
+ * added while `SELECT *` was prepared): PostgreSQL refuses to run them. The statement did not
+ * run; the connection must be dropped so that a new one prepares them again.
+ */
+export function isStalePlan(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change');
 }
 
 /**
@@ -114,10 +166,12 @@ class PostgresDatabase implements Database {
   constructor(
     private readonly pool: Pool,
     readonly sealer: Sealer,
+    private readonly names: StatementNames | null,
   ) {}
 
   async query<Row>(text: string, params?: unknown[]): Promise<QueryResult<Row>> {
-    const result = await this.pool.query(text, params);
+    // The pool drops a connection whose statement failed, stale plans included.
+    const result = await this.pool.query(statement(this.names, text, params));
     return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
   }
 
@@ -128,7 +182,7 @@ class PostgresDatabase implements Database {
       const begun = client.query('BEGIN');
       begun.catch(() => undefined);
       try {
-        const result = await work(clientQueryable(client));
+        const result = await work(clientQueryable(client, this.names));
         await begun;
         await client.query('COMMIT');
         return result;
@@ -143,7 +197,7 @@ class PostgresDatabase implements Database {
     return this.onOneClient(async (client) => {
       await client.query('SELECT pg_advisory_lock($1)', [key]);
       try {
-        return await work(clientQueryable(client));
+        return await work(clientQueryable(client, this.names));
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
       }
@@ -175,10 +229,10 @@ class PostgresDatabase implements Database {
   }
 }
 
-function clientQueryable(client: PoolClient): Queryable {
+function clientQueryable(client: PoolClient, names: StatementNames | null): Queryable {
   return {
     async query<Row>(text: string, params?: unknown[]): Promise<QueryResult<Row>> {
-      const result = await client.query(text, params);
+      const result = await client.query(statement(names, text, params));
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
   };
@@ -186,13 +240,18 @@ function clientQueryable(client: PoolClient): Queryable {
 
 /**
  * Whether `error` may have cost the connection (no SQLSTATE: the driver's own; class 08, or 57: an
- * administrator's shutdown). Errors with another SQLSTATE (a constraint, a serialization failure)
- * leave the connection usable and the statement's fate known.
+ * administrator's shutdown), or left it unfit (its prepared statements stale: `isStalePlan`).
+ * Errors with another SQLSTATE (a constraint, a serialization failure) leave the connection usable
+ * and the statement's fate known.
  */
 export function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return (
-    typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57')
+    typeof code !== 'string' ||
+    !/^[0-9A-Z]{5}$/.test(code) ||
+    code.startsWith('08') ||
+    code.startsWith('57') ||
+    isStalePlan(error)
   );
 }
 

@@ -12,7 +12,12 @@ export { IN_MEMORY, type RecordsSettings };
 export async function openDatabase(settings: RecordsSettings): Promise<Database> {
   const sealer = sealerFor(settings);
   return settings.url
-    ? openPostgres({ url: settings.url, schema: settings.schema, sealer })
+    ? openPostgres({
+        url: settings.url,
+        schema: settings.schema,
+        sealer,
+        prepare: settings.preparedStatements,
+      })
     : openPglite({
         dataDir: settings.dataDir === IN_MEMORY ? undefined : resolve(settings.dataDir, 'postgres'),
         sealer,

@@ -4,6 +4,8 @@ export interface RecordsSettings {
   url?: string;
   /** `DATABASE_SCHEMA`: the schema the tables live in on the server (default `public`). */
   schema?: string;
+  /** `DATABASE_PREPARED_STATEMENTS` (default true): statements prepared once per connection. */
+  preparedStatements?: boolean;
   /** `DATA_DIR` (default `./data`): the embedded database's folder; `memory://` keeps it in memory. */
   dataDir: string;
   /** `TOKEN_ENCRYPTION_KEY`: the key tokens are sealed under at rest (./sealing.ts `sealerFor`). */

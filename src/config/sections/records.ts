@@ -50,6 +50,10 @@ export const stores = {
     'schema the tables live in on the server',
     '`public`',
   ),
+  DATABASE_PREPARED_STATEMENTS: doc(
+    bool(true),
+    '`false`: every statement is parsed and planned anew instead of prepared once per connection; for a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21 or without `max_prepared_statements`)',
+  ),
   DATA_DIR: doc(
     optionalString,
     'folder of the embedded database (`memory://`: in memory)',

@@ -6,7 +6,7 @@
 import type { PaymentEvent } from './machine';
 import { maskMsisdn, premasked } from '../../observability/logger';
 import type { PurchaseRecord, PurchaseState } from '../../purchases/types';
-import type { Queryable } from '../../records/database';
+import { isStalePlan, type Queryable } from '../../records/database';
 import type { Money } from '../../vas/money';
 import { newPaymentRecord, topUpSubject, type AgentTopUp, type PaymentRecord } from '../store/types';
 import { applyEarlyNotices } from './callbacks';
@@ -221,11 +221,13 @@ export async function applySpooledAnswer(
 
 /**
  * A database error a moment later may not repeat: the connection lost or terminated (SQLSTATE
- * classes 08, 57), a serialization failure or deadlock (40), out of resources (53), or a driver
- * error without a SQLSTATE about its connection. Never a refusal of the data itself.
+ * classes 08, 57), a serialization failure or deadlock (40), out of resources (53), a connection's
+ * prepared statements gone stale (dropped with it), or a driver error without a SQLSTATE about its
+ * connection. Never a refusal of the data itself.
  */
 export function isDatabaseBlip(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (isStalePlan(error)) return true;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return /^(08|57|40|53)/.test(code);
   return /connect|terminat|ECONN|timeout/i.test(String(message ?? code ?? ''));
 }

@@ -15,6 +15,9 @@ export type TopUpRow = {
   decided_at: Date | null;
 };
 
+/** The columns of a top-up row, named (never `*`: src/records/README.md, "Prepared statements"). */
+export const TOP_UP_COLUMNS = 'id, request_key, msisdn, currency, amount_minor, state, requested_at, decided_at';
+
 /** A top-up row as its record. */
 export function topUpOf(row: TopUpRow): AgentTopUp {
   return {

@@ -25,7 +25,15 @@ import {
   type UnmatchedResolution,
   type UnmatchedSuccess,
 } from './notices';
-import { changedFields, isRefusal, isUniqueViolation, isUuid, topUpOf, type TopUpRow } from './rows';
+import {
+  changedFields,
+  isRefusal,
+  isUniqueViolation,
+  isUuid,
+  TOP_UP_COLUMNS,
+  topUpOf,
+  type TopUpRow,
+} from './rows';
 
 export interface SqlPaymentStoreOptions {
   db: Database;
@@ -242,7 +250,7 @@ export class SqlPaymentStore {
 
   async topUp(id: string): Promise<AgentTopUp | null> {
     if (!isUuid(id)) return null;
-    const result = await this.db.query<TopUpRow>('SELECT * FROM agent_topups WHERE id = $1', [id]);
+    const result = await this.db.query<TopUpRow>(`SELECT ${TOP_UP_COLUMNS} FROM agent_topups WHERE id = $1`, [id]);
     return result.rows[0] ? topUpOf(result.rows[0]) : null;
   }
 
