@@ -374,6 +374,7 @@ describe('the system of record (#29)', () => {
     expect(loadConfig({}).records).toEqual({
       url: undefined,
       schema: undefined,
+      preparedStatements: true,
       dataDir: './data',
       piiRetentionMs: null,
       tokenRetentionMs: 90 * 24 * 3600_000,
@@ -393,6 +394,21 @@ describe('the system of record (#29)', () => {
       TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
     });
     expect(config.records).toMatchObject({ url: 'postgresql://gw@db:5432/gw', schema: 'gateway_2' });
+  });
+
+  it('prepares statements unless DATABASE_PREPARED_STATEMENTS says not to (a pooler that cannot keep them)', () => {
+    const base = {
+      DATABASE_URL: 'postgresql://gw@db:5432/gw',
+      AGENT_PIN_SECRET: PIN_SECRET,
+      TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+    };
+    expect(loadConfig(base).records.preparedStatements).toBe(true);
+    expect(loadConfig({ ...base, DATABASE_PREPARED_STATEMENTS: 'false' }).records.preparedStatements).toBe(
+      false,
+    );
+    expect(() => loadConfig({ ...base, DATABASE_PREPARED_STATEMENTS: 'off' })).toThrow(
+      'DATABASE_PREPARED_STATEMENTS',
+    );
   });
 
   it.each([
