@@ -97,7 +97,8 @@ const TOKEN_PREFIX = 'opt_';
  * An operator's columns, named: a statement prepared on `*` fails once a migration adds a column
  * (src/records/README.md, "Prepared statements").
  */
-const OPERATOR = 'name, role, status, password_hash, must_change_password, failed_attempts, locked_until, created_at';
+const OPERATOR =
+  'name, role, status, password_hash, must_change_password, failed_attempts, locked_until, created_at';
 const OPERATOR_O = OPERATOR.split(', ')
   .map((column) => `o.${column}`)
   .join(', ');

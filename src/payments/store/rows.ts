@@ -16,7 +16,8 @@ export type TopUpRow = {
 };
 
 /** The columns of a top-up row, named (never `*`: src/records/README.md, "Prepared statements"). */
-export const TOP_UP_COLUMNS = 'id, request_key, msisdn, currency, amount_minor, state, requested_at, decided_at';
+export const TOP_UP_COLUMNS =
+  'id, request_key, msisdn, currency, amount_minor, state, requested_at, decided_at';
 
 /** A top-up row as its record. */
 export function topUpOf(row: TopUpRow): AgentTopUp {

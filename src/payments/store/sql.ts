@@ -250,7 +250,9 @@ export class SqlPaymentStore {
 
   async topUp(id: string): Promise<AgentTopUp | null> {
     if (!isUuid(id)) return null;
-    const result = await this.db.query<TopUpRow>(`SELECT ${TOP_UP_COLUMNS} FROM agent_topups WHERE id = $1`, [id]);
+    const result = await this.db.query<TopUpRow>(`SELECT ${TOP_UP_COLUMNS} FROM agent_topups WHERE id = $1`, [
+      id,
+    ]);
     return result.rows[0] ? topUpOf(result.rows[0]) : null;
   }
 
