@@ -66,16 +66,20 @@ async function buy(amount: string, settled: string[] = ['succeeded']) {
 
 const sandbox = () => gateway.paymentSandbox!.url;
 // The portal's export of the day (its times in East Africa Time, as the real one).
-const importStatement = async () => {
-  const csv = await axios.get<string>(`${sandbox()}/sandbox/statements/mpesa`, {
-    params: { date: day, tz: TZ },
-    responseType: 'text',
-  });
-  return axios.post(`${gateway.url}/admin/reconciliation/statements`, csv.data, {
+/** The portal's export of the day: its header carries the second it was made (`Report Date`). */
+const exportStatement = async () =>
+  (
+    await axios.get<string>(`${sandbox()}/sandbox/statements/mpesa`, {
+      params: { date: day, tz: TZ },
+      responseType: 'text',
+    })
+  ).data;
+const importCsv = (csv: string) =>
+  axios.post(`${gateway.url}/admin/reconciliation/statements`, csv, {
     ...admin,
     headers: { ...admin.headers, 'content-type': 'text/csv' },
   });
-};
+const importStatement = async () => importCsv(await exportStatement());
 const balance = () => axios.post(`${gateway.url}/admin/reconciliation/balances`, {}, admin);
 const reconcile = async () =>
   (await axios.get(`${gateway.url}/admin/reconciliation`, { ...admin, params: { date: day } })).data;
@@ -172,9 +176,12 @@ it('a clean day closes with 0 mismatches; then each class is found, exactly thos
   );
   expect(refused.status).toBe(400);
   expect(refused.data.message).toMatch(/expected an M-Pesa organisation portal statement/);
-  expect((await importStatement()).status).toBe(201);
-  // The same statement again changes nothing; a pull of the day brings the same lines (no new one).
-  expect((await importStatement()).data).toMatchObject({ duplicate: true, added: 0 });
+  const statement = await exportStatement();
+  expect((await importCsv(statement)).status).toBe(201);
+  // The same file again changes nothing (two exports a second apart are two files: their Report
+  // Date differs; their lines are added once); a pull of the day brings the same lines (no new one).
+  expect((await importCsv(statement)).data).toMatchObject({ duplicate: true, added: 0 });
+  expect((await importStatement()).data).toMatchObject({ added: 0 });
   const pulled = await axios.post(`${gateway.url}/admin/reconciliation/pull`, { date: day }, admin);
   expect(pulled.data.added).toBe(0);
   expect(pulled.data.lines).toBeGreaterThanOrEqual(6);
