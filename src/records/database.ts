@@ -118,12 +118,14 @@ function statement(names: StatementNames | null, text: string, params: unknown[]
 
 /**
  * A connection's prepared statements no longer fit a table that changed under them (a column
- * added while `SELECT *` was prepared): PostgreSQL refuses to run them. The statement did not
- * run; the connection must be dropped so that a new one prepares them again.
+ * added while `SELECT *` was prepared): PostgreSQL refuses to run them ("cached plan must not
+ * change result type"). The statement did not run; the connection must be dropped so that a new
+ * one prepares them again. Told by the SQLSTATE and the server's routine, not by the message,
+ * which the server translates (`lc_messages`).
  */
 export function isStalePlan(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change');
+  const { code, routine } = (error ?? {}) as { code?: unknown; routine?: unknown };
+  return code === '0A000' && routine === 'RevalidateCachedQuery';
 }
 
 /**

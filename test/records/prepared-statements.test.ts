@@ -115,6 +115,15 @@ describe('a table changed under a prepared statement (a column added by a rollin
     expect((await db.query(select, [1])).rows).toEqual([{ id: 1, body: 'one', added_a: null }]);
   });
 
+  it('another refusal of the same class (0A000, feature not supported) is no stale plan', async () => {
+    const refused = await db
+      .query('SELECT count(*) FROM notes WHERE id > $1 FOR UPDATE', [0])
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: '0A000' });
+    expect(isStalePlan(refused)).toBe(false);
+    expect(isConnectionError(refused)).toBe(false);
+  });
+
   it('in a transaction: the transaction fails, its connection is dropped, the next one runs', async () => {
     await db.transaction((tx) => tx.query(select, [2]));
     const before = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
