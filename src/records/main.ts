@@ -6,8 +6,9 @@ import { IN_MEMORY, type RecordsSettings } from './settings';
  * `npm run migrate`: brings the system of record's schema up to date and exits. The gateway
  * and the worker do the same at start, under the same advisory lock; this is for a deploy that
  * migrates before it rolls out. It reads only where the records are (`DATABASE_URL`,
- * `DATABASE_SCHEMA`, `DATA_DIR`) and `DATABASE_PREPARED_STATEMENTS`, so a migration job needs no
- * other setting.
+ * `DATABASE_SCHEMA`, `DATA_DIR`), so a migration job needs no other setting. Its advisory lock
+ * holds one session throughout, so it never runs behind a transaction pooler: its statements are
+ * prepared, whatever `DATABASE_PREPARED_STATEMENTS` says to the gateways.
  */
 function settingsFrom(env: NodeJS.ProcessEnv): RecordsSettings {
   const url = env.DATABASE_URL?.trim() || undefined;
@@ -15,13 +16,7 @@ function settingsFrom(env: NodeJS.ProcessEnv): RecordsSettings {
     throw new Error('DATABASE_URL must look like postgres://user@host:5432/database');
   const dataDir = env.DATA_DIR?.trim() || './data';
   if (!url && dataDir === IN_MEMORY) throw new Error('nothing to migrate: DATA_DIR=memory:// keeps nothing');
-  return {
-    url,
-    schema: env.DATABASE_SCHEMA?.trim() || undefined,
-    dataDir,
-    // As the gateway reads it (src/config/variables.ts `bool`): off only when said so.
-    preparedStatements: !['false', '0', 'no'].includes(env.DATABASE_PREPARED_STATEMENTS?.trim() ?? ''),
-  };
+  return { url, schema: env.DATABASE_SCHEMA?.trim() || undefined, dataDir };
 }
 
 async function main(): Promise<void> {
