@@ -22,6 +22,16 @@ export function cpuMs(pid: number | undefined): number | null {
   }
 }
 
+/** A process's parent (field 4 of /proc/<pid>/stat), when it is named `command`; null otherwise. */
+export function parentNamed(pid: number, command: string): number | null {
+  try {
+    const parent = Number(statFields(pid)[1]);
+    return fs.readFileSync(`/proc/${parent}/comm`, 'utf8').trim() === command ? parent : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A local PostgreSQL server's CPU: its postmaster's, its children's alive now (backends, WAL
  * writer, checkpointer) and those it has reaped (`cutime`, `cstime`), so that a backend that ends

@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { parentNamed } from './cpu';
 
 export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL || 'postgres://127.0.0.1:5432/test';
 
@@ -128,15 +129,9 @@ export async function benchDatabases(runId: string): Promise<BenchDatabases> {
     async postmasterPid() {
       const host = new URL(BENCH_DATABASE_URL).hostname;
       if (!['127.0.0.1', 'localhost', '[::1]', ''].includes(host)) return null;
+      // A backend's parent is the postmaster.
       const { rows } = await admin.query('SELECT pg_backend_pid() AS pid');
-      try {
-        // A backend's parent is the postmaster (field 4 of /proc/<pid>/stat).
-        const stat = fs.readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8');
-        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return fs.readFileSync(`/proc/${parent}/comm`, 'utf8').trim() === 'postgres' ? parent : null;
-      } catch {
-        return null;
-      }
+      return parentNamed(rows[0].pid, 'postgres');
     },
     async create(label) {
       const name = `bench_${runId}_${label}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
