@@ -10,7 +10,7 @@ import { ELEC_INTENT, INPUT, record, serviceError, services } from '../../machin
 import { purchaseView } from '../../src/purchases/history';
 import { dialogueKey } from '../../machines/ussd/purchase';
 import { SETTLED_TAG, type DialogueEvent } from '../../src/ussd/engine/dialogue';
-import { inertScope } from '../../src/ussd/engine/xstate-internals';
+import { inertScope } from '../../src/xstate/internals';
 import { SpendRefusedError } from '../../src/spend/rules';
 import { TransportError } from '../../src/vas/errors';
 

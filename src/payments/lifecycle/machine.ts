@@ -1,4 +1,5 @@
-import { and, assign, setup, transition, type SnapshotFrom } from 'xstate';
+import { and, assign, setup, type SnapshotFrom } from 'xstate';
+import { nextSnapshot } from '../../xstate/internals';
 import type { PaymentStatus } from '../port';
 import type { PaymentRecord, PaymentRecordState } from '../store/types';
 import type { PaymentContext, PaymentEvent, PaymentLifecycleSettings } from './types';
@@ -344,7 +345,7 @@ export function decidePayment(
     context: { settings, payment, delayMs: null },
   });
   if (!snapshot.can(event)) return null;
-  const [next] = transition(paymentMachine, snapshot, event);
+  const next = nextSnapshot(paymentMachine, snapshot, event);
   const to = next.value as PaymentRecordState;
   return {
     from: payment.state,

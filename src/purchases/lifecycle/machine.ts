@@ -1,4 +1,5 @@
-import { assign, setup, transition, type SnapshotFrom } from 'xstate';
+import { assign, setup, type SnapshotFrom } from 'xstate';
+import { nextSnapshot } from '../../xstate/internals';
 import type { PurchaseRecord, PurchaseState } from '../types';
 import { resultFromTransaction } from '../types';
 import type { Transaction } from '../../vas/port';
@@ -383,7 +384,7 @@ export function decide(
     context: contextOf(record, settings),
   });
   if (!snapshot.can(event)) return null;
-  const [next] = transition(purchaseMachine, snapshot, event);
+  const next = nextSnapshot(purchaseMachine, snapshot, event);
   const { settings: _settings, debitedAccountId: _account, delayMs, ...patch } = next.context;
   return { from: record.state, to: next.value as PurchaseState, patch, delayMs };
 }

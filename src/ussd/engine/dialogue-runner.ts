@@ -8,7 +8,7 @@ import {
   spawnedBy,
   stoppedBy,
   type Effect,
-} from './xstate-internals';
+} from '../../xstate/internals';
 
 /** The machine did not settle within the hop budget, even after TIMEOUT. */
 export class DialogueTimeoutError extends Error {

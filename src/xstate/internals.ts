@@ -1,11 +1,13 @@
 /**
- * Every part of XState the dialogue runner (dialogue-runner.ts) reads beyond its public API, in
- * one place. `xstate` is pinned to the exact version this was checked against (package.json),
- * and `xstate-internals.test.ts` fails when any of these changes shape: upgrade XState only with
- * that test green.
+ * Every part of XState the code reads beyond its public API, in one place: the hop engine's
+ * dialogue runner (src/ussd/engine/dialogue-runner.ts) and the lifecycles' pure decisions
+ * (src/purchases/lifecycle/machine.ts, src/payments/lifecycle/machine.ts). `xstate` is pinned to
+ * the exact version this was checked against (package.json), and `internals.test.ts` fails when
+ * any of these changes shape: upgrade XState only with that test green.
  *
  * - An actor scope built by hand, for the pure functions (`getInitialSnapshot`, `transition`,
- *   `restoreSnapshot`): XState's own `transition()` builds a whole actor per call.
+ *   `restoreSnapshot`): XState's own `transition()` builds a whole actor per call, and that
+ *   actor computes the machine's initial snapshot (three quarters of a lifecycle decision's time).
  * - The effects a pure step collects through that scope's `actionExecutor`: `xstate.spawnChild`
  *   with params `{ id, actorRef, input }` (the child's reference, never started), and
  *   `xstate.stopChild` whose params are the stopped child's reference.
@@ -18,7 +20,10 @@ import {
   fromTransition,
   type AnyActorRef,
   type AnyActorScope,
+  type AnyStateMachine,
+  type EventFromLogic,
   type ExecutableActionObject,
+  type SnapshotFrom,
 } from 'xstate';
 
 /** An effect a step asked for, as the scope's `actionExecutor` receives it. */
@@ -38,6 +43,23 @@ export function inertScope(collect: (effect: Effect) => void): AnyActorScope {
     stopChild: () => undefined,
     actionExecutor: collect,
   };
+}
+
+/** The scope of every `nextSnapshot` step: synchronous, and its effects dropped, so one serves all. */
+const deciding = inertScope(() => undefined);
+
+/**
+ * The snapshot `event` takes `snapshot` to, as XState's `transition(machine, snapshot, event)[0]`
+ * gives it, without the actor that builds per call. For machines that only decide: their
+ * assignments are in the snapshot; any other effect of the step is dropped, as a caller of
+ * `transition()` that reads only the snapshot drops it.
+ */
+export function nextSnapshot<Machine extends AnyStateMachine>(
+  machine: Machine,
+  snapshot: SnapshotFrom<Machine>,
+  event: EventFromLogic<Machine>,
+): SnapshotFrom<Machine> {
+  return machine.transition(snapshot, event, deciding) as SnapshotFrom<Machine>;
 }
 
 /** A child a step starts: its id, its (unstarted) reference, its logic and input. */

@@ -1,25 +1,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { assign, setup, type AnyMachineSnapshot } from 'xstate';
-import { fromService, isService } from './dialogue';
+import { assign, setup, transition, type AnyMachineSnapshot } from 'xstate';
+import { fromService, isService } from '../ussd/engine/dialogue';
 import {
   doneEvent,
   errorEvent,
   inertScope,
+  nextSnapshot,
   promiseCreatorOf,
   spawnedBy,
   stoppedBy,
   type Effect,
-} from './xstate-internals';
+} from './internals';
 
 /**
- * The XState internals the dialogue runner reads (xstate-internals.ts), checked against the
+ * The XState internals the dialogue runner reads (internals.ts), checked against the
  * installed XState. When this fails after an upgrade, the runner must be changed with it — or
  * XState kept at the version pinned in package.json.
  */
 
 it('xstate is pinned to one exact version, the one installed', () => {
-  const root = path.resolve(__dirname, '../../..');
+  const root = path.resolve(__dirname, '../..');
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
   };
@@ -119,5 +120,84 @@ describe('the effects a pure step collects, and the events fed back', () => {
       expect(spawnedBy(effect)).toBeUndefined();
       expect(stoppedBy(effect)).toBeUndefined();
     }
+  });
+});
+
+describe('nextSnapshot: a lifecycle decision', () => {
+  let initialContexts = 0;
+  let effectsRun = 0;
+  const lifecycle = setup({
+    types: {
+      context: {} as { attempts: number; note: string },
+      events: {} as { type: 'TRY'; note: string } | { type: 'GIVE_UP' },
+    },
+    actions: { tell: () => void (effectsRun += 1) },
+    guards: { hasRoom: ({ context }) => context.attempts < 2 },
+  }).createMachine({
+    context: () => {
+      initialContexts += 1;
+      return { attempts: 0, note: '' };
+    },
+    initial: 'waiting',
+    states: {
+      waiting: {
+        on: {
+          TRY: [
+            {
+              guard: 'hasRoom',
+              target: 'waiting',
+              actions: assign({
+                attempts: ({ context }) => context.attempts + 1,
+                note: ({ event }) => event.note,
+              }),
+              reenter: true,
+            },
+            { target: 'spent', actions: 'tell' },
+          ],
+          GIVE_UP: 'spent',
+        },
+      },
+      spent: { type: 'final' },
+    },
+  });
+  const inState = (value: string, attempts: number) =>
+    lifecycle.resolveState({ value, context: { attempts, note: 'before' } });
+
+  it('gives the snapshot XState’s transition() gives, guards and assignments included', () => {
+    for (const [snapshot, event] of [
+      [inState('waiting', 0), { type: 'TRY', note: 'first' }],
+      [inState('waiting', 2), { type: 'TRY', note: 'third' }],
+      [inState('waiting', 1), { type: 'GIVE_UP' }],
+    ] as const) {
+      const [theirs] = transition(lifecycle, snapshot, event);
+      const ours = nextSnapshot(lifecycle, snapshot, event);
+      expect(ours.value).toEqual(theirs.value);
+      expect(ours.context).toEqual(theirs.context);
+      expect(ours.status).toBe(theirs.status);
+    }
+    expect(nextSnapshot(lifecycle, inState('waiting', 0), { type: 'TRY', note: 'x' }).context).toEqual({
+      attempts: 1,
+      note: 'x',
+    });
+  });
+
+  it('builds no actor (so no initial state), and carries out no effect', () => {
+    initialContexts = 0;
+    effectsRun = 0;
+    transition(lifecycle, inState('waiting', 2), { type: 'TRY', note: 'x' });
+    // What nextSnapshot saves: transition() computes the machine's initial state every call.
+    expect(initialContexts).toBe(1);
+    initialContexts = 0;
+    const spent = nextSnapshot(lifecycle, inState('waiting', 2), { type: 'TRY', note: 'x' });
+    expect(spent.value).toBe('spent');
+    expect(initialContexts).toBe(0);
+    expect(effectsRun).toBe(0);
+  });
+
+  it('one scope serves every call: a decision leaves nothing behind for the next', () => {
+    const first = nextSnapshot(lifecycle, inState('waiting', 0), { type: 'TRY', note: 'a' });
+    const again = nextSnapshot(lifecycle, inState('waiting', 0), { type: 'TRY', note: 'b' });
+    expect(first.context).toEqual({ attempts: 1, note: 'a' });
+    expect(again.context).toEqual({ attempts: 1, note: 'b' });
   });
 });
