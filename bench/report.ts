@@ -76,6 +76,12 @@ export function reportMedians(
     })),
     machineBusy: med(target, (s) => s.machineBusy),
     machineUsPerHop: med(target, (s) => s.machineUsPerHop),
+    byHop: Array.from({ length: Math.max(...target.results.map((s) => s.byHop.length)) }, (_, place) => {
+      const played = target.results.map((s) => s.byHop[place]).filter((hop) => hop !== undefined);
+      return played.length === 0
+        ? undefined
+        : { p50: median(played.map((hop) => hop.p50)), p99: median(played.map((hop) => hop.p99)) };
+    }),
   });
   const medians = targets.map(medianOf);
   const [gw, builder, bareTarget] = medians;
@@ -122,6 +128,18 @@ export function reportMedians(
     ...(unpaidMedian ? [['unpaid', unpaidMedian] as const] : []),
   ] as const)
     console.log(`CPU µs per hop, ${name.padEnd(8)} ${breakdown(s)}`);
+  // Where a target's tail is: the Buy writes and pays, the other hops read.
+  const hopNames = ['dial', 'service', 'meter', 'amount', 'confirm', 'Buy'];
+  targets.forEach((target, i) =>
+    console.log(
+      `p50/p99 ms by hop, ${target.name}: ` +
+        medians[i].byHop
+          .flatMap((hop, place) =>
+            hop ? [`${hopNames[place] ?? place} ${hop.p50.toFixed(0)}/${hop.p99.toFixed(0)}`] : [],
+          )
+          .join(', '),
+    ),
+  );
   if (liveBytes !== null)
     console.log(
       `Redis per live dialogue (gateway): ${liveBytes.record} bytes (mean of ${liveBytes.records} records), ` +

@@ -60,6 +60,8 @@ export interface Result {
   unexpected: string[];
   elapsedMs: number;
   latencies: number[];
+  /** The same latencies by the hop's place in its dialogue (0: the dial), the Buy last of all. */
+  latenciesByHop: number[][];
 }
 
 /** Dialogues played in this run, every target: each gets a number of its own. */
@@ -75,6 +77,7 @@ export async function playDialogues(
   midway?: (inFlight: string[]) => Promise<void>,
 ): Promise<Result> {
   const latencies: number[] = [];
+  const latenciesByHop: number[][] = [];
   let errors = 0;
   const unexpected: string[] = [];
   let buys = 0;
@@ -125,8 +128,12 @@ export async function playDialogues(
         if (ok && last) buys += 1;
         const now = Date.now();
         if (now >= measureFrom && now < stopAt) {
-          if (ok) latencies.push(tookMs);
-          else {
+          if (ok) {
+            latencies.push(tookMs);
+            // The Buy apart from the question a build may ask before it: it is the hop that writes.
+            const place = last ? inputs.length + 1 : step;
+            (latenciesByHop[place] ??= []).push(tookMs);
+          } else {
             errors += 1;
             if (unexpected.length < 3)
               unexpected.push(
@@ -162,6 +169,7 @@ export async function playDialogues(
     unexpected,
     elapsedMs: DURATION_MS,
     latencies,
+    latenciesByHop,
   };
 }
 
@@ -180,8 +188,15 @@ export function summary(result: Result): {
   cpuUsPerHop: { name: string; us: number }[];
   machineBusy: number;
   machineUsPerHop: number;
+  /** p50 and p99 of each hop of the dialogue (`latenciesByHop`'s places; a place never played: absent). */
+  byHop: ({ p50: number; p99: number } | undefined)[];
 } {
   const sorted = [...result.latencies].sort((a, b) => a - b);
+  const byHop = Array.from(result.latenciesByHop, (hops) => {
+    if (!hops) return undefined;
+    const ordered = [...hops].sort((a, b) => a - b);
+    return { p50: percentile(ordered, 50), p99: percentile(ordered, 99) };
+  });
   return {
     buys: result.buys,
     hopsPerSec: result.hops / (result.elapsedMs / 1000),
@@ -194,6 +209,7 @@ export function summary(result: Result): {
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     errors: result.errors,
+    byHop,
   };
 }
 
