@@ -19,7 +19,7 @@ import {
 } from './options';
 import { BENCH_DATABASE_URL } from './records';
 import type { LiveDialogueBytes } from './redis-keys';
-import type { Summary } from './subscribers';
+import type { Summary } from './summary';
 import type { Target, Targets } from './targets';
 
 /** PostgreSQL's own pace on this machine (pgbench), or why it was not measured. */
@@ -128,8 +128,8 @@ export function reportMedians(
     ...(unpaidMedian ? [['unpaid', unpaidMedian] as const] : []),
   ] as const)
     console.log(`CPU µs per hop, ${name.padEnd(8)} ${breakdown(s)}`);
-  // Where a target's tail is: the Buy writes and pays, the other hops read.
-  const hopNames = ['dial', 'service', 'meter', 'amount', 'confirm', 'Buy'];
+  // Where a target's tail is: which hops wait (the dial reads, the quote reads and calls, the Buy writes).
+  const hopNames = ['dial', 'service', 'meter', 'amount', 'recipient', 'Buy'];
   targets.forEach((target, i) =>
     console.log(
       `p50/p99 ms by hop, ${target.name}: ` +

@@ -43,7 +43,8 @@ import {
   reportRecords,
   row,
 } from './report';
-import { closeConnections, playDialogues, summary } from './subscribers';
+import { closeConnections, playDialogues } from './subscribers';
+import { summary } from './summary';
 import { freePorts, startTargets, type Target } from './targets';
 
 async function main(): Promise<void> {

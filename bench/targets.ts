@@ -28,7 +28,7 @@ import {
 import { freePort } from './ports';
 import { distRoot, startProcess, waitForHealth } from './processes';
 import type { BenchDatabases } from './records';
-import type { Summary } from './subscribers';
+import type { Summary } from './summary';
 
 export interface Target {
   name: string;
