@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { noFulfilment, type Fulfilment } from './fulfilment';
-import { APPROVE_DELAY_MS, profileFlags, REDIS_URL, TOPOLOGY } from './options';
+import { APPROVE_DELAY_MS, profileFlags, REDIS_URL, TOPOLOGY, WORKER_ARGS } from './options';
 import { startProcess, waitForHealth } from './processes';
 import type { BenchDatabase, BenchDatabases } from './records';
 import { DARAJA_DEFAULTS } from '../src/payments/sandbox/daraja';
@@ -184,7 +184,7 @@ export async function startWorker(
   const started = startProcess(
     'src/worker.js',
     { ...build.env, WORKER_HEALTH_PORT: String(port) },
-    profileFlags(`worker-${port}-${(workerStarts += 1)}`),
+    [...profileFlags(`worker-${port}-${(workerStarts += 1)}`), ...WORKER_ARGS],
     build.root,
   );
   children.push(started);

@@ -40,12 +40,16 @@ if (BASELINE && TOPOLOGY === 'alongside')
 /** Seconds of `pgbench -c 8 -j 2` at the start of the run (0: not run). */
 export const PGBENCH_SECONDS = Number(process.env.BENCH_PGBENCH_SECONDS ?? 10);
 
-/** The node flags `npm start` runs the gateway with (from package.json, so the two never differ). */
-const START_NODE_ARGS = (() => {
+/**
+ * The node flags package.json's scripts run `script` with (`npm start` the gateway, `npm run
+ * worker` the worker), so that the bench's processes and production's never differ.
+ */
+function scriptNodeArgs(name: string, script: string): string {
   const pkg = JSON.parse(fs.readFileSync(path.join(distRoot, '..', 'package.json'), 'utf8'));
-  const start: string = pkg.scripts?.start ?? '';
-  return /\bnode\s+(.*?)\s*dist\/src\/main\.js/.exec(start)?.[1] ?? '';
-})();
+  const command: string = pkg.scripts?.[name] ?? '';
+  return new RegExp(`\\bnode\\s+(.*?)\\s*dist/src/${script.replace('.', '\\.')}`).exec(command)?.[1] ?? '';
+}
+const START_NODE_ARGS = scriptNodeArgs('start', 'main.js');
 
 // BENCH_PROFILE=<dir>: a V8 CPU profile of each server's process (gateway, baseline, unpaid, peer, floor),
 // named after it and written when it exits; and of each worker process started (`worker-<its health
@@ -57,6 +61,8 @@ export const START_ARGS = nodeArgs(process.env.BENCH_NODE_ARGS ?? START_NODE_ARG
 export const BASELINE_ARGS = nodeArgs(
   process.env.BENCH_BASELINE_NODE_ARGS ?? process.env.BENCH_NODE_ARGS ?? START_NODE_ARGS,
 );
+/** The worker's flags, every build's (`npm run worker`'s: the Dockerfile's and the manifests' too). */
+export const WORKER_ARGS = nodeArgs(scriptNodeArgs('worker', 'worker.js'));
 /** The profile's flags for a target's process: its file is named after the target (`gateway.cpuprofile`). */
 export const profileFlags = (target: string): string[] =>
   process.env.BENCH_PROFILE

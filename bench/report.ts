@@ -12,6 +12,7 @@ import {
   PGBENCH_SECONDS,
   profileFlags,
   START_ARGS,
+  WORKER_ARGS,
   ROUNDS,
   SUBSCRIBERS,
   TOPOLOGY,
@@ -41,7 +42,8 @@ export function reportPlan(withBaseline: boolean): void {
   console.log(
     `playing electricity dialogues (5 hops; 6 where 'Send the token to' is asked) for ${SUBSCRIBERS} subscribers, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured, ` +
       `gateway: ${jobsRun} (node ${[...profileFlags('gateway'), ...START_ARGS].join(' ') || 'without flags'}` +
-      `${withBaseline ? `; baseline: node ${BASELINE_ARGS.join(' ') || 'without flags'}` : ''}), ` +
+      `${withBaseline ? `; baseline: node ${BASELINE_ARGS.join(' ') || 'without flags'}` : ''}` +
+      `${TOPOLOGY === 'single' ? '' : `; worker: node ${WORKER_ARGS.join(' ') || 'without flags'}`}), ` +
       `targets interleaved over ${ROUNDS} rounds, each round starting one target later (medians reported)`,
   );
 }
