@@ -14,9 +14,9 @@ import {
 } from './internals';
 
 /**
- * The XState internals the dialogue runner reads (internals.ts), checked against the
- * installed XState. When this fails after an upgrade, the runner must be changed with it — or
- * XState kept at the version pinned in package.json.
+ * The XState internals the code reads (internals.ts: the dialogue runner, the lifecycles'
+ * decisions), checked against the installed XState. When this fails after an upgrade, their
+ * users must be changed with it — or XState kept at the version pinned in package.json.
  */
 
 it('xstate is pinned to one exact version, the one installed', () => {

@@ -52,7 +52,8 @@ const deciding = inertScope(() => undefined);
  * The snapshot `event` takes `snapshot` to, as XState's `transition(machine, snapshot, event)[0]`
  * gives it, without the actor that builds per call. For machines that only decide: their
  * assignments are in the snapshot; any other effect of the step is dropped, as a caller of
- * `transition()` that reads only the snapshot drops it.
+ * `transition()` that reads only the snapshot drops it; and they start no child (this shared
+ * scope's system would gather children with a `systemId`).
  */
 export function nextSnapshot<Machine extends AnyStateMachine>(
   machine: Machine,
