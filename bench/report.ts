@@ -20,6 +20,7 @@ import {
 } from './options';
 import { BENCH_DATABASE_URL } from './records';
 import type { LiveDialogueBytes } from './redis-keys';
+import { HOP_PLACES } from './subscribers';
 import type { Summary } from './summary';
 import type { Target, Targets } from './targets';
 
@@ -131,13 +132,12 @@ export function reportMedians(
   ] as const)
     console.log(`CPU µs per hop, ${name.padEnd(8)} ${breakdown(s)}`);
   // Where a target's tail is: which hops wait (the dial reads, the quote reads and calls, the Buy writes).
-  const hopNames = ['dial', 'service', 'meter', 'amount', 'recipient', 'Buy'];
   targets.forEach((target, i) =>
     console.log(
       `p50/p99 ms by hop, ${target.name}: ` +
         medians[i].byHop
           .flatMap((hop, place) =>
-            hop ? [`${hopNames[place] ?? place} ${hop.p50.toFixed(0)}/${hop.p99.toFixed(0)}`] : [],
+            hop ? [`${HOP_PLACES[place] ?? place} ${hop.p50.toFixed(0)}/${hop.p99.toFixed(0)}`] : [],
           )
           .join(', '),
     ),

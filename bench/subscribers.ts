@@ -9,6 +9,18 @@ import { DURATION_MS, SUBSCRIBERS, WARMUP_MS } from './options';
 import type { Result } from './summary';
 
 const METER = '01234567890';
+/**
+ * What a subscriber types after the dial: the service, the meter, the amount, the Buy. BWP 10 a
+ * purchase (and BWP 1.50 of charges): a build's sandbox wallet pays about 87,000 (see walletLeft).
+ */
+const INPUTS = ['1', METER, '10', '1'];
+/**
+ * The places of a dialogue's hops in `latenciesByHop`, by name: the dial, one per input, and the
+ * Buy in a place of its own whichever step it is (a build that asks who gets the token asks it
+ * after the amount, and its quote follows the answer: one hop more).
+ */
+export const HOP_PLACES = ['dial', 'service', 'meter', 'amount', 'recipient', 'Buy'];
+const BUY_PLACE = HOP_PLACES.length - 1;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: SUBSCRIBERS });
 
@@ -78,8 +90,6 @@ export async function playDialogues(
   const windowTo = delay(WARMUP_MS + DURATION_MS).then(readAll);
   const inFlight: string[] = [];
   const sampled = midway ? delay(WARMUP_MS + DURATION_MS / 2).then(() => midway([...inFlight])) : undefined;
-  // BWP 10 a purchase (and BWP 1.50 of charges): a build's sandbox wallet pays about 87,000 (see walletLeft).
-  const inputs = ['1', METER, '10', '1'];
   /** The screen a build that asks who gets the token (USSD_ASK_TOKEN_RECIPIENT, on by default) shows. */
   const asksTokenRecipient = (body: string) => body.startsWith('CON Send the token to');
 
@@ -95,7 +105,7 @@ export async function playDialogues(
       // every target (the peer, the floor, an earlier build that never asks) plays its own whole Buy.
       const typed: string[] = [];
       let answered = 0;
-      for (let step = 0; step <= inputs.length + answered; step += 1) {
+      for (let step = 0; step <= INPUTS.length + answered; step += 1) {
         const text = typed.join('*');
         const sent = process.hrtime.bigint();
         const reply = await post(port, urlPath, {
@@ -107,15 +117,14 @@ export async function playDialogues(
         });
         const tookMs = Number(process.hrtime.bigint() - sent) / 1e6;
         // A dialogue that ends before its Buy (a refusal, a limit) is unfinished: counted as an error.
-        const last = step === inputs.length + answered;
+        const last = step === INPUTS.length + answered;
         const ok = reply.status === 200 && (last ? /^END /.test(reply.body) : /^CON /.test(reply.body));
         if (ok && last) buys += 1;
         const now = Date.now();
         if (now >= measureFrom && now < stopAt) {
           if (ok) {
             latencies.push(tookMs);
-            // The Buy apart from the question a build may ask before it: it is the hop that writes.
-            const place = last ? inputs.length + 1 : step;
+            const place = last ? BUY_PLACE : step;
             (latenciesByHop[place] ??= []).push(tookMs);
           } else {
             errors += 1;
@@ -129,7 +138,7 @@ export async function playDialogues(
         if (asksTokenRecipient(reply.body)) {
           typed.push('1');
           answered += 1;
-        } else typed.push(inputs[typed.length - answered]);
+        } else typed.push(INPUTS[typed.length - answered]);
       }
     }
   }
