@@ -114,10 +114,11 @@ export interface PaymentPath {
   lifecycle: PaymentLifecycle;
   store: SqlPaymentStore;
   /**
-   * Write the payment row of a purchase created `paymentRequired`, in the transaction that writes
-   * the purchase (`tx`: the desk's `alongside`), so neither exists without the other.
+   * Write the payment row of a purchase created `paymentRequired`, with the purchase's own
+   * statement (`tx`: the desk's `alongside`), so neither exists without the other: null when the
+   * purchase is not written (its key taken, the spending rules' refusal).
    */
-  writeRequest(purchase: PurchaseRecord, tx: Queryable, amount?: Money): Promise<PaymentRecord>;
+  writeRequest(candidate: PurchaseRecord, tx: Queryable, amount?: Money): Promise<PaymentRecord | null>;
   /**
    * Ask the buyer to pay (the PIN prompt) for a payment `writeRequest` wrote, once its transaction
    * committed. Resolves once the provider answered the collect; never throws (a failure ends the
@@ -192,8 +193,8 @@ export function startPaymentLifecycle(options: {
     provider,
     lifecycle,
     store: parts.store,
-    async writeRequest(purchase, tx, amount) {
-      return (await lifecycle.writeRequest(purchase, tx, amount ? { amount } : {})).record;
+    writeRequest(candidate, tx, amount) {
+      return lifecycle.writeRequestWith(candidate, tx, amount ? { amount } : {});
     },
     async collect(payment) {
       try {

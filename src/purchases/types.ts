@@ -212,9 +212,13 @@ export function resultFromTransaction(tx: Transaction): PurchaseResult {
 
 /**
  * A write that must commit with a new purchase, in its transaction (`tx`): the buyer's payment row,
- * so neither exists without the other. Run only when the purchase is new; a throw writes nothing.
+ * so neither exists without the other. It goes out with the purchase's own statement, in one round
+ * trip (`Database.transactionInOneTrip`), before anyone knows whether `candidate` is written: its
+ * statements run after the purchase's and must write nothing unless `candidate` was written (a
+ * key already taken, or the spending rules' refusal, writes no purchase); all are issued before
+ * its first `await`. One that fails rolls the purchase back with it.
  */
-export type AlongsideWrite = (created: PurchaseRecord, tx: Queryable) => Promise<void>;
+export type AlongsideWrite = (candidate: PurchaseRecord, tx: Queryable) => Promise<unknown>;
 
 /** The purchase desk: what the USSD/SMS channels call to hand in and look up orders (src/purchases/desk.ts). */
 export interface PurchaseDesk {

@@ -27,6 +27,15 @@ export interface Database extends Queryable {
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
+   * Runs `work` as one transaction sent in one round trip: `BEGIN`, the statements `work` issues
+   * before its first `await`, and `COMMIT` leave together. For a body that decides nothing from its
+   * statements' answers, as one statement run alone: each statement's own conditions decide what
+   * it writes, and what the body then makes of the answers (a refusal it throws) undoes nothing. A
+   * statement that fails rolls them all back and its error is thrown; one issued after the body's
+   * first `await` is refused (the `COMMIT` has left).
+   */
+  transactionInOneTrip<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
    * Runs `work` on one session holding the advisory lock `key` (waiting for it): two instances
    * starting together migrate once, one after the other.
    */
@@ -196,6 +205,28 @@ class PostgresDatabase implements Database {
     });
   }
 
+  async transactionInOneTrip<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const { trip, end } = await this.onOneClient(async (client) => {
+      // BEGIN, the body's statements and COMMIT are issued in one turn: one write of the socket.
+      const begun = client.query('BEGIN');
+      const trip = issueAtOnce(work, (text, params) => client.query(statement(this.names, text, params)));
+      const ended = client.query(trip.threw ? 'ROLLBACK' : 'COMMIT');
+      const [opened, answered] = await Promise.allSettled([begun, ended]);
+      if (opened.status === 'rejected') throw opened.reason;
+      // Lost at the commit: whether it was written is not known, as with `transaction`.
+      if (answered.status === 'rejected') throw answered.reason;
+      return { trip, end: answered.value.command };
+    });
+    // The connection is handed on once the COMMIT answered (every statement had, before it): what
+    // the body does next may need one of its own.
+    const [outcome] = await Promise.allSettled([trip.body]);
+    // A statement failed: PostgreSQL aborted the transaction and answered the COMMIT with ROLLBACK.
+    if (trip.failed) throw trip.failure;
+    if (outcome.status === 'rejected') throw outcome.reason;
+    if (end !== 'COMMIT') throw new Error('the transaction was rolled back');
+    return outcome.value;
+  }
+
   async withAdvisoryLock<T>(key: number, work: (session: Queryable) => Promise<T>): Promise<T> {
     return this.onOneClient(async (client) => {
       await client.query('SELECT pg_advisory_lock($1)', [key]);
@@ -237,6 +268,62 @@ function clientQueryable(client: PoolClient, names: StatementNames | null): Quer
     async query<Row>(text: string, params?: unknown[]): Promise<QueryResult<Row>> {
       const result = await client.query(statement(names, text, params));
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+    },
+  };
+}
+
+/**
+ * `work` run with every statement it issues before its first `await` (`transactionInOneTrip`): its
+ * `tx` refuses a statement issued after that, since the transaction's end has left with the
+ * others. Says whether `work` threw before returning (nothing may be committed then) and the
+ * first statement that failed (the transaction is aborted then, whatever the body did with it).
+ */
+export function issueAtOnce<T>(
+  work: (tx: Queryable) => Promise<T>,
+  run: (text: string, params?: unknown[]) => Promise<{ rows: unknown[]; rowCount: number | null }>,
+): {
+  body: Promise<T>;
+  /** Settles once every statement issued has answered. */
+  answered: Promise<unknown>;
+  threw: boolean;
+  readonly failed: boolean;
+  readonly failure: unknown;
+} {
+  let open = true;
+  let failure: { error: unknown } | undefined;
+  const issued: Promise<unknown>[] = [];
+  const tx: Queryable = {
+    async query<Row>(text: string, params?: unknown[]): Promise<QueryResult<Row>> {
+      if (!open)
+        throw new Error(
+          `a statement issued after its transaction was sent (transactionInOneTrip): ${text.slice(0, 80)}`,
+        );
+      const answer = run(text, params);
+      issued.push(answer.catch((error: unknown) => (failure ??= { error })));
+      const result = await answer;
+      return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+    },
+  };
+  let body: Promise<T>;
+  let threw = false;
+  try {
+    body = work(tx);
+  } catch (error) {
+    threw = true;
+    body = Promise.reject(error);
+  }
+  open = false;
+  // Awaited by the caller once its end has answered: never unhandled meanwhile.
+  body.catch(() => undefined);
+  return {
+    body,
+    answered: Promise.all(issued),
+    threw,
+    get failed() {
+      return failure !== undefined;
+    },
+    get failure() {
+      return failure?.error;
     },
   };
 }
@@ -296,6 +383,27 @@ export function countTransactions(
     listen(seen.wrote ? 'write' : 'read', statements);
     return result;
   };
+  // The id is asked with the body's statements, in the same trip (a later statement is refused).
+  const countedInOneTrip = async <T>(work: (tx: Queryable) => Promise<T>): Promise<T> => {
+    const statements: string[] = [];
+    const seen = { wrote: false };
+    const result = await db.transactionInOneTrip(async (tx) => {
+      const value = work({
+        query: <Row>(text: string, params?: unknown[]) => {
+          statements.push(text);
+          return tx.query<Row>(text, params);
+        },
+      });
+      const xid = tx.query<{ xid: string | null }>('SELECT txid_current_if_assigned()::text AS xid');
+      const [answer, id] = await Promise.allSettled([value, xid]);
+      seen.wrote = id.status === 'fulfilled' && typeof id.value.rows[0]?.xid === 'string';
+      if (answer.status === 'rejected') throw answer.reason;
+      return answer.value;
+    });
+    counts[seen.wrote ? 'writes' : 'reads'] += 1;
+    listen(seen.wrote ? 'write' : 'read', statements);
+    return result;
+  };
   return {
     counts,
     db: {
@@ -303,6 +411,7 @@ export function countTransactions(
       sealer: db.sealer,
       query: <Row>(text: string, params?: unknown[]) => counted((tx) => tx.query<Row>(text, params)),
       transaction: (work) => counted(work),
+      transactionInOneTrip: (work) => countedInOneTrip(work),
       withAdvisoryLock: (key, work) => db.withAdvisoryLock(key, work),
       close: () => db.close(),
     },

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import type { Database, Queryable, QueryResult } from './database';
+import { issueAtOnce, type Database, type Queryable, type QueryResult } from './database';
 import { keylessSealer, type Sealer } from './sealing';
 
 /** Another live process has the data directory open: two would corrupt it. */
@@ -84,6 +84,22 @@ class PgliteDatabase implements Database {
 
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.pg.transaction((tx) => work({ query: (text, params) => run(tx, text, params) }));
+  }
+
+  async transactionInOneTrip<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    // PGlite runs one statement at a time: the same transaction under the same rules. It ends once
+    // the statements have answered, not the body (which may run statements of its own after), and
+    // what the body throws once they have all succeeded undoes nothing, as on PostgreSQL.
+    let trip!: ReturnType<typeof issueAtOnce<T>>;
+    await this.pg.transaction(async (tx) => {
+      trip = issueAtOnce(work, (text, params) => run(tx, text, params));
+      await trip.answered;
+      if (trip.threw) await trip.body; // its own error, and the statements rolled back
+      if (trip.failed) throw trip.failure;
+    });
+    const [outcome] = await Promise.allSettled([trip.body]);
+    if (outcome.status === 'rejected') throw outcome.reason;
+    return outcome.value;
   }
 
   async withAdvisoryLock<T>(_key: number, work: (session: Queryable) => Promise<T>): Promise<T> {

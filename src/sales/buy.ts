@@ -17,8 +17,11 @@ export interface BuyParts {
    * nothing is collected (PAYMENT_PROVIDER=none), the sale is on the operator's wallet.
    */
   payments?: {
-    /** The purchase's payment row, written in the purchase's own transaction (`tx`). */
-    writeRequest(purchase: PurchaseRecord, tx: Queryable, amount?: Money): Promise<PaymentRecord>;
+    /**
+     * The purchase's payment row, sent with the purchase's own statement on `tx` (the desk's
+     * `alongside`): null when the purchase is not written.
+     */
+    writeRequest(candidate: PurchaseRecord, tx: Queryable, amount?: Money): Promise<PaymentRecord | null>;
     /** The PIN prompt for a committed payment row; never throws. */
     collect(payment: PaymentRecord): Promise<void>;
   };
@@ -52,16 +55,16 @@ export async function buySale(
     if (!payments) return parts.desk.create(asSold, purchaseKey);
     // The purchase and its payment row commit together (a crash leaves both or neither), and
     // the collect is sent only once both are committed.
-    let requested: PaymentRecord | undefined;
+    let requested: Promise<PaymentRecord | null> | undefined;
     const record = await parts.desk.create(
       { ...asSold, paymentRequired: true },
       purchaseKey,
-      async (created, tx) => {
-        requested = await payments.writeRequest(created, tx, total);
-      },
+      (candidate, tx) => (requested = payments.writeRequest(candidate, tx, total)),
     );
-    // Once per purchase (a Buy run again writes nothing), never awaited by the dialogue.
-    if (requested) void payments.collect(requested);
+    // Once per purchase: a Buy run again writes no purchase, hence no payment row. Never awaited
+    // by the dialogue.
+    const payment = await requested;
+    if (payment && payment.purchaseId === record.id) void payments.collect(payment);
     return record;
   }
   if (!total) return parts.desk.create(intent, purchaseKey);

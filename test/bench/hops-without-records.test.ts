@@ -35,6 +35,10 @@ function counted(db: Database): Database {
       sent.push('BEGIN');
       return db.transaction((tx) => work(statements(tx, '  ')));
     },
+    transactionInOneTrip: (work) => {
+      sent.push('BEGIN (one trip)');
+      return db.transactionInOneTrip((tx) => work(statements(tx, '  ')));
+    },
     withAdvisoryLock: (key, work) => {
       sent.push(`advisory lock ${key}`);
       return db.withAdvisoryLock(key, (session) => work(statements(session, '  ')));

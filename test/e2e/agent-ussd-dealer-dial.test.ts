@@ -26,6 +26,7 @@ function counted(db: Database): Database {
     sealer: db.sealer,
     query: statements(db).query,
     transaction: (work) => db.transaction((tx) => work(statements(tx))),
+    transactionInOneTrip: (work) => db.transactionInOneTrip((tx) => work(statements(tx))),
     withAdvisoryLock: (key, work) => db.withAdvisoryLock(key, (session) => work(statements(session))),
     close: () => db.close(),
   };

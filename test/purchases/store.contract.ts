@@ -1,5 +1,6 @@
 import type { PurchaseStore } from '../../src/purchases/store';
 import type { PurchaseRecord } from '../../src/purchases/types';
+import type { Queryable } from '../../src/records/database';
 import { intent, record } from './fixtures';
 
 /** What a PurchaseStore promises: run by store.sql.test.ts on PostgreSQL and PGlite. */
@@ -40,30 +41,29 @@ export function purchaseStoreContract(name: string, makeStore: () => Promise<Pur
       expect(await store.listByState('created', { limit: 50 })).toHaveLength(1);
     });
 
-    it('commits what is written alongside a new record with it, or neither (a throw writes nothing)', async () => {
+    it('commits what is sent alongside a new record with it, or neither (a statement refused writes nothing)', async () => {
       const r = record();
-      const failed = store.create(r, undefined, async (created, tx) => {
-        await tx.query('SELECT 1 FROM purchases WHERE id = $1', [created.id]);
-        throw new Error('the payment row was refused');
-      });
-      await expect(failed).rejects.toThrow('the payment row was refused');
+      const failed = store.create(r, undefined, (candidate, tx) =>
+        // The new row is visible to the statement sent after it: it fails, and takes the row with it.
+        tx.query('SELECT 1 / 0 FROM purchases WHERE id = $1', [candidate.id]),
+      );
+      await expect(failed).rejects.toThrow(/division by zero/);
       expect(await store.get(r.id)).toBeNull();
       expect(await store.getByIdempotencyKey(r.idempotencyKey)).toBeNull();
 
-      const seen: string[] = [];
-      const ok = await store.create(r, undefined, async (created, tx) => {
-        // The new row is visible inside its own transaction.
-        const rows = await tx.query<{ id: string }>('SELECT id FROM purchases WHERE id = $1', [created.id]);
-        seen.push(...rows.rows.map((row) => row.id));
-      });
+      const seen: unknown[] = [];
+      const alongside = (candidate: PurchaseRecord, tx: Queryable) =>
+        tx
+          .query<{ id: string }>('SELECT id FROM purchases WHERE id = $1', [candidate.id])
+          .then((found) => seen.push(found.rows.map((row) => row.id)));
+      const ok = await store.create(r, undefined, alongside);
       expect(ok.created).toBe(true);
-      expect(seen).toEqual([r.id]);
-      // A taken key runs nothing alongside.
-      const again = await store.create(record({ idempotencyKey: r.idempotencyKey }), undefined, async () => {
-        seen.push('again');
-      });
+      expect(seen).toEqual([[r.id]]);
+      // A taken key writes no record: what is sent alongside the candidate finds none to go with.
+      const candidate = record({ idempotencyKey: r.idempotencyKey });
+      const again = await store.create(candidate, undefined, alongside);
       expect(again).toMatchObject({ created: false, record: { id: r.id } });
-      expect(seen).toEqual([r.id]);
+      expect(seen).toEqual([[r.id], []]);
     });
 
     it('transitions with compare-and-set: state in from and version match', async () => {

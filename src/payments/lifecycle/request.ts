@@ -40,11 +40,31 @@ function expiresAt(ctx: LifecycleContext, requestedAt: string): string {
 export async function writeRequest(
   ctx: LifecycleContext,
   purchase: PurchaseRecord,
-  tx?: Queryable,
   options: PaymentRequestOptions = {},
 ): Promise<{ created: boolean; record: PaymentRecord }> {
+  const created = await ctx.payments.create(freshPayment(ctx, purchase, options));
+  if (!created.record) throw new PurchaseNotPayableError(purchase.id, purchase.state);
+  return { created: created.created, record: created.record };
+}
+
+/** See `PaymentLifecycle.writeRequestWith`. */
+export function writeRequestWith(
+  ctx: LifecycleContext,
+  candidate: PurchaseRecord,
+  tx: Queryable,
+  options: PaymentRequestOptions = {},
+): Promise<PaymentRecord | null> {
+  return ctx.payments.createWithPurchase(freshPayment(ctx, candidate, options), tx);
+}
+
+/** A new payment row (`requested`) for `purchase`. */
+function freshPayment(
+  ctx: LifecycleContext,
+  purchase: PurchaseRecord,
+  options: PaymentRequestOptions,
+): PaymentRecord {
   const requestedAt = ctx.now();
-  const fresh = newPaymentRecord({
+  return newPaymentRecord({
     id: ctx.newId(),
     purchaseId: purchase.id,
     provider: ctx.provider.name,
@@ -54,9 +74,6 @@ export async function writeRequest(
     requestedAt,
     expiresAt: expiresAt(ctx, requestedAt),
   });
-  const created = await ctx.payments.create(fresh, tx);
-  if (!created.record) throw new PurchaseNotPayableError(purchase.id, purchase.state);
-  return { created: created.created, record: created.record };
 }
 
 /** See `PaymentLifecycle.requestTopUp`. */

@@ -33,6 +33,7 @@ import {
   sendRequested,
   requestTopUp,
   writeRequest,
+  writeRequestWith,
   type PaymentRequestOptions,
 } from './request';
 import type { PaymentLifecycleOptions, PaymentOutcomeHooks } from './settings';
@@ -113,22 +114,23 @@ export class PaymentLifecycle {
     purchase: PurchaseRecord,
     options: PaymentRequestOptions = {},
   ): Promise<PaymentRecord> {
-    const created = await this.writeRequest(purchase, undefined, options);
+    const created = await writeRequest(this.ctx, purchase, options);
     // Another call wrote it first: that one sends the collect (or sent it, or its sweep resumes it).
     return created.created ? this.sendRequested(created.record) : created.record;
   }
 
   /**
-   * Write the purchase's payment row (`requested`), on `tx` when given: the transaction that writes
-   * the purchase, so neither exists without the other. Sends nothing: once `tx` has committed,
-   * `sendRequested` sends the collect (`created: false`: the purchase had its payment already).
+   * Write the payment row (`requested`) of a purchase being written on `tx`, with it (the
+   * purchase's `AlongsideWrite`): so neither exists without the other, and only if the purchase
+   * is written (null otherwise: a key already taken has its payment). Sends nothing: once `tx`
+   * has committed, `sendRequested` sends the collect.
    */
-  async writeRequest(
-    purchase: PurchaseRecord,
-    tx?: Queryable,
+  writeRequestWith(
+    candidate: PurchaseRecord,
+    tx: Queryable,
     options: PaymentRequestOptions = {},
-  ): Promise<{ created: boolean; record: PaymentRecord }> {
-    return writeRequest(this.ctx, purchase, tx, options);
+  ): Promise<PaymentRecord | null> {
+    return writeRequestWith(this.ctx, candidate, tx, options);
   }
 
   /**

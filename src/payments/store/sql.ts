@@ -140,7 +140,25 @@ export class SqlPaymentStore {
    * purchase (another instance, a retried job) writes nothing and returns the first payment.
    * `on`: the transaction that writes the purchase itself, so neither commits without the other.
    */
-  async create(payment: PaymentRecord, on: Queryable = this.db): Promise<CreatePaymentResult> {
+  async create(payment: PaymentRecord): Promise<CreatePaymentResult> {
+    const inserted = await this.insert(payment, this.db);
+    if (inserted) return { created: true, record: inserted };
+    const existing = (
+      await this.db.query<Row>('SELECT record FROM payments WHERE purchase_id = $1', [payment.purchaseId])
+    ).rows[0]?.record;
+    return existing ? { created: false, record: existing } : { created: false, record: null };
+  }
+
+  /**
+   * The payment row of a purchase being written on `tx`, sent with it (the purchase's
+   * `AlongsideWrite`): written only if that purchase is (null otherwise), and nothing read back.
+   */
+  createWithPurchase(payment: PaymentRecord, tx: Queryable): Promise<PaymentRecord | null> {
+    return this.insert(payment, tx);
+  }
+
+  /** One statement: the payment row of a purchase still `created` and never confirmed, or nothing. */
+  private async insert(payment: PaymentRecord, on: Queryable): Promise<PaymentRecord | null> {
     const inserted = await on.query<Row>(
       `WITH purchase AS (
          UPDATE purchases SET payment_required = true
@@ -171,11 +189,7 @@ export class SqlPaymentStore {
         JSON.stringify(payment),
       ],
     );
-    if (inserted.rows.length === 1) return { created: true, record: inserted.rows[0].record };
-    const existing = (
-      await on.query<Row>('SELECT record FROM payments WHERE purchase_id = $1', [payment.purchaseId])
-    ).rows[0]?.record;
-    return existing ? { created: false, record: existing } : { created: false, record: null };
+    return inserted.rows[0]?.record ?? null;
   }
 
   async get(id: string): Promise<PaymentRecord | null> {
@@ -329,8 +343,11 @@ export class SqlPaymentStore {
     const key = keyLockName(current.provider, next.providerReference!);
     // The lock and the move go out together: the server takes the lock before it runs the move.
     const locked = async (tx: Queryable) =>
-      (await Promise.all([tx.query(KEY_LOCK, [key]), this.move(current, next, noticeId, tx, true)]))[1];
-    return on ? locked(on) : this.db.transaction(locked);
+      (await Promise.all([tx.query(KEY_LOCK, [key]), this.moved(current, next, noticeId, tx, true)]))[1];
+    if (on) return (await locked(on)) ?? this.missed(current, on);
+    // Alone (the push's answer): BEGIN, the lock, the move and COMMIT in one round trip; a move
+    // that found the payment moved reads it as it stands once that has committed.
+    return (await this.db.transactionInOneTrip(locked)) ?? this.missed(current, this.db);
   }
 
   private async move(
@@ -338,8 +355,26 @@ export class SqlPaymentStore {
     next: PaymentRecord,
     noticeId: string | undefined,
     on: Queryable,
-    learnsKey = false,
   ): Promise<PaymentTransitionResult> {
+    return (await this.moved(current, next, noticeId, on)) ?? this.missed(current, on);
+  }
+
+  /** A compare-and-set that found the payment moved: the payment as it stands. */
+  private async missed(current: PaymentRecord, on: Queryable): Promise<PaymentTransitionResult> {
+    return {
+      ok: false,
+      current: await this.one('SELECT record FROM payments WHERE id = $1', [current.id], on),
+    };
+  }
+
+  /** The compare-and-set's one statement: the transition written, or null when the payment had moved. */
+  private async moved(
+    current: PaymentRecord,
+    next: PaymentRecord,
+    noticeId: string | undefined,
+    on: Queryable,
+    learnsKey = false,
+  ): Promise<PaymentTransitionResult | null> {
     const at = this.clock().toISOString();
     const written: PaymentRecord = { ...next, version: current.version + 1, updatedAt: at };
     const refundState = REFUND_ROW_STATE[written.state];
@@ -437,10 +472,7 @@ export class SqlPaymentStore {
         throw new RefundNotAllowedError(current.id, (error as Error).message);
       throw error;
     }
-    return {
-      ok: false,
-      current: await this.one('SELECT record FROM payments WHERE id = $1', [current.id], on),
-    };
+    return null;
   }
 
   /**

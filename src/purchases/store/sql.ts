@@ -62,10 +62,10 @@ export class SqlPurchaseStore implements PurchaseStore {
     alongside?: AlongsideWrite,
   ): Promise<CreateResult> {
     if (!alongside) return this.createOn(this.db, record, spend);
-    // Still one commit: the purchase, its reservation and what goes with it (its payment row).
-    return this.db.transaction(async (tx) => {
-      const created = await this.createOn(tx, record, spend);
-      if (created.created) await alongside(created.record, tx);
+    // Still one commit, and one round trip: the purchase, its reservation and what goes with it
+    // (its payment row, which writes nothing unless the purchase is written).
+    return this.db.transactionInOneTrip(async (tx) => {
+      const [created] = await Promise.all([this.createOn(tx, record, spend), alongside(record, tx)]);
       return created;
     });
   }
@@ -143,9 +143,12 @@ export class SqlPurchaseStore implements PurchaseStore {
       throw new SpendClaimRefusedError(
         row.outcome === -3 ? 'blocked' : row.outcome === -1 ? 'value' : 'count',
       );
-    // The key was taken meanwhile (a concurrent duplicate's row is visible once its insert committed).
+    // The key was taken meanwhile (a concurrent duplicate's row is visible once its insert committed):
+    // read apart, since a transaction sent in one trip takes no statement after its answers.
     const existing = (
-      await db.query<Row>('SELECT record FROM purchases WHERE idempotency_key = $1', [record.idempotencyKey])
+      await this.db.query<Row>('SELECT record FROM purchases WHERE idempotency_key = $1', [
+        record.idempotencyKey,
+      ])
     ).rows[0]?.record;
     if (!existing) throw new Error(`purchase idempotency key taken but no record: ${record.idempotencyKey}`);
     return { created: false, record: this.open(existing) };

@@ -150,7 +150,8 @@ export interface PurchaseStore {
    * Write `record` unless its idempotency key is taken; concurrent duplicates yield one record.
    * With `spend`, a new record is written only with its day's reservation, in one commit (a taken
    * key counts nothing); throws {@link SpendClaimRefusedError} when the rules refuse it.
-   * With `alongside`, a new record and what it writes commit in one transaction, or neither does.
+   * With `alongside`, a new record and what it writes commit in one transaction, or neither does
+   * (sent with the record's own statement: see {@link AlongsideWrite}).
    */
   create(record: PurchaseRecord, spend?: SpendClaim, alongside?: AlongsideWrite): Promise<CreateResult>;
   get(id: string): Promise<PurchaseRecord | null>;
