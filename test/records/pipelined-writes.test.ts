@@ -1,50 +1,26 @@
-import { Socket } from 'node:net';
 import { openPostgres, type Database } from '../../src/records/database';
 import { openPglite } from '../../src/records/pglite';
 import { TEST_DATABASE_URL, testSchema } from '../support/database';
-
-// What goes out on the connections' sockets, counted at Node's own socket (not ours): each
-// `_write` or `_writev` is one system call with the chunks it was given.
-interface Sent {
-  calls: number;
-  text: string;
-}
+import { countSocketWrites, type SocketWrites } from '../support/socket-writes';
 
 const schema = testSchema('pipelined_writes');
 let db: Database;
-let sent: Sent;
-const { _write: nodeWrite, _writev: nodeWritev } = Socket.prototype as unknown as {
-  _write: (chunk: Buffer, encoding: string, done: () => void) => void;
-  _writev: (chunks: { chunk: Buffer }[], done: () => void) => void;
-};
+let sent: SocketWrites;
 
 beforeAll(async () => {
   db = await openPostgres({ url: TEST_DATABASE_URL, schema, max: 1 });
   await db.query('CREATE TABLE marks (id int PRIMARY KEY)');
 });
 afterAll(async () => {
-  Object.assign(Socket.prototype, { _write: nodeWrite, _writev: nodeWritev });
   await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await db.close();
 });
 
 beforeEach(async () => {
   await db.query('TRUNCATE marks');
-  sent = { calls: 0, text: '' };
-  Object.assign(Socket.prototype, {
-    _write(this: Socket, chunk: Buffer, encoding: string, done: () => void) {
-      sent.calls += 1;
-      sent.text += `${String(chunk)}|`;
-      return nodeWrite.call(this, chunk, encoding, done);
-    },
-    _writev(this: Socket, chunks: { chunk: Buffer }[], done: () => void) {
-      sent.calls += 1;
-      sent.text += `${chunks.map((c) => String(c.chunk)).join('')}|`;
-      return nodeWritev.call(this, chunks, done);
-    },
-  });
+  sent = countSocketWrites();
 });
-afterEach(() => Object.assign(Socket.prototype, { _write: nodeWrite, _writev: nodeWritev }));
+afterEach(() => sent.stop());
 
 it("a transaction's BEGIN and the statements issued with it leave in one write, its COMMIT in another", async () => {
   await db.transaction(async (tx) => {
