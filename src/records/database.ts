@@ -211,10 +211,12 @@ class PostgresDatabase implements Database {
       const begun = client.query('BEGIN');
       const trip = issueAtOnce(work, (text, params) => client.query(statement(this.names, text, params)));
       const ended = client.query(trip.threw ? 'ROLLBACK' : 'COMMIT');
-      const [opened, answered] = await Promise.allSettled([begun, ended]);
+      const [opened, , answered] = await Promise.allSettled([begun, trip.answered, ended]);
       if (opened.status === 'rejected') throw opened.reason;
       // Lost at the commit: whether it was written is not known, as with `transaction`.
       if (answered.status === 'rejected') throw answered.reason;
+      // A statement that cost the connection (its prepared statements stale): not handed on.
+      if (trip.failed && isConnectionError(trip.failure)) throw trip.failure;
       return { trip, end: answered.value.command };
     });
     // The connection is handed on once the COMMIT answered (every statement had, before it): what

@@ -135,6 +135,20 @@ describe('a table changed under a prepared statement (a column added by a rollin
     const { rows } = await db.transaction((tx) => tx.query(select, [2]));
     expect(rows).toEqual([{ id: 2, body: 'two', added_a: null, added_b: null }]);
   });
+
+  it('in a transaction sent in one trip: the same (its COMMIT answered ROLLBACK, the connection dropped)', async () => {
+    await db.transactionInOneTrip((tx) => tx.query(select, [2]));
+    const before = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    await addColumn('added_c');
+    const stale = await db
+      .transactionInOneTrip((tx) => tx.query(select, [2]))
+      .catch((error: unknown) => error);
+    expect(isStalePlan(stale)).toBe(true);
+    const after = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(after.rows[0].pid).not.toBe(before.rows[0].pid);
+    const { rows } = await db.transactionInOneTrip((tx) => tx.query(select, [2]));
+    expect(rows).toEqual([{ id: 2, body: 'two', added_a: null, added_b: null, added_c: null }]);
+  });
 });
 
 it('a pool prepares at most 1,000 texts: any beyond run unnamed', () => {

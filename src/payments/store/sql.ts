@@ -137,8 +137,8 @@ export class SqlPaymentStore {
   /**
    * Write the purchase's one payment (`requested`) and mark the purchase `payment_required`, in one
    * statement, only while the purchase is `created` and never confirmed. A second call for the same
-   * purchase (another instance, a retried job) writes nothing and returns the first payment.
-   * `on`: the transaction that writes the purchase itself, so neither commits without the other.
+   * purchase (another instance, a retried job) writes nothing and returns the first payment. A
+   * purchase being written gets its row with it instead ({@link createWithPurchase}).
    */
   async create(payment: PaymentRecord): Promise<CreatePaymentResult> {
     const inserted = await this.insert(payment, this.db);
