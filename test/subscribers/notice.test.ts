@@ -34,6 +34,7 @@ function counted(db: Database): { db: Database; statements: () => number } {
       kind: db.kind,
       query: on(db).query,
       transaction: (w) => db.transaction((tx) => w(on(tx))),
+      transactionInOneTrip: (w) => db.transactionInOneTrip((tx) => w(on(tx))),
       withAdvisoryLock: db.withAdvisoryLock.bind(db),
       close: db.close.bind(db),
     },
