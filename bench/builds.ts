@@ -26,6 +26,11 @@ export interface Build {
   paymentSandbox?: { process: ChildProcess; port: number };
   /** Its records' database; none for a build from before the records moved to PostgreSQL. */
   records?: BenchDatabase;
+  /**
+   * The hop path's worker of this build, kept from one drain to the next and stopped (SIGSTOP)
+   * while the targets play: it uses no CPU then, and drains warm, as a worker that has run a while.
+   */
+  drainer?: ChildProcess;
 }
 
 /** A worker process for `build` (this one by default); `healthy`: once it answers. */

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { answersWritten, countsNow, type Counts } from './commit-counts';
 import { cpuMs, machineCpuMs } from './cpu';
-import { getText, stopProcess } from './processes';
+import { exited, getText } from './processes';
 import type { BenchDatabases } from './records';
 import type { Build, StartWorker } from './builds';
 
@@ -38,6 +38,12 @@ export interface RoundFulfilment {
   workerCpuMsPerPurchase: number;
   /** The whole machine's busy CPU (PostgreSQL, Redis and the sandbox included) per purchase. */
   machineCpuMsPerPurchase: number;
+  /**
+   * Whether its worker had drained a round before: its code compiled and optimised, as in a worker
+   * that has run a while. A worker's first drain also pays V8's compiling (a quarter of its CPU in
+   * a paying drain of 7 s: the optimising compiler on V8's background threads).
+   */
+  warm: boolean;
 }
 
 /** What the purchases of the run came to. */
@@ -199,8 +205,9 @@ export function noFulfilment(): Fulfilment {
 }
 
 /**
- * The hop path's round of `build`, played (`before`: its counts before the round): a worker of
- * its own fulfils the round's `buys` and stops, so its CPU falls in no measured window; the
+ * The hop path's round of `build`, played (`before`: its counts before the round): the build's
+ * worker fulfils the round's `buys` and is stopped (SIGSTOP) until the next round's drain, so its
+ * CPU falls in no measured window; it is started at the first drain, and drains warm after it. The
  * round's commits and writes per Buy on the HTTP path and per purchase in the worker are noted.
  */
 export async function fulfilRound(
@@ -218,24 +225,29 @@ export async function fulfilRound(
   fulfilled.probeCommits += waited;
   const played = await countsNow(databases, records);
   const probeBefore = fulfilled.probeCommits;
-  const drainer = await startWorker(build, false);
-  const drained = await drain(drainer, build, fulfilled, databases, redis);
-  await stopProcess(drainer);
+  // Its connections to the database were ended by the counts: its pool opens new ones.
+  const warm = build.drainer !== undefined && !exited(build.drainer);
+  if (warm) build.drainer!.kill('SIGCONT');
+  else build.drainer = await startWorker(build, false);
+  const drained = await drain(build.drainer!, build, fulfilled, databases, redis);
+  build.drainer!.kill('SIGSTOP');
   const afterDrain = await countsNow(databases, records);
   const perBuy = (value: number) => value / Math.max(1, buys);
+  // A worker's start is taken off the drain that started it.
+  const started = warm
+    ? { writes: 0, commits: 0 }
+    : { writes: fulfilled.workerStartWrites, commits: fulfilled.workerStartCommits };
   fulfilled.rounds.push({
     buys,
     httpCommitsPerBuy: perBuy(played.commits - before.commits - waited),
     httpWritesPerBuy: perBuy(played.writes - before.writes),
-    workerWritesPerPurchase: perBuy(afterDrain.writes - played.writes - fulfilled.workerStartWrites),
+    workerWritesPerPurchase: perBuy(afterDrain.writes - played.writes - started.writes),
     workerCommitsPerPurchase: perBuy(
-      afterDrain.commits -
-        played.commits -
-        (fulfilled.probeCommits - probeBefore) -
-        fulfilled.workerStartCommits,
+      afterDrain.commits - played.commits - (fulfilled.probeCommits - probeBefore) - started.commits,
     ),
     purchasesPerSec: drained.purchases / (drained.ms / 1000),
     workerCpuMsPerPurchase: drained.cpuMs / Math.max(1, drained.purchases),
     machineCpuMsPerPurchase: drained.machineMs / Math.max(1, drained.purchases),
+    warm,
   });
 }

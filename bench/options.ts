@@ -11,8 +11,9 @@ export const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 15000);
 export const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3000);
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /**
- * Where the gateway's purchase jobs run: `hop-path` (default) — a worker process started after
- * the measured rounds drains them, as the peer's Buy only pushes onto a list that nothing reads;
+ * Where the gateway's purchase jobs run: `hop-path` (default) — a worker process of each build
+ * drains each round's purchases after the round, stopped while the targets play (the peer's Buy
+ * only pushes onto a list that nothing reads);
  * `alongside` — a worker process runs them during the rounds (production's layout on one box);
  * `single` — the HTTP process runs them too (`npm start`).
  */

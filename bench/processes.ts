@@ -53,6 +53,9 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   if (exited(child)) return;
   const ended = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
+  // A worker kept between drains is stopped (SIGSTOP) while the targets play: it acts on the
+  // SIGTERM once continued.
+  child.kill('SIGCONT');
   await ended;
 }
 

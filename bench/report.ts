@@ -198,7 +198,6 @@ export function reportRecords(
     // Beside each total: its write transactions, and the rest (read-only, or a session's start).
     const split = (all: number, wrote: number) =>
       Number.isNaN(wrote) ? '' : ` (${wrote.toFixed(1)} write, ${(all - wrote).toFixed(1)} read-only)`;
-    const rate = medianOf(build, (r) => r.purchasesPerSec);
     const inAll = commits ? (commits.end - commits.start - probeCommits) / Math.max(1, buys) : NaN;
     console.log(
       `${name.padEnd(9)} ` +
@@ -208,23 +207,44 @@ export function reportRecords(
             `${inAll.toFixed(1)} per Buy over the whole run${split(inAll, writesInAll)} (start-ups and sweeps included; a worker's start ${build.fulfilled.workerStartCommits})`
           : 'no PostgreSQL: this build keeps its records in Redis'),
     );
-    if (build.fulfilled.rounds.length)
+    const { rounds } = build.fulfilled;
+    if (rounds.length) {
+      // The warm drains' medians (a worker that has run a while); the first drain's, cold, beside.
+      const warm = rounds.filter((r) => r.warm);
+      const of = warm.length ? warm : rounds;
+      const cold = rounds.find((r) => !r.warm);
+      const workerFigures = (pick: (r: RoundFulfilment) => number) => median(of.map(pick));
+      const rate = workerFigures((r) => r.purchasesPerSec);
       console.log(
-        `${''.padEnd(9)} worker: ${rate.toFixed(0)} purchases/s, ` +
-          `${medianOf(build, (r) => r.workerCpuMsPerPurchase).toFixed(2)} ms CPU per purchase, ` +
-          `machine ${medianOf(build, (r) => r.machineCpuMsPerPurchase).toFixed(2)} ms CPU per purchase (PostgreSQL, Redis, sandbox included)` +
+        `${''.padEnd(9)} worker${warm.length ? `, warm (median of the ${warm.length} drains after its first)` : ', its one drain (cold)'}: ` +
+          `${rate.toFixed(0)} purchases/s, ` +
+          `${workerFigures((r) => r.workerCpuMsPerPurchase).toFixed(2)} ms CPU per purchase, ` +
+          `machine ${workerFigures((r) => r.machineCpuMsPerPurchase).toFixed(2)} ms CPU per purchase (PostgreSQL, Redis, sandbox included)` +
           (build.records ? `; ${(rate * worker).toFixed(0)} commits/s while it fulfils them` : ''),
       );
+      if (warm.length && cold)
+        console.log(
+          `${''.padEnd(9)} its first drain, cold (V8 compiling as it goes): ${cold.purchasesPerSec.toFixed(0)} purchases/s, ` +
+            `${cold.workerCpuMsPerPurchase.toFixed(2)} ms CPU per purchase, machine ${cold.machineCpuMsPerPurchase.toFixed(2)} ms`,
+        );
+    }
   }
   for (const [name, b] of builds.slice(1)) {
     const a = builds[0][1];
     if (!a.fulfilled.rounds.length || !b.fulfilled.rounds.length) continue;
-    const pairs = (pick: (round: RoundFulfilment) => number) =>
-      median(a.fulfilled.rounds.map((r, i) => pick(r) / pick(b.fulfilled.rounds[i] ?? r))).toFixed(2);
-    console.log(
-      `per-round ratios gateway/${name}, median: worker purchases/s ${pairs((r) => r.purchasesPerSec)}, ` +
-        `worker CPU per purchase ${pairs((r) => r.workerCpuMsPerPurchase)}x, machine CPU per purchase ${pairs((r) => r.machineCpuMsPerPurchase)}x`,
-    );
+    // Round i of one build against round i of the other: both warm, or both the first drain.
+    const pairs = (pick: (round: RoundFulfilment) => number, warm: boolean) => {
+      const ratios = a.fulfilled.rounds.flatMap((r, i) => {
+        const other = b.fulfilled.rounds[i];
+        return other && r.warm === warm && other.warm === warm ? [pick(r) / pick(other)] : [];
+      });
+      return ratios.length ? median(ratios).toFixed(2) : 'n/a';
+    };
+    const figures = (warm: boolean) =>
+      `worker purchases/s ${pairs((r) => r.purchasesPerSec, warm)}, ` +
+      `worker CPU per purchase ${pairs((r) => r.workerCpuMsPerPurchase, warm)}x, machine CPU per purchase ${pairs((r) => r.machineCpuMsPerPurchase, warm)}x`;
+    console.log(`per-round ratios gateway/${name}, median of the warm drains: ${figures(true)}`);
+    console.log(`  the first drains (cold): ${figures(false)}`);
   }
   if (pgbenchTps !== null)
     console.log(`pgbench in the same run: ${pgbenchTps.toFixed(0)} TPC-B transactions/s (8 clients)`);

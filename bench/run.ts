@@ -51,7 +51,12 @@ async function main(): Promise<void> {
   const ports = await freePorts();
   const runId = Date.now().toString(36);
   const children: ChildProcess[] = [];
-  const stopAll = () => children.forEach((child) => child.kill('SIGTERM'));
+  // SIGCONT after: a worker kept between drains may be stopped (SIGSTOP), and acts on SIGTERM once continued.
+  const stopAll = () =>
+    children.forEach((child) => {
+      child.kill('SIGTERM');
+      child.kill('SIGCONT');
+    });
   process.on('exit', stopAll);
 
   const infoClient = new Redis(REDIS_URL);

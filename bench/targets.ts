@@ -171,8 +171,13 @@ export async function startTargets(
         unpaidRecords,
       )
     : undefined;
-  const workerOf: StartWorker = (build = current, healthy = true) =>
-    startWorker(children, build, workerPort, healthy);
+  // A health port per build: a build's worker is kept between its drains (stopped), holding its port.
+  const workerPorts = new Map<Build, number>([[current, workerPort]]);
+  const workerOf: StartWorker = async (build = current, healthy = true) => {
+    let port = workerPorts.get(build);
+    if (port === undefined) workerPorts.set(build, (port = await freePort()));
+    return startWorker(children, build, port, healthy);
+  };
   const worker = TOPOLOGY === 'alongside' ? await workerOf() : undefined;
   // The peer is profiled too (its own file in BENCH_PROFILE): a profile is read against the peer's.
   const peer = startProcess(
