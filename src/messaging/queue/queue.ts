@@ -1,5 +1,6 @@
 import { componentLogger, maskMsisdn } from '../../observability/logger';
 import type { Queryable } from '../../records/database';
+import { UnknownTokenKeyError } from '../../records/sealing';
 import { JobFailedForGood, type JobQueueOptions, type JobRun } from '../../queue';
 import { FINAL_MESSAGE_STATUSES, type Message, type MessageRecord } from '../message';
 import type { SmsSender } from '../sender';
@@ -102,7 +103,10 @@ async function sweepOpen(
   return revived;
 }
 
-/** A job's data: the message, and whether its record was staged claimed for the first attempt. */
+/**
+ * A job's data: the message (its text sealed: `DurableSmsQueue.jobOf`), and whether its record was
+ * staged claimed for the first attempt.
+ */
 export type SmsJob = Message & { claimed?: true };
 
 /** Thrown by the delivery for a transient failure: the queue retries it with the SMS backoff. */
@@ -204,7 +208,7 @@ export class DurableSmsQueue implements SmsQueue {
     // Added even when the record existed but is not final: a crash between the record and the
     // job would otherwise strand it. While the job exists, the same job id makes this a no-op —
     // except in the failed set, where it would strand it too: such a job is replaced.
-    await this.jobs.enqueue(jobOf(sms), 0, { replaceFailed: !created });
+    await this.jobs.enqueue(this.jobOf(sms), 0, { replaceFailed: !created });
     return created;
   }
 
@@ -214,11 +218,11 @@ export class DurableSmsQueue implements SmsQueue {
   }
 
   async start(sms: Message): Promise<void> {
-    await this.jobs.enqueue(jobOf(sms, true));
+    await this.jobs.enqueue(this.jobOf(sms, true));
   }
 
   async redeliver(sms: Message, delayMs: number): Promise<void> {
-    await this.jobs.enqueue(jobOf(sms), delayMs, { replace: true });
+    await this.jobs.enqueue(this.jobOf(sms), delayMs, { replace: true });
   }
 
   get(id: string): Promise<MessageRecord | null> {
@@ -228,8 +232,8 @@ export class DurableSmsQueue implements SmsQueue {
   sweep(): Promise<number> {
     return sweepOpen(
       this.store,
-      (record) => this.jobs.isLive(jobOf(record)),
-      (record) => this.jobs.enqueue(jobOf(record), 0, { replace: true }),
+      (record) => this.jobs.isLive(record),
+      (record) => this.jobs.enqueue(this.jobOf(record), 0, { replace: true }),
       () => this.now(),
       this.options.stagedGraceMs,
     );
@@ -248,8 +252,41 @@ export class DurableSmsQueue implements SmsQueue {
     return (this.options.now ?? (() => new Date()))();
   }
 
+  /**
+   * The job of a message: only the message goes (a record carries more), its text sealed as in the
+   * records — the transport (Redis) keeps it until it is sent, and a failed job for 30 days.
+   */
+  private jobOf(sms: Message, claimed = false): SmsJob {
+    const { id, kind, purchaseId, to, from, message } = sms;
+    return {
+      id,
+      kind,
+      purchaseId,
+      to,
+      from,
+      message: this.store.sealer.seal(message),
+      ...(claimed && { claimed }),
+    };
+  }
+
+  /**
+   * A job's message with its text open. A job queued before job texts were sealed carries it
+   * clear; one sealed under a key this process no longer has (dropped while the job waited) is
+   * sent with the text its record keeps, which the workers' sweep seals again under the current key.
+   */
+  private async messageOf(job: SmsJob): Promise<SmsJob> {
+    try {
+      return { ...job, message: this.store.sealer.open(job.message) };
+    } catch (error) {
+      if (!(error instanceof UnknownTokenKeyError)) throw error;
+      const record = await this.store.get(job.id);
+      if (!record) throw error;
+      return { ...job, message: record.message };
+    }
+  }
+
   private async deliver(job: SmsJob, run: JobRun, sender: SmsSender): Promise<void> {
-    const result = await attemptDelivery(job, {
+    const result = await attemptDelivery(await this.messageOf(job), {
       sender,
       store: this.store,
       lastAttempt: run.attemptsMade + 1 >= run.attempts,
@@ -262,10 +299,4 @@ export class DurableSmsQueue implements SmsQueue {
     if (result.status === 'rejected' || result.status === 'undelivered')
       throw new JobFailedForGood(`sms ${result.status}`);
   }
-}
-
-/** The job of a message (a record carries more than its job needs: only the message goes). */
-function jobOf(sms: Message, claimed = false): SmsJob {
-  const { id, kind, purchaseId, to, from, message } = sms;
-  return { id, kind, purchaseId, to, from, message, ...(claimed && { claimed }) };
 }

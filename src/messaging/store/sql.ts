@@ -1,5 +1,6 @@
 import { TransactionGroup } from '../../records/group-commit';
 import type { Database, Queryable } from '../../records/database';
+import type { Sealer } from '../../records/sealing';
 import type { DeliveryAction, DeliveryNote, Message, MessageRecord, MessageStatus } from '../message';
 import { applyReport, lockProviderMessage, writeDelivery } from './delivery';
 import { COLUMNS, FINAL, lockedRecord, recordOf, text, UNDELIVERED, type Row } from './rows';
@@ -37,6 +38,10 @@ export class SqlMessageStore implements MessageStore {
     private readonly early: EarlyReportBounds = EARLY_REPORT_BOUNDS,
   ) {
     this.group = new TransactionGroup(db);
+  }
+
+  get sealer(): Sealer {
+    return this.db.sealer;
   }
 
   async create(message: Message, now: Date, on: Queryable = this.db, claimed = false): Promise<boolean> {

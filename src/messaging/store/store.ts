@@ -1,4 +1,5 @@
 import type { Queryable } from '../../records/database';
+import type { Sealer } from '../../records/sealing';
 import type { DeliveryAction, DeliveryNote, Message, MessageRecord } from '../message';
 
 /** Fields a delivery attempt may change. */
@@ -42,6 +43,11 @@ export interface SentResult {
  * token SMS is a money record, kept in the system of record.
  */
 export interface MessageStore {
+  /**
+   * The key the texts are sealed under at rest (src/records/sealing.ts): in the records, and in
+   * the jobs that carry a message to its send (the queue seals their texts with it).
+   */
+  readonly sealer: Sealer;
   /**
    * Returns false (and changes nothing) when a message with this id exists. `on`: a transaction
    * of the system of record the message commits with (an outcome's SMS with its outcome).
