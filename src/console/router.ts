@@ -32,6 +32,11 @@ export interface ConsoleOptions {
   credentials: readonly AdminCredential[];
   /** Cookies marked Secure (behind TLS; `NODE_ENV=production`). */
   secureCookies: boolean;
+  /**
+   * The IANA zone the books keep their days in (`TZ`): the console's "today" is that zone's, not
+   * the browser's (staff elsewhere, or a laptop's clock in another zone, would see another day).
+   */
+  timeZone: string;
 }
 
 function pageHeaders(res: Response): void {
@@ -88,6 +93,7 @@ export function consoleRouter(options: ConsoleOptions): Router {
     },
     permissions: permissionsOf(caller.role),
     csrfToken,
+    timeZone: options.timeZone,
   });
 
   api.post('/login', async (req, res) => {

@@ -450,7 +450,14 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const embeddedDir = config.records?.url ? undefined : config.records?.dataDir;
   const firstOperatorFile =
     embeddedDir && embeddedDir !== IN_MEMORY ? await makeFirstOperator(operators, embeddedDir) : null;
-  app.use(consoleRouter({ accounts: operators, credentials, secureCookies: config.console.secureCookies }));
+  app.use(
+    consoleRouter({
+      accounts: operators,
+      credentials,
+      secureCookies: config.console.secureCookies,
+      timeZone: config.timeZone,
+    }),
+  );
   app.use('/admin', adminAuth({ accounts: operators, credentials, audit: moneyPath.audit }));
   const care = new CustomerCare({
     store: desk.store,

@@ -39,6 +39,12 @@ const NEW_PASSWORD = 'correct horse battery staple';
 const DOCS = path.resolve(__dirname, '..', '..', 'docs');
 // A zone where it is not near midnight now: the reconciled day must not change under the test.
 const TZ = new Date().getUTCHours() >= 1 && new Date().getUTCHours() <= 21 ? 'UTC' : 'Pacific/Honolulu';
+// The browser's own zone, where it is another day than in the books' zone right now (UTC+14 and
+// UTC-11 are 25 hours apart: one of them always is): the console's "today" must be the books'.
+const BROWSER_TZ =
+  ['Pacific/Kiritimati', 'Pacific/Pago_Pago'].find(
+    (zone) => localDay(new Date(), zone) !== localDay(new Date(), TZ),
+  ) ?? 'Pacific/Kiritimati';
 
 /** The gateway's and the CLI's pepper, as an operator sets both. */
 const PEPPER = { OPERATOR_PASSWORD_PEPPER: 'test-console-operator-password-pepper-0123' };
@@ -156,7 +162,7 @@ describeInBrowser('the operators console', () => {
       { paymentSandbox: { approveDelayMs: 100 } },
     );
     browser = await launchChromium(executable!);
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, timezoneId: BROWSER_TZ });
     problems = watchPage(page, gateway.url);
     adminPassword = await addOperator('ada', 'admin');
   });
@@ -317,8 +323,9 @@ describeInBrowser('the operators console', () => {
     expect(await page.locator('main').innerText()).toContain('50.00');
   });
 
-  it('shows the day with its chart and exports the CSV', async () => {
+  it("shows the books' day, not the browser's, with its chart, and exports the CSV", async () => {
     await page.getByRole('link', { name: 'The day' }).click();
+    await page.getByRole('heading', { name: `The day: ${localDay(new Date(), TZ)}` }).waitFor();
     await page.getByRole('img', { name: 'Sales per hour, by product' }).waitFor();
     expect(await page.locator('.chart rect').count()).toBeGreaterThan(0);
     await shot('console-day');

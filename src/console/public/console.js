@@ -6,7 +6,7 @@
 
 const main = document.getElementById('main');
 const flashBox = document.getElementById('flash');
-let me = null; // { operator: {name, role, mustChangePassword}, permissions, csrfToken }
+let me = null; // { operator: {name, role, mustChangePassword}, permissions, csrfToken, timeZone }
 
 class ApiError extends Error {
   constructor(status, message, body) {
@@ -1366,8 +1366,17 @@ function statementView(statement) {
   ];
 }
 
-const localDate = (d = new Date()) =>
-  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+/** Today (YYYY-MM-DD) in the zone the books keep their days in (`me.timeZone`), not the browser's. */
+const localDate = (d = new Date()) => {
+  const parts = new Intl.DateTimeFormat('en', {
+    timeZone: me?.timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(d);
+  const part = (type) => parts.find((p) => p.type === type).value;
+  return `${part('year')}-${part('month')}-${part('day')}`;
+};
 
 /** Bars of sales per hour (stacked by product), inline SVG, with a text table beside it for readers. */
 function hourChart(hours) {
