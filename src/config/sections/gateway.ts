@@ -33,7 +33,7 @@ export const server = {
   ),
   TZ: doc(
     text('Africa/Gaborone'),
-    'IANA time zone of dates shown to subscribers and of the local day limits count in',
+    "IANA time zone of dates shown to subscribers, of the local day limits count in, and of the books' days (reports, the console's today)",
   ),
   DEFAULT_REGION: doc(
     z
