@@ -88,6 +88,31 @@ async function sentRecord(queue: BullmqSmsQueue, id: string) {
   });
 }
 
+/**
+ * The text the provider gets for `sms`, recorded and then queued as another build would have
+ * queued its job (BullMQ directly), with the text as `asQueued` makes it.
+ */
+async function sentFromJobOf(
+  sms: Message & { token: string },
+  prefix: string,
+  asQueued: (text: string) => string,
+): Promise<string | undefined> {
+  await new SqlMessageStore(db).create(sms, new Date());
+  const other = new Queue(SMS_QUEUE_NAME, { connection: { url: redis.url }, prefix });
+  const sender = new KeepingSender();
+  const worker = queueOn(prefix, sender);
+  try {
+    const { token: _token, ...job } = sms;
+    await other.add('send', { ...job, message: asQueued(sms.message) }, { jobId: bullJobId(sms.id) });
+    await sentRecord(worker, sms.id);
+    return sender.texts.get(sms.id);
+  } finally {
+    await worker.obliterate();
+    await worker.close();
+    await other.close();
+  }
+}
+
 describe('an SMS job', () => {
   it('holds its text sealed in Redis while it waits, and is sent with the text in clear', async () => {
     const prefix = `${redis.prefix}-a`;
@@ -128,41 +153,13 @@ describe('an SMS job', () => {
   });
 
   it('queued with its text in clear (before job texts were sealed) is sent as it is', async () => {
-    const prefix = `${redis.prefix}-b`;
     const sms = tokenSms();
-    await new SqlMessageStore(db).create(sms, new Date());
-    const legacy = new Queue(SMS_QUEUE_NAME, { connection: { url: redis.url }, prefix });
-    const sender = new KeepingSender();
-    const worker = queueOn(prefix, sender);
-    try {
-      const { token: _token, ...job } = sms;
-      await legacy.add('send', job, { jobId: bullJobId(sms.id) });
-      await sentRecord(worker, sms.id);
-      expect(sender.texts.get(sms.id)).toBe(sms.message);
-    } finally {
-      await worker.obliterate();
-      await worker.close();
-      await legacy.close();
-    }
+    expect(await sentFromJobOf(sms, `${redis.prefix}-b`, (text) => text)).toBe(sms.message);
   });
 
   it('sealed under a key this process no longer has is sent with the text its record keeps', async () => {
-    const prefix = `${redis.prefix}-c`;
     const sms = tokenSms();
-    await new SqlMessageStore(db).create(sms, new Date());
     const dropped = sealerOf('a-token-key-dropped-since-this-job-was-queued');
-    const legacy = new Queue(SMS_QUEUE_NAME, { connection: { url: redis.url }, prefix });
-    const sender = new KeepingSender();
-    const worker = queueOn(prefix, sender);
-    try {
-      const { token: _token, ...job } = sms;
-      await legacy.add('send', { ...job, message: dropped.seal(sms.message) }, { jobId: bullJobId(sms.id) });
-      await sentRecord(worker, sms.id);
-      expect(sender.texts.get(sms.id)).toBe(sms.message);
-    } finally {
-      await worker.obliterate();
-      await worker.close();
-      await legacy.close();
-    }
+    expect(await sentFromJobOf(sms, `${redis.prefix}-c`, (text) => dropped.seal(text))).toBe(sms.message);
   });
 });
