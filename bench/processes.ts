@@ -48,14 +48,20 @@ export function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
+/**
+ * Asks a child process to end: SIGTERM, then SIGCONT, as a worker kept between drains may be
+ * stopped (SIGSTOP) and acts on the SIGTERM only once continued.
+ */
+export function terminate(child: ChildProcess): void {
+  child.kill('SIGTERM');
+  child.kill('SIGCONT');
+}
+
 /** Stops a child process and waits for it to exit. */
 export async function stopProcess(child: ChildProcess): Promise<void> {
   if (exited(child)) return;
   const ended = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  // A worker kept between drains is stopped (SIGSTOP) while the targets play: it acts on the
-  // SIGTERM once continued.
-  child.kill('SIGCONT');
+  terminate(child);
   await ended;
 }
 

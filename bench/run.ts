@@ -31,7 +31,7 @@ import { countsNow, endCounting, startCounting } from './commit-counts';
 import { loadGeneratorMeter, postgresMeter, processMeter, redisMeter } from './cpu';
 import { drain, fulfilRound, walletLeft } from './fulfilment';
 import { KEEP_KEYS, PGBENCH_SECONDS, REDIS_URL, ROUNDS, TOPOLOGY } from './options';
-import { exited } from './processes';
+import { exited, terminate } from './processes';
 import { benchDatabases, pgbenchTps } from './records';
 import { liveDialogueBytes, removeKeys, type LiveDialogueBytes } from './redis-keys';
 import {
@@ -51,12 +51,7 @@ async function main(): Promise<void> {
   const ports = await freePorts();
   const runId = Date.now().toString(36);
   const children: ChildProcess[] = [];
-  // SIGCONT after: a worker kept between drains may be stopped (SIGSTOP), and acts on SIGTERM once continued.
-  const stopAll = () =>
-    children.forEach((child) => {
-      child.kill('SIGTERM');
-      child.kill('SIGCONT');
-    });
+  const stopAll = () => children.forEach(terminate);
   process.on('exit', stopAll);
 
   const infoClient = new Redis(REDIS_URL);

@@ -1366,17 +1366,14 @@ function statementView(statement) {
   ];
 }
 
-/** Today (YYYY-MM-DD) in the zone the books keep their days in (`me.timeZone`), not the browser's. */
-const localDate = (d = new Date()) => {
-  const parts = new Intl.DateTimeFormat('en', {
+/** Today (YYYY-MM-DD: en-CA's form) in the zone the books keep their days in (`me.timeZone`), not the browser's. */
+const localDate = (d = new Date()) =>
+  new Intl.DateTimeFormat('en-CA', {
     timeZone: me?.timeZone,
     year: 'numeric',
     month: '2-digit',
     day: '2-digit',
-  }).formatToParts(d);
-  const part = (type) => parts.find((p) => p.type === type).value;
-  return `${part('year')}-${part('month')}-${part('day')}`;
-};
+  }).format(d);
 
 /** Bars of sales per hour (stacked by product), inline SVG, with a text table beside it for readers. */
 function hourChart(hours) {
